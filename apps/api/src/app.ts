@@ -1,0 +1,41 @@
+import express from 'express';
+import helmet from 'helmet';
+import { Histogram } from '@framedesk/observability';
+import type { ApiDependencies } from './dependencies';
+import { errorHandler, notFoundHandler } from './http/problem';
+import { requestContext } from './http/request-context';
+import { healthRoutes } from './routes/health.routes';
+
+/** The API's HTTP surface: wiring only. Each route file parses, authorizes and delegates. */
+export function createApp(deps: ApiDependencies): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', deps.settings.TRUST_PROXY);
+  app.set('query parser', 'simple');
+
+  const latency = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request latency',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [deps.metrics],
+  });
+
+  app.use(requestContext(deps.logger, latency));
+  app.use(helmet());
+
+  app.use(
+    healthRoutes(
+      [
+        { name: 'postgres', check: () => deps.db.ping() },
+        { name: 'redis', check: () => deps.redis.ping() },
+        { name: 'storage', check: () => deps.storage.ping(deps.config.storage.vendor_originals_bucket) },
+      ],
+      deps.metrics,
+    ),
+  );
+
+  app.use(notFoundHandler);
+  app.use(errorHandler((error, req) => deps.logger.error({ err: error, request_id: req.res?.locals['requestId'] }, 'unhandled error')));
+  return app;
+}

@@ -1,0 +1,37 @@
+import { createServer } from 'node:http';
+import { ConfigError, loadSettings, readProjectConfig, resolveProjectConfigPath, SettingsError } from '@framedesk/config';
+import { createLogger, onShutdown } from '@framedesk/observability';
+import { createApp } from './app';
+import { closeApiDependencies, createApiDependencies } from './dependencies';
+
+function boot() {
+  try {
+    const settings = loadSettings(process.env);
+    const config = readProjectConfig(resolveProjectConfigPath(settings.FRAMEDESK_CONFIG, settings.workspaceRoot));
+    return { settings, config };
+  } catch (error) {
+    if (error instanceof ConfigError || error instanceof SettingsError) {
+      console.error(`api: refusing to start.\n${error.message}`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+const { settings, config } = boot();
+const logger = createLogger({ name: 'api', level: settings.LOG_LEVEL });
+const deps = createApiDependencies(settings, config, logger);
+const server = createServer(createApp(deps));
+server.requestTimeout = settings.REQUEST_TIMEOUT_SECONDS * 1000;
+server.headersTimeout = 30_000;
+server.keepAliveTimeout = 5_000;
+
+server.listen(settings.API_PORT, settings.API_HOST, () => {
+  logger.info({ url: `http://${settings.API_HOST}:${settings.API_PORT}` }, 'api listening');
+});
+
+onShutdown(logger, [
+  // Stop accepting, let in-flight requests finish, then release connections.
+  { name: 'http', run: () => new Promise<void>((resolve) => server.close(() => resolve())) },
+  { name: 'dependencies', run: () => closeApiDependencies(deps) },
+]);

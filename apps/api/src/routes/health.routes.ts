@@ -1,0 +1,42 @@
+import { Router } from 'express';
+import { DomainError } from '@framedesk/domain';
+import type { Registry } from '@framedesk/observability';
+import { problemBody } from '../http/problem';
+
+export interface ReadinessCheck {
+  readonly name: string;
+  check(): Promise<unknown>;
+}
+
+/** `/healthz`: the process is up. `/readyz`: PostgreSQL, Redis and storage answer. `/metrics`. */
+export function healthRoutes(checks: readonly ReadinessCheck[], metrics: Registry): Router {
+  const router = Router();
+  router.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  router.get('/readyz', async (_req, res) => {
+    const results = await Promise.all(
+      checks.map(async ({ name, check }) => {
+        const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error('timed out after 2s')), 2_000).unref());
+        try {
+          await Promise.race([check(), timeout]);
+          return [name, { status: 'ok' }] as const;
+        } catch (error) {
+          return [name, { status: 'unavailable', error: (error as Error).message }] as const;
+        }
+      }),
+    );
+    const checked = Object.fromEntries(results);
+    if (results.every(([, r]) => r.status === 'ok')) {
+      res.json({ status: 'ok', checks: checked });
+      return;
+    }
+    const down = results.filter(([, r]) => r.status !== 'ok').map(([name]) => name);
+    const problem = problemBody(new DomainError('service_unavailable', `Not ready: ${down.join(', ')} unavailable.`), res.locals['requestId'] as string);
+    res.status(503).type('application/problem+json').send(JSON.stringify({ ...problem, checks: checked }));
+  });
+  router.get('/metrics', async (_req, res) => {
+    res.type(metrics.contentType).send(await metrics.metrics());
+  });
+  return router;
+}

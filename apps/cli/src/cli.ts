@@ -1,0 +1,95 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { ConfigError, loadSettings, SettingsError } from '@framedesk/config';
+import { createDatabase, type Database } from '@framedesk/db';
+import { isDomainError } from '@framedesk/domain';
+import { agentCommands } from './commands/agents.command';
+import { configCommands } from './commands/config.command';
+import { demoCommands } from './commands/demo.command';
+import { reviewerCommands } from './commands/reviewers.command';
+
+export interface Io {
+  readonly env: NodeJS.ProcessEnv;
+  readonly stdin: NodeJS.ReadableStream;
+  out(line: string): void;
+  err(line: string): void;
+}
+
+export class UsageError extends Error {}
+
+export interface CommandContext {
+  readonly io: Io;
+  readonly positionals: string[];
+  readonly values: Record<string, string | boolean | (string | boolean)[] | undefined>;
+  /** Opens the database on first use; commands that need none never connect. */
+  db(): Database;
+}
+
+export interface Command {
+  readonly usage: string;
+  readonly options?: ParseArgsConfig['options'];
+  readonly positionals: number;
+  run(ctx: CommandContext): Promise<number | void>;
+}
+
+const COMMANDS: Record<string, Command> = {
+  ...agentCommands,
+  ...reviewerCommands,
+  ...configCommands,
+  ...demoCommands,
+};
+
+function usage(): string {
+  return ['usage: framedesk <command>', ...Object.values(COMMANDS).map((c) => `  ${c.usage}`)].join('\n');
+}
+
+export async function run(argv: string[], io: Io): Promise<number> {
+  if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help') {
+    io.out(usage());
+    return argv.length === 0 ? 2 : 0;
+  }
+  const name = argv.slice(0, 2).join(' ');
+  const command = COMMANDS[name];
+  if (!command) {
+    io.err(`framedesk: unknown command "${argv.slice(0, 2).join(' ')}"; run "framedesk help" for the list`);
+    return 2;
+  }
+  let database: Database | undefined;
+  try {
+    const parsed = parseArgs({ args: argv.slice(2), options: command.options ?? {}, allowPositionals: true, strict: true });
+    if (parsed.positionals.length !== command.positionals) {
+      throw new UsageError(`usage: framedesk ${command.usage}`);
+    }
+    const ctx: CommandContext = {
+      io,
+      positionals: parsed.positionals,
+      values: parsed.values,
+      db: () => {
+        if (!database) {
+          const settings = loadSettings(io.env);
+          database = createDatabase({ url: settings.DATABASE_URL, poolSize: 2 });
+        }
+        return database;
+      },
+    };
+    return (await command.run(ctx)) ?? 0;
+  } catch (error) {
+    io.err(`framedesk: ${describe(error, command)}`);
+    return error instanceof UsageError || isArgError(error) ? 2 : 1;
+  } finally {
+    await database?.close();
+  }
+}
+
+function isArgError(error: unknown): boolean {
+  return error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS');
+}
+
+function describe(error: unknown, command: Command): string {
+  if (error instanceof UsageError) return error.message;
+  if (isArgError(error)) return `${(error as Error).message}; usage: framedesk ${command.usage}`;
+  if (isDomainError(error)) return error.detail;
+  if (error instanceof ConfigError || error instanceof SettingsError) return error.message;
+  const message = error instanceof Error ? error.message : String(error);
+  if (/ECONNREFUSED|connect/i.test(message)) return `cannot reach the database (${message.split('\n')[0]}); is PostgreSQL running and DATABASE_URL right?`;
+  return message.split('\n')[0] ?? 'failed';
+}

@@ -1,0 +1,19 @@
+import react from '@vitejs/plugin-react';
+import { defineProject, workspaceAliases } from '../../tools/vitest.shared';
+
+// Dev server (npm start) proxies the API so the browser sees one origin, as in production.
+const api = `http://127.0.0.1:${process.env['API_PORT'] ?? '3000'}`;
+const proxied = ['/review', '/v1', '/media', '/healthz', '/readyz'];
+
+export default defineProject(import.meta.dirname, {
+  plugins: [react()],
+  resolve: { alias: workspaceAliases() },
+  server: {
+    host: '127.0.0.1',
+    port: Number(process.env['WORKBENCH_PORT'] ?? 5173),
+    strictPort: true,
+    proxy: Object.fromEntries(proxied.map((path) => [path, { target: api, changeOrigin: false }])),
+  },
+  build: { outDir: 'dist', emptyOutDir: true, sourcemap: true },
+  test: { environment: 'happy-dom', include: ['src/**/*.spec.ts', 'src/**/*.spec.tsx'] },
+});

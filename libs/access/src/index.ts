@@ -1,0 +1,3 @@
+export * from './api-keys.service';
+export * from './passwords';
+export * from './reviewers.service';

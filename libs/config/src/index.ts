@@ -1,0 +1,5 @@
+export * from './project-config.schema';
+export * from './project-config';
+export * from './variants';
+export * from './settings';
+export * from './validation';

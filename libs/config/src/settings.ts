@@ -1,0 +1,105 @@
+import { resolve } from 'node:path';
+import { type Static, Type } from '@sinclair/typebox';
+import { compileValidator, stringEnum, type Violation } from './validation';
+
+const str = (defaultValue: string, description: string) => Type.String({ default: defaultValue, description });
+const int = (defaultValue: number, description: string, minimum = 0) =>
+  Type.Integer({ default: defaultValue, minimum, description });
+const optionalStr = (description: string) => Type.Optional(Type.String({ minLength: 1, description }));
+const bool = (defaultValue: boolean, description: string) => Type.Boolean({ default: defaultValue, description });
+
+/**
+ * Operational settings (DESIGN.md §2): everything that is not project configuration, read from
+ * environment variables once at boot. The README's env table is generated from this schema
+ * (`node tools/env-table.mjs`) and checked by a test, so the two cannot drift apart.
+ */
+export const settingsSchema = Type.Object(
+  {
+    FRAMEDESK_CONFIG: optionalStr('Project configuration file; default config/project.json, else config/project.example.json'),
+    NODE_ENV: stringEnum(['development', 'production', 'test'] as const, {
+      default: 'development',
+      description: 'production refuses the development SESSION_SECRET',
+    }),
+    DATABASE_URL: str('postgresql://postgres@127.0.0.1:5432/framedesk', 'PostgreSQL connection string'),
+    DATABASE_POOL_SIZE: int(10, 'Connections per process', 1),
+    REDIS_URL: str('redis://127.0.0.1:6379', 'Redis connection string (queues, rate limits)'),
+    REDIS_PREFIX: Type.String({ default: 'framedesk', pattern: '^[A-Za-z0-9_-]+$', description: 'Prefix of every Redis key; lets several installations share one Redis' }),
+    API_HOST: str('127.0.0.1', 'Address the API listens on (0.0.0.0 in containers)'),
+    API_PORT: int(3000, 'API port; it also serves the built workbench', 0),
+    WORKBENCH_PORT: int(5173, 'Workbench dev server port (npm start)', 0),
+    WORKER_HEALTH_PORT: int(9464, 'Worker /healthz and /metrics port', 0),
+    WORKER_CONCURRENCY: int(2, 'Jobs one worker process runs at once, per queue', 1),
+    WORKER_QUEUES: str('all', 'Comma-separated queues this worker serves, or all'),
+    STORAGE_DRIVER: stringEnum(['fs', 's3'] as const, { default: 'fs', description: 'fs (local directory) or s3 (any S3-compatible store)' }),
+    STORAGE_FS_ROOT: str('.data/storage', 'Root directory of the fs driver; one folder per bucket'),
+    S3_ENDPOINT: optionalStr('S3-compatible endpoint, e.g. https://<account>.r2.cloudflarestorage.com'),
+    S3_REGION: str('auto', 'S3 region (auto for R2)'),
+    S3_ACCESS_KEY_ID: optionalStr('S3 access key id'),
+    S3_SECRET_ACCESS_KEY: optionalStr('S3 secret access key'),
+    S3_FORCE_PATH_STYLE: bool(true, 'Path-style bucket addressing (MinIO, s3rver)'),
+    VIDEO_PROVIDER: stringEnum(['local', 'cloudflare'] as const, { default: 'local', description: 'local (served by the API) or cloudflare (Cloudflare Stream)' }),
+    CLOUDFLARE_API_BASE: str('https://api.cloudflare.com/client/v4', 'Cloudflare API base address'),
+    CLOUDFLARE_ACCOUNT_ID: optionalStr('Cloudflare account id (VIDEO_PROVIDER=cloudflare)'),
+    CLOUDFLARE_API_TOKEN: optionalStr('Cloudflare API token with Stream:Edit (VIDEO_PROVIDER=cloudflare)'),
+    CLOUDFLARE_WEBHOOK_SECRET: optionalStr('Secret returned when the Stream webhook was registered'),
+    FFPROBE_PATH: str('ffprobe', 'ffprobe executable'),
+    FFMPEG_PATH: str('ffmpeg', 'ffmpeg executable'),
+    SESSION_SECRET: Type.String({ default: 'development-only-secret-change-me', minLength: 16, description: 'Signs media URLs and upload tokens; required in production' }),
+    SESSION_TTL_HOURS: int(12, 'Reviewer session lifetime', 1),
+    TRUST_PROXY: bool(false, 'Trust X-Forwarded-* (set behind a TLS-terminating proxy; makes cookies Secure)'),
+    RATE_LIMIT_PER_MINUTE: int(600, 'Requests per API key per minute', 1),
+    LOGIN_ATTEMPTS_PER_15_MINUTES: int(10, 'Failed reviewer logins per email and address', 1),
+    REQUEST_TIMEOUT_SECONDS: int(120, 'Longest a request body may take to arrive', 1),
+    IDEMPOTENCY_RETENTION_HOURS: int(24, 'How long idempotent responses are replayable', 1),
+    RECONCILE_AFTER_SECONDS: int(120, 'Age after which a non-terminal submission without a live job is re-enqueued', 10),
+    WORKBENCH_DIST: str('apps/workbench/dist', 'Built workbench the API serves at /'),
+    CORS_ORIGINS: Type.String({ default: '', description: 'Comma-separated origins allowed to call the agent API from a browser; empty: none' }),
+    LOG_LEVEL: stringEnum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, { default: 'info', description: 'pino log level' }),
+  },
+  { additionalProperties: true },
+);
+
+export type Settings = Readonly<Static<typeof settingsSchema>> & { readonly workspaceRoot: string };
+
+export const DEVELOPMENT_SESSION_SECRET = 'development-only-secret-change-me';
+
+export class SettingsError extends Error {
+  constructor(readonly violations: readonly Violation[]) {
+    super(`Invalid environment:\n${violations.map((v) => `  ${v.path.slice(1)}: ${v.message}`).join('\n')}`);
+    this.name = 'SettingsError';
+  }
+}
+
+const validateSettings = compileValidator(settingsSchema, { coerceTypes: true, useDefaults: true });
+const KNOWN = new Set(Object.keys(settingsSchema.properties));
+
+/** Reads and validates the environment once. Nothing else in the code base touches process.env. */
+export function loadSettings(env: NodeJS.ProcessEnv, workspaceRoot = process.cwd()): Settings {
+  const input: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(env)) if (KNOWN.has(key) && value !== undefined && value !== '') input[key] = value;
+  const result = validateSettings(input);
+  if (!result.ok) throw new SettingsError(result.violations);
+  const settings = result.value;
+  const violations: Violation[] = [];
+  if (settings.NODE_ENV === 'production' && settings.SESSION_SECRET === DEVELOPMENT_SESSION_SECRET) {
+    violations.push({ path: '/SESSION_SECRET', message: 'must be set to a secret of your own in production' });
+  }
+  if (settings.STORAGE_DRIVER === 's3' && !settings.S3_ENDPOINT) {
+    violations.push({ path: '/S3_ENDPOINT', message: 'is required when STORAGE_DRIVER=s3' });
+  }
+  if (settings.VIDEO_PROVIDER === 'cloudflare') {
+    for (const key of ['CLOUDFLARE_ACCOUNT_ID', 'CLOUDFLARE_API_TOKEN'] as const) {
+      if (!settings[key]) violations.push({ path: `/${key}`, message: 'is required when VIDEO_PROVIDER=cloudflare' });
+    }
+  }
+  if (violations.length > 0) throw new SettingsError(violations);
+  return Object.freeze({ ...settings, workspaceRoot: resolve(workspaceRoot) });
+}
+
+/** Rows of the README's env table: name, default, meaning. */
+export function settingsTable(): { name: string; defaultValue: string; description: string }[] {
+  return Object.entries(settingsSchema.properties).map(([name, schema]) => {
+    const s = schema as { default?: unknown; description?: string };
+    return { name, defaultValue: s.default === undefined ? '' : String(s.default), description: s.description ?? '' };
+  });
+}

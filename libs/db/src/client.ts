@@ -1,0 +1,36 @@
+import { PrismaPg } from '@prisma/adapter-pg';
+import { PrismaClient } from './generated/prisma/client.ts';
+import { createRepositories, type Repositories } from './repositories';
+import type { TransitionRequest, TransitionResult } from './submissions.repository';
+
+export interface DatabaseOptions {
+  readonly url: string;
+  readonly poolSize?: number;
+}
+
+/** The one handle on PostgreSQL a process holds: repositories, transactions, health. */
+export interface Database {
+  readonly repos: Repositories;
+  /** Runs `work` in one transaction; every repository it is handed writes inside it. */
+  transaction<T>(work: (repos: Repositories) => Promise<T>): Promise<T>;
+  /** A status change through the status machine, compare-and-set, with its event, in one transaction. */
+  transition(request: TransitionRequest): Promise<TransitionResult>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function createDatabase(options: DatabaseOptions): Database {
+  const adapter = new PrismaPg({ connectionString: options.url, max: options.poolSize ?? 10 });
+  const prisma = new PrismaClient({ adapter });
+  const transaction: Database['transaction'] = (work) =>
+    prisma.$transaction((tx) => work(createRepositories(tx)), { timeout: 15_000, maxWait: 10_000 });
+  return {
+    repos: createRepositories(prisma),
+    transaction,
+    transition: (request) => transaction((repos) => repos.submissions.transition(request)),
+    ping: async () => {
+      await prisma.$queryRaw`SELECT 1`;
+    },
+    close: () => prisma.$disconnect(),
+  };
+}

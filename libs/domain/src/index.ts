@@ -1,0 +1,4 @@
+export * from './status-machine';
+export * from './errors';
+export * from './ids';
+export * from './values';

@@ -1,0 +1,41 @@
+/**
+ * The one typed job registry (STYLE.md 6): every queue, its jobs and their payloads. The worker
+ * registers exactly one handler per job name and refuses to boot otherwise.
+ *
+ * Separate queues keep interactive work from starving behind bulk work: new images never wait
+ * behind video polling, expiry or maintenance.
+ */
+export const QUEUE_NAMES = ['image-processing', 'video-processing', 'upload-expiry', 'maintenance'] as const;
+export type QueueName = (typeof QUEUE_NAMES)[number];
+
+export interface JobPayloads {
+  /** Decode an image original and produce its variants. */
+  'image.process': { readonly submissionId: string };
+  /** Probe an uploaded video (local provider) or read its state from the provider. */
+  'video.process': { readonly submissionId: string };
+  /** At `expires_at`: fail an upload session that never received its media. */
+  'upload.expire': { readonly submissionId: string; readonly uploadId: string };
+  /** Re-enqueue submissions stuck without a live job. */
+  'maintenance.reconcile': Record<string, never>;
+  /** Delete expired idempotency records and reviewer sessions. */
+  'maintenance.sweep': Record<string, never>;
+}
+export type JobName = keyof JobPayloads;
+
+export const JOB_QUEUES: { readonly [J in JobName]: QueueName } = {
+  'image.process': 'image-processing',
+  'video.process': 'video-processing',
+  'upload.expire': 'upload-expiry',
+  'maintenance.reconcile': 'maintenance',
+  'maintenance.sweep': 'maintenance',
+};
+
+/** Job ids derive from what the job is about, so a duplicate enqueue is a no-op. */
+export function jobIdFor<J extends JobName>(name: J, payload: JobPayloads[J], attempt?: string): string {
+  const subject = 'submissionId' in payload ? payload.submissionId : 'singleton';
+  return [name, subject, attempt].filter(Boolean).join(':').replaceAll(':', '__');
+}
+
+export function isQueueName(value: string): value is QueueName {
+  return (QUEUE_NAMES as readonly string[]).includes(value);
+}

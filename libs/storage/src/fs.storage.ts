@@ -1,0 +1,82 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { assertSafeKey } from './keys';
+import { type ObjectStorage, ObjectNotFoundError, ObjectTooLargeError, type PutOptions, type StoredObject } from './storage';
+
+/** Counts and hashes bytes on their way through; fails past `maxBytes`. */
+export function meter(maxBytes?: number) {
+  const hash = createHash('sha256');
+  let bytes = 0;
+  const transform = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      bytes += chunk.length;
+      if (maxBytes !== undefined && bytes > maxBytes) return callback(new ObjectTooLargeError(maxBytes));
+      hash.update(chunk);
+      callback(null, chunk);
+    },
+  });
+  return { transform, result: (): StoredObject => ({ byteSize: bytes, sha256: hash.digest('hex') }) };
+}
+
+/**
+ * A directory per bucket under `root`. Each write goes to a temporary file in the bucket's
+ * `.tmp/`, is fsynced, then renamed into place: readers see all of an object or none of it.
+ */
+export function createFsStorage(root: string): ObjectStorage {
+  const base = resolve(root);
+  const pathOf = (bucket: string, key: string) => join(base, assertSafeKey(bucket), assertSafeKey(key));
+
+  return {
+    driver: 'fs',
+    async put(bucket, key, body, options: PutOptions) {
+      const target = pathOf(bucket, key);
+      const tmpDir = join(base, assertSafeKey(bucket), '.tmp');
+      await mkdir(tmpDir, { recursive: true });
+      await mkdir(dirname(target), { recursive: true });
+      const tmp = join(tmpDir, `${randomBytes(8).toString('hex')}.part`);
+      const { transform, result } = meter(options.maxBytes);
+      try {
+        const source = Buffer.isBuffer(body) ? Readable.from([body]) : body;
+        await pipeline(source, transform, createWriteStream(tmp, { flags: 'wx' }));
+        const handle = await open(tmp, 'r');
+        await handle.sync().finally(() => handle.close());
+        await rename(tmp, target);
+        return result();
+      } catch (error) {
+        await rm(tmp, { force: true });
+        throw error;
+      }
+    },
+    async get(bucket, key) {
+      const path = pathOf(bucket, key);
+      try {
+        await stat(path);
+      } catch {
+        throw new ObjectNotFoundError(bucket, key);
+      }
+      return createReadStream(path);
+    },
+    async stat(bucket, key) {
+      try {
+        return { byteSize: (await stat(pathOf(bucket, key))).size };
+      } catch {
+        return null;
+      }
+    },
+    async delete(bucket, key) {
+      await rm(pathOf(bucket, key), { force: true });
+    },
+    async ping(bucket) {
+      const dir = join(base, assertSafeKey(bucket), '.tmp');
+      await mkdir(dir, { recursive: true });
+      const probe = join(dir, `ping-${randomBytes(4).toString('hex')}`);
+      const handle = await open(probe, 'w');
+      await handle.close();
+      await rm(probe, { force: true });
+    },
+  };
+}

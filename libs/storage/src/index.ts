@@ -1,0 +1,3 @@
+export * from './storage';
+export * from './fs.storage';
+export * from './keys';

@@ -1,0 +1,17 @@
+/**
+ * Object keys come from our own ids and names only, never from agent-supplied filenames.
+ */
+const SAFE_KEY = /^[A-Za-z0-9_-]+(?:\/[A-Za-z0-9_.-]+)*$/;
+
+export function assertSafeKey(key: string): string {
+  if (!SAFE_KEY.test(key) || key.split('/').some((part) => part === '.' || part === '..')) {
+    throw new Error(`unsafe storage key: ${JSON.stringify(key)}`);
+  }
+  return key;
+}
+
+export const storageKeys = {
+  original: (submissionId: string, extension: string) => assertSafeKey(`originals/${submissionId}/original.${extension}`),
+  variant: (submissionId: string, name: string) => assertSafeKey(`variants/${submissionId}/${name}.webp`),
+  poster: (submissionId: string) => assertSafeKey(`variants/${submissionId}/poster.jpg`),
+};

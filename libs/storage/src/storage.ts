@@ -1,0 +1,42 @@
+import type { Readable } from 'node:stream';
+
+export interface StoredObject {
+  readonly byteSize: number;
+  /** Hex SHA-256 of the bytes, computed while writing. */
+  readonly sha256: string;
+}
+
+export interface PutOptions {
+  readonly contentType: string;
+  /** Refuse (and keep nothing) past this many bytes. */
+  readonly maxBytes?: number;
+}
+
+/**
+ * Object storage for originals, variants and posters. Writes are atomic: no reader ever sees a
+ * half-written object, and a failed write leaves nothing behind.
+ */
+export interface ObjectStorage {
+  readonly driver: 'fs' | 's3';
+  put(bucket: string, key: string, body: Readable | Buffer, options: PutOptions): Promise<StoredObject>;
+  /** The object's bytes; throws ObjectNotFoundError when absent. */
+  get(bucket: string, key: string): Promise<Readable>;
+  stat(bucket: string, key: string): Promise<{ byteSize: number } | null>;
+  delete(bucket: string, key: string): Promise<void>;
+  /** Succeeds when the store is reachable and the bucket writable (readiness). */
+  ping(bucket: string): Promise<void>;
+}
+
+export class ObjectNotFoundError extends Error {
+  constructor(bucket: string, key: string) {
+    super(`no object ${key} in ${bucket}`);
+    this.name = 'ObjectNotFoundError';
+  }
+}
+
+export class ObjectTooLargeError extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`object larger than ${maxBytes} bytes`);
+    this.name = 'ObjectTooLargeError';
+  }
+}

@@ -1,0 +1,66 @@
+import { deflateSync } from 'node:zlib';
+
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+
+function crc32(buffer: Buffer): number {
+  let c = 0xffffffff;
+  for (const byte of buffer) c = CRC_TABLE[(c ^ byte) & 0xff]! ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+function chunk(type: string, data: Buffer): Buffer {
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(data.length);
+  const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(body));
+  return Buffer.concat([length, body, crc]);
+}
+
+export const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+/**
+ * A real RGB PNG, built without sharp so fixtures never depend on the code under test. Declared
+ * dimensions may exceed the pixel data (`declared`) to make lying or bomb-like files.
+ */
+export function makePng(width: number, height: number, options: { declared?: { width: number; height: number }; seed?: number } = {}): Buffer {
+  const w = options.declared?.width ?? width;
+  const h = options.declared?.height ?? height;
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(w, 0);
+  header.writeUInt32BE(h, 4);
+  header[8] = 8; // bit depth
+  header[9] = 2; // RGB
+  const seed = options.seed ?? 1;
+  const rows: Buffer[] = [];
+  for (let y = 0; y < height; y++) {
+    const row = Buffer.alloc(1 + width * 3);
+    for (let x = 0; x < width; x++) {
+      row[1 + x * 3] = (x * 7 + seed) & 0xff;
+      row[2 + x * 3] = (y * 5 + seed * 3) & 0xff;
+      row[3 + x * 3] = ((x ^ y) + seed * 11) & 0xff;
+    }
+    rows.push(row);
+  }
+  return Buffer.concat([PNG_SIGNATURE, chunk('IHDR', header), chunk('IDAT', deflateSync(Buffer.concat(rows))), chunk('IEND', Buffer.alloc(0))]);
+}
+
+/**
+ * A decompression bomb: a valid PNG declaring `side`×`side` pixels whose IDAT is a small
+ * zlib stream of zero rows (a 20000×20000 RGB image compresses to well under a megabyte).
+ */
+export function makePngBomb(side = 20_000): Buffer {
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(side, 0);
+  header.writeUInt32BE(side, 4);
+  header[8] = 8;
+  header[9] = 2;
+  const row = Buffer.alloc(1 + side * 3);
+  const rows = Buffer.alloc(row.length * 256);
+  const idat = deflateSync(rows, { level: 9 }); // a prefix of the image is enough to declare the size
+  return Buffer.concat([PNG_SIGNATURE, chunk('IHDR', header), chunk('IDAT', idat), chunk('IEND', Buffer.alloc(0))]);
+}

@@ -1,0 +1,3 @@
+export * from './database';
+export * from './redis';
+export * from './fixtures';

@@ -1,0 +1,67 @@
+#!/usr/bin/env node
+// `npm test`: the same set-up as `npm start`, then every project's typecheck, lint and tests
+// (unit, integration against the real PostgreSQL and Redis, browser tests in chromium).
+// Each test file makes its own database and Redis key prefix, so runs never see each other.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL, ensureDependencies, ensureServices, generatePrismaClient, root } from './setup.mjs';
+
+ensureDependencies();
+generatePrismaClient();
+await ensureServices();
+
+// Tools the integration and browser tests drive: install them where we can, else say so.
+const missing = [
+  ['ffprobe', 'ffmpeg'],
+  ['chromium', 'chromium'],
+].filter(([command]) => spawnSync('sh', ['-c', `command -v ${command}`]).status !== 0);
+if (missing.length > 0) {
+  const packages = missing.map(([, pkg]) => pkg);
+  if (process.getuid?.() === 0 && spawnSync('sh', ['-c', 'command -v apt-get']).status === 0) {
+    console.log(`[test] installing ${packages.join(', ')} with apt`);
+    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+    spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
+    const r = spawnSync('apt-get', ['install', '-y', '-qq', ...packages], { stdio: 'inherit', env });
+    if (r.status !== 0) process.exit(r.status ?? 1);
+  } else {
+    console.error(`[test] missing: ${packages.join(', ')}. Install them (Debian: apt-get install ${packages.join(' ')}) and run npm test again.`);
+    process.exit(1);
+  }
+}
+
+const admin = new URL(process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL);
+admin.pathname = '/postgres';
+const results = join(root, 'test-results');
+rmSync(results, { recursive: true, force: true });
+mkdirSync(results, { recursive: true });
+
+const env = {
+  ...process.env,
+  NX_DAEMON: 'false',
+  NX_TUI: 'false',
+  FRAMEDESK_TEST_ADMIN_URL: admin.toString(),
+  FRAMEDESK_TEST_REDIS_URL: process.env.REDIS_URL ?? DEFAULT_REDIS_URL,
+};
+const targets = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['typecheck', 'lint', 'test'];
+const run = spawnSync('npx', ['nx', 'run-many', '-t', ...targets, '--parallel=2', '--outputStyle=stream', '--skip-nx-cache'], {
+  cwd: root,
+  env,
+  stdio: 'inherit',
+});
+
+// One closing line over every project's vitest report.
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+if (existsSync(results)) {
+  for (const file of readdirSync(results).filter((f) => f.endsWith('.json'))) {
+    const report = JSON.parse(readFileSync(join(results, file), 'utf8'));
+    passed += report.numPassedTests ?? 0;
+    failed += report.numFailedTests ?? 0;
+    skipped += (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
+  }
+}
+if (run.status !== 0 && failed === 0) failed = 1; // a typecheck, lint or crashed run counts as a failure
+console.log(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
+process.exit(run.status ?? 1);

@@ -1,0 +1,36 @@
+import { readFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { defineConfig, type ViteUserConfig } from 'vitest/config';
+
+const root = resolve(import.meta.dirname, '..');
+
+/** `@framedesk/*` aliases, read from the one place they are declared: tsconfig.base.json. */
+export function workspaceAliases(): Record<string, string> {
+  const base = JSON.parse(readFileSync(join(root, 'tsconfig.base.json'), 'utf8')) as {
+    compilerOptions: { paths: Record<string, [string]> };
+  };
+  return Object.fromEntries(
+    Object.entries(base.compilerOptions.paths).map(([name, [target]]) => [name, resolve(root, target)]),
+  );
+}
+
+/**
+ * The vitest configuration every project shares. Unit tests are `*.spec.ts`; integration tests
+ * (`*.int.spec.ts`) talk to the real PostgreSQL and Redis that `npm test` prepared.
+ */
+export function defineProject(projectDir: string, overrides: ViteUserConfig = {}): ViteUserConfig {
+  return defineConfig({
+    root: projectDir,
+    resolve: { alias: workspaceAliases() },
+    ...overrides,
+    test: {
+      name: basename(projectDir),
+      include: ['src/**/*.spec.ts', 'src/**/*.spec.tsx', 'test/**/*.spec.ts'],
+      environment: 'node',
+      testTimeout: 30_000,
+      hookTimeout: 60_000,
+      reporters: ['default'],
+      ...overrides.test,
+    },
+  });
+}
