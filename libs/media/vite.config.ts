@@ -1,0 +1,3 @@
+import { defineProject } from '../../tools/vitest.shared';
+
+export default defineProject(import.meta.dirname);

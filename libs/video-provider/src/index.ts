@@ -1,0 +1,2 @@
+export * from './video-provider';
+export * from './local.provider';
