@@ -1,3 +1,4 @@
 export * from './database';
 export * from './redis';
 export * from './fixtures';
+export * from './stack';

@@ -1,0 +1,184 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createTestDatabase, type TestDatabase } from './database';
+import { createTestRedisPrefix, testRedisUrl } from './redis';
+
+const workspaceRoot = resolve(import.meta.dirname, '../../..');
+
+/** A free TCP port on loopback. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+export interface RunningProcess {
+  readonly name: string;
+  readonly child: ChildProcess;
+  /** Everything it printed so far (JSON log lines). */
+  output(): string;
+  /** SIGTERM, or SIGKILL when `signal` says so; resolves when it has exited. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Runs one of our apps (`apps/<name>/src/main.ts`) as a real process with `env`. */
+export function startApp(name: 'api' | 'worker' | 'cli', env: Record<string, string>, args: string[] = []): RunningProcess {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(workspaceRoot, `apps/${name}/src/main.ts`), ...args],
+    {
+      cwd: workspaceRoot,
+      // eslint-disable-next-line no-restricted-properties -- the child inherits PATH and friends.
+      env: { ...process.env, TSX_TSCONFIG_PATH: join(workspaceRoot, 'tsconfig.base.json'), ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  return {
+    name,
+    child,
+    output: () => output,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+export async function waitForHttp(url: string, timeoutMs = 30_000, process?: RunningProcess): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (process && process.child.exitCode !== null) {
+      throw new Error(`${process.name} exited with ${process.child.exitCode} before ${url} answered:\n${process.output()}`);
+    }
+    try {
+      const response = await fetch(url);
+      if (response.ok) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs} ms${process ? `:\n${process.output()}` : ''}`);
+}
+
+export interface Stack {
+  readonly apiUrl: string;
+  readonly env: Record<string, string>;
+  readonly database: TestDatabase;
+  readonly api: RunningProcess;
+  /** Worker processes started so far. */
+  readonly workers: RunningProcess[];
+  startWorker(extraEnv?: Record<string, string>): Promise<RunningProcess>;
+  /** Runs the admin CLI against this stack; resolves with its stdout. */
+  cli(args: string[], stdin?: string): Promise<{ code: number | null; stdout: string; stderr: string }>;
+  /** Creates an agent allowed on `channels` and returns its API key. */
+  createAgent(slug: string, channels: string[]): Promise<string>;
+  stop(): Promise<void>;
+}
+
+export interface StackOptions {
+  /** Start this many workers (default 1). */
+  readonly workers?: number;
+  /** Extra environment for every process. */
+  readonly env?: Record<string, string>;
+  /** Changes to config/project.example.json for this stack (api.base_url is set for you). */
+  readonly config?: (config: Record<string, any>) => void; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+/** config/project.example.json with `api.base_url` pointing at `apiUrl`, written to `dir`. */
+export async function writeTestConfig(dir: string, apiUrl: string, change?: StackOptions['config']): Promise<string> {
+  const config = JSON.parse(await readFile(join(workspaceRoot, 'config/project.example.json'), 'utf8'));
+  config.api.base_url = apiUrl;
+  change?.(config);
+  const file = join(dir, 'project.json');
+  await writeFile(file, JSON.stringify(config, null, 2));
+  return file;
+}
+
+/**
+ * The real product on this machine: an API process and worker processes on a database, Redis
+ * prefix and storage directory of their own. What the browser, client and fault tests drive.
+ */
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  const database = await createTestDatabase();
+  const redis = createTestRedisPrefix();
+  const storageRoot = await mkdtemp(join(tmpdir(), 'framedesk-stack-'));
+  const apiPort = await freePort();
+  const apiUrl = `http://127.0.0.1:${apiPort}`;
+  const configFile = await writeTestConfig(storageRoot, apiUrl, options.config);
+  const env: Record<string, string> = {
+    NODE_ENV: 'test',
+    DATABASE_URL: database.url,
+    REDIS_URL: testRedisUrl(),
+    REDIS_PREFIX: redis.prefix,
+    STORAGE_FS_ROOT: join(storageRoot, 'storage'),
+    FRAMEDESK_CONFIG: configFile,
+    API_HOST: '127.0.0.1',
+    API_PORT: String(apiPort),
+    LOG_LEVEL: 'info',
+    ...options.env,
+  };
+  const api = startApp('api', env);
+  const workers: RunningProcess[] = [];
+  const startWorker = async (extraEnv: Record<string, string> = {}) => {
+    const port = await freePort();
+    const worker = startApp('worker', { ...env, WORKER_HEALTH_PORT: String(port), ...extraEnv });
+    workers.push(worker);
+    await waitForHttp(`http://127.0.0.1:${port}/healthz`, 30_000, worker);
+    return worker;
+  };
+  const cli = (args: string[], stdin?: string) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolveRun) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', join(workspaceRoot, 'apps/cli/src/main.ts'), ...args], {
+        cwd: workspaceRoot,
+        // eslint-disable-next-line no-restricted-properties -- the child inherits PATH and friends.
+        env: { ...process.env, TSX_TSCONFIG_PATH: join(workspaceRoot, 'tsconfig.base.json'), ...env },
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      child.stdin.end(stdin ?? '');
+      child.on('exit', (code) => resolveRun({ code, stdout, stderr }));
+    });
+  try {
+    await waitForHttp(`${apiUrl}/healthz`, 30_000, api);
+    for (let i = 0; i < (options.workers ?? 1); i++) await startWorker();
+  } catch (error) {
+    await Promise.all([api.stop('SIGKILL'), ...workers.map((w) => w.stop('SIGKILL'))]);
+    await database.drop();
+    throw error;
+  }
+  return {
+    apiUrl,
+    env,
+    database,
+    api,
+    workers,
+    startWorker,
+    cli,
+    async createAgent(slug, channels) {
+      const result = await cli(['agent', 'create', slug, ...channels.flatMap((c) => ['--channel', c]), '--json']);
+      if (result.code !== 0) throw new Error(`agent create failed: ${result.stderr}`);
+      return (JSON.parse(result.stdout) as { api_key: string }).api_key;
+    },
+    async stop() {
+      await Promise.all([api.stop(), ...workers.map((w) => w.stop())]);
+      await database.drop();
+      await redis.cleanup();
+      await rm(storageRoot, { recursive: true, force: true });
+    },
+  };
+}
