@@ -1,8 +1,7 @@
 // Drives the real, unmodified Prisma CLI against the real local PostgreSQL, with
 // tools/prisma-engine/schema-engine.mjs standing in for the native schema engine.
 //
-// Run: npx vitest run tools/prisma-engine --root .
-//  or: npx vitest run --config tools/prisma-engine/vitest.config.ts
+// Run: npx vitest run --config tools/vite.config.ts prisma-engine (part of npm test)
 //
 // Each run works in its own temp directory (schema.prisma, prisma.config.mjs, migrations/) and
 // its own uniquely named database, dropped at the end. PRISMA_ENGINE_TEST_PG overrides the server

@@ -408,10 +408,11 @@ function translateError(err, bound) {
 function rpcError(err) {
   if (err?.rpcCode) return { code: err.rpcCode, message: err.message };
   if (err instanceof PanicError) {
+    // The CLI shows `message` (or `data.error.message`) for a panic.
     return {
       code: 4466,
-      message: 'An error happened. Check the data field for details.',
-      data: { is_panic: true, message: err.message, backtrace: err.stack ?? null },
+      message: err.message,
+      data: { is_panic: true, message: err.message, backtrace: err.stack ?? null, error: { message: err.message } },
     };
   }
   const data = { is_panic: false, message: err?.message ?? String(err), meta: err?.meta ?? {} };

@@ -1,0 +1,31 @@
+// docker-compose.yml stays valid compose grammar and consistent with the env table. No engine
+// runs here, but the compose client validates without one (`config -q`).
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { settingsTable } from '@framedesk/config';
+
+const root = resolve(import.meta.dirname, '../..');
+const compose = readFileSync(resolve(root, 'docker-compose.yml'), 'utf8');
+const client = ['docker-compose', 'docker'].find((c) => spawnSync('sh', ['-c', `command -v ${c}`]).status === 0 && (c === 'docker-compose' || spawnSync('docker', ['compose', 'version']).status === 0));
+
+describe('docker-compose.yml', () => {
+  it.runIf(client)('is valid compose grammar', () => {
+    const args = client === 'docker' ? ['compose', '-f', 'docker-compose.yml', 'config', '-q'] : ['-f', 'docker-compose.yml', 'config', '-q'];
+    expect(() => execFileSync(client!, args, { cwd: root, stdio: 'pipe' })).not.toThrow();
+  });
+
+  it('sets only variables the settings schema knows', () => {
+    const known = new Set(settingsTable().map((r) => r.name));
+    const environmentKeys = [...compose.matchAll(/^ {4,6}([A-Z][A-Z0-9_]+):/gm)].map((m) => m[1]!);
+    const ours = environmentKeys.filter((k) => !k.startsWith('POSTGRES_'));
+    expect(ours.length).toBeGreaterThan(5);
+    for (const key of ours) expect(known, key).toContain(key);
+  });
+
+  it('runs PostgreSQL, Redis, the API and several workers', () => {
+    for (const service of ['postgres:', 'redis:', 'api:', 'worker:']) expect(compose).toContain(`\n  ${service}`);
+    expect(compose).toMatch(/replicas: [2-9]/);
+  });
+});
