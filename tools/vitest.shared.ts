@@ -30,6 +30,7 @@ export function defineProject(projectDir: string, overrides: ViteUserConfig = {}
       testTimeout: 30_000,
       hookTimeout: 60_000,
       reporters: ['default'],
+      passWithNoTests: true,
       ...overrides.test,
     },
   });
