@@ -6,6 +6,7 @@ import { agentCommands } from './commands/agents.command';
 import { configCommands } from './commands/config.command';
 import { demoCommands } from './commands/demo.command';
 import { reviewerCommands } from './commands/reviewers.command';
+import { submitCommands } from './commands/submit.command';
 
 export interface Io {
   readonly env: NodeJS.ProcessEnv;
@@ -36,6 +37,7 @@ const COMMANDS: Record<string, Command> = {
   ...reviewerCommands,
   ...configCommands,
   ...demoCommands,
+  ...submitCommands,
 };
 
 function usage(): string {
@@ -47,15 +49,16 @@ export async function run(argv: string[], io: Io): Promise<number> {
     io.out(usage());
     return argv.length === 0 ? 2 : 0;
   }
-  const name = argv.slice(0, 2).join(' ');
-  const command = COMMANDS[name];
+  // Most commands are two words ("agent create"); some are one ("submit").
+  const words = COMMANDS[argv.slice(0, 2).join(' ')] ? 2 : 1;
+  const command = COMMANDS[argv.slice(0, words).join(' ')];
   if (!command) {
     io.err(`framedesk: unknown command "${argv.slice(0, 2).join(' ')}"; run "framedesk help" for the list`);
     return 2;
   }
   let database: Database | undefined;
   try {
-    const parsed = parseArgs({ args: argv.slice(2), options: command.options ?? {}, allowPositionals: true, strict: true });
+    const parsed = parseArgs({ args: argv.slice(words), options: command.options ?? {}, allowPositionals: true, strict: true });
     if (parsed.positionals.length !== command.positionals) {
       throw new UsageError(`usage: framedesk ${command.usage}`);
     }
