@@ -1,3 +1,4 @@
 export * from './registry';
 export * from './producer';
 export * from './connection';
+export * from './worker';

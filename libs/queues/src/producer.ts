@@ -1,6 +1,6 @@
 import { type JobsOptions, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { JOB_QUEUES, jobIdFor, type JobName, type JobPayloads, QUEUE_NAMES, type QueueName } from './registry';
+import { JOB_QUEUES, jobIdFor, type JobName, type JobPayloads, QUEUE_NAMES, type QueueName, type SCHEDULED_JOBS } from './registry';
 
 /** Per-job defaults: retried with exponential back-off; kept briefly after completion. */
 export const DEFAULT_JOB_OPTIONS: JobsOptions = {
@@ -19,8 +19,37 @@ export interface EnqueueOptions {
   readonly priority?: number;
 }
 
+/** Priority of re-runs (reconciler, operator retries): behind new work, which has none. */
+export const RERUN_PRIORITY = 10;
+
+/** How long the id of a re-run is remembered (longer than any job waits). */
+const RERUN_MEMORY_SECONDS = 7 * 24 * 3600;
+
+/** BullMQ states in which a job will still run (or is running). */
+const LIVE_STATES = new Set(['active', 'waiting', 'delayed', 'prioritized', 'waiting-children']);
+
+export type JobStateName = 'active' | 'waiting' | 'delayed' | 'prioritized' | 'waiting-children' | 'completed' | 'failed' | 'missing';
+
 export interface QueueProducer {
   enqueue<J extends JobName>(name: J, payload: JobPayloads[J], options?: EnqueueOptions): Promise<void>;
+  /** The state of the job `enqueue(name, payload, { attempt })` made; `missing` when there is none. */
+  jobState<J extends JobName>(name: J, payload: JobPayloads[J], attempt?: string): Promise<JobStateName>;
+  /** True while that job is waiting, delayed or running. */
+  isLive<J extends JobName>(name: J, payload: JobPayloads[J], attempt?: string): Promise<boolean>;
+  /**
+   * Enqueues a deliberate re-run (reconciler): a fresh job id, behind new work, remembered so
+   * `hasLiveJob` sees it. Returns the attempt suffix used.
+   */
+  enqueueRerun<J extends JobName>(name: J, payload: JobPayloads[J], options?: { at?: Date }): Promise<string>;
+  /**
+   * True while the original job, or the latest job enqueued with an attempt suffix (a re-run, a
+   * video status poll), of `name` for this payload is waiting, delayed or running.
+   */
+  hasLiveJob<J extends JobName>(name: J, payload: JobPayloads[J]): Promise<boolean>;
+  /** Creates or updates the one scheduler of a periodic job (idempotent; safe from every worker). */
+  schedule(name: (typeof SCHEDULED_JOBS)[number], everyMs: number): Promise<void>;
+  /** Job counts per queue and state (for queue-depth metrics and the ops page). */
+  counts(): Promise<Record<QueueName, Record<string, number>>>;
   queue(name: QueueName): Queue;
   close(): Promise<void>;
 }
@@ -30,14 +59,46 @@ export function createQueueProducer(connection: Redis, prefix: string): QueuePro
     QUEUE_NAMES.map((name) => [name, new Queue(name, { connection, prefix, defaultJobOptions: DEFAULT_JOB_OPTIONS })]),
   );
   const queue = (name: QueueName) => queues.get(name)!;
+  const jobState: QueueProducer['jobState'] = async (name, payload, attempt) => {
+    const state = await queue(JOB_QUEUES[name]).getJobState(jobIdFor(name, payload, attempt));
+    return state === 'unknown' ? 'missing' : (state as JobStateName);
+  };
+  const rerunKey = (name: JobName, payload: JobPayloads[JobName]) => `${prefix}:reruns:${jobIdFor(name, payload)}`;
+  const enqueue: QueueProducer['enqueue'] = async (name, payload, options = {}) => {
+    // The latest attempt-suffixed job is remembered so `hasLiveJob` (the reconciler) sees it too.
+    // Written first: a crash between the two writes leaves a pointer to nothing (harmless).
+    if (options.attempt) await connection.set(rerunKey(name, payload), options.attempt, 'EX', RERUN_MEMORY_SECONDS);
+    const delay = options.at ? Math.max(0, options.at.getTime() - Date.now()) : undefined;
+    await queue(JOB_QUEUES[name]).add(name, payload, {
+      jobId: jobIdFor(name, payload, options.attempt),
+      ...(delay !== undefined ? { delay } : {}),
+      ...(options.priority !== undefined ? { priority: options.priority } : {}),
+    });
+  };
   return {
-    async enqueue(name, payload, options = {}) {
-      const delay = options.at ? Math.max(0, options.at.getTime() - Date.now()) : undefined;
-      await queue(JOB_QUEUES[name]).add(name, payload, {
-        jobId: jobIdFor(name, payload, options.attempt),
-        ...(delay !== undefined ? { delay } : {}),
-        ...(options.priority !== undefined ? { priority: options.priority } : {}),
-      });
+    enqueue,
+    async enqueueRerun(name, payload, options = {}) {
+      const attempt = `r${Date.now()}${Math.floor(Math.random() * 1000)}`;
+      await enqueue(name, payload, { attempt, priority: RERUN_PRIORITY, ...(options.at ? { at: options.at } : {}) });
+      return attempt;
+    },
+    async hasLiveJob(name, payload) {
+      if (LIVE_STATES.has(await jobState(name, payload))) return true;
+      const attempt = await connection.get(rerunKey(name, payload));
+      return attempt !== null && LIVE_STATES.has(await jobState(name, payload, attempt));
+    },
+    jobState,
+    async isLive(name, payload, attempt) {
+      return LIVE_STATES.has(await jobState(name, payload, attempt));
+    },
+    async schedule(name, everyMs) {
+      await queue(JOB_QUEUES[name]).upsertJobScheduler(name, { every: everyMs }, { name, data: {}, opts: { attempts: 1, removeOnComplete: { count: 10 }, removeOnFail: { count: 100 } } });
+    },
+    async counts() {
+      const entries = await Promise.all(
+        QUEUE_NAMES.map(async (name) => [name, await queue(name).getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'failed', 'completed')] as const),
+      );
+      return Object.fromEntries(entries) as Record<QueueName, Record<string, number>>;
     },
     queue,
     async close() {

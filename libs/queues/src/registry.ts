@@ -30,6 +30,11 @@ export const JOB_QUEUES: { readonly [J in JobName]: QueueName } = {
   'maintenance.sweep': 'maintenance',
 };
 
+export const JOB_NAMES = Object.keys(JOB_QUEUES) as JobName[];
+
+/** Jobs that run on a timer (BullMQ job schedulers), never enqueued per submission. */
+export const SCHEDULED_JOBS = ['maintenance.reconcile', 'maintenance.sweep'] as const satisfies readonly JobName[];
+
 /** Job ids derive from what the job is about, so a duplicate enqueue is a no-op. */
 export function jobIdFor<J extends JobName>(name: J, payload: JobPayloads[J], attempt?: string): string {
   const subject = 'submissionId' in payload ? payload.submissionId : 'singleton';

@@ -1,3 +1,5 @@
 export * from './storage';
 export * from './fs.storage';
+export * from './s3.storage';
+export * from './create-storage';
 export * from './keys';

@@ -1,0 +1,40 @@
+import { markSubmissionFailed } from '@framedesk/submissions';
+import { UnrecoverableError } from '@framedesk/queues';
+import { defineJob } from './job-handler';
+
+/**
+ * Local provider: ffprobe the original, make a poster → needs_review / promoted, or a permanent
+ * failure (invalid_video, duration_exceeded). Cloudflare: ask Stream; while it still works on
+ * the video the service schedules the next poll itself, with back-off.
+ */
+export const videoProcessJob = defineJob({
+  name: 'video.process',
+  async run({ submissionId }, { deps, logger }) {
+    const outcome = await deps.video.processVideo(submissionId);
+    switch (outcome) {
+      case 'failed': {
+        const submission = await deps.db.repos.submissions.findById(submissionId);
+        const failure = { code: submission?.failureCode, message: submission?.failureMessage };
+        logger.warn({ failure }, 'video failed permanently');
+        // Recorded on the submission already; the job ends failed without retries.
+        throw new UnrecoverableError(`${failure.code ?? 'failed'}: ${failure.message ?? ''}`);
+      }
+      case 'skipped':
+        logger.debug('video job skipped: the submission is not in the video pipeline');
+        return;
+      case 'waiting':
+      case 'processing':
+        logger.info({ outcome }, 'video not ready yet; polling again later');
+        return;
+      case 'needs_review':
+      case 'promoted':
+        logger.info({ status: outcome }, 'video processed');
+        return;
+    }
+  },
+  async exhausted({ submissionId }, error, { deps, logger }) {
+    logger.error({ err: error }, 'video processing retries exhausted');
+    const code = deps.settings.VIDEO_PROVIDER === 'local' ? 'processing_error' : 'provider_error';
+    await markSubmissionFailed(deps.db, submissionId, code, 'Video processing failed after several attempts.');
+  },
+});

@@ -1,0 +1,162 @@
+import type { ProjectConfig, Settings } from '@framedesk/config';
+import { createDatabase, type Database } from '@framedesk/db';
+import { configureImageProcessing } from '@framedesk/media';
+import type { Logger, Registry } from '@framedesk/observability';
+import {
+  createQueueProducer,
+  createQueueWorker,
+  createRedis,
+  type Job,
+  type JobName,
+  QUEUE_NAMES,
+  type QueueName,
+  UnrecoverableError,
+  type Worker,
+} from '@framedesk/queues';
+import { createStorage, type ObjectStorage } from '@framedesk/storage';
+import { createVideoService, imageProcessingService, reconcilerService } from '@framedesk/submissions';
+import { createVideoProvider } from '@framedesk/video-provider';
+import type { AnyJobHandler, JobContext, WorkerDeps } from './jobs/job-handler';
+import { buildHandlerRegistry, JOB_HANDLERS } from './jobs/registry';
+import { createWorkerMetrics } from './worker-metrics';
+
+const SWEEP_EVERY_MS = 3600_000;
+/** Schedulers are re-declared this often, so a flushed Redis gets its periodic jobs back. */
+const scheduleRefreshMs = (reconcileSeconds: number) => Math.min(60_000, Math.max(1_000, reconcileSeconds * 2_000));
+
+export interface WorkerRuntimeOptions {
+  readonly settings: Settings;
+  readonly config: ProjectConfig;
+  readonly logger: Logger;
+  readonly metrics: Registry;
+  /** Queues served; default: all. */
+  readonly queues?: readonly QueueName[];
+  /** Replaces the handlers (tests). */
+  readonly handlers?: readonly AnyJobHandler[];
+  /** Replaces the storage driver from settings (tests). */
+  readonly storage?: ObjectStorage;
+}
+
+export interface WorkerRuntime {
+  readonly deps: WorkerDeps;
+  /** Counts of this process's workers' events, for tests and logs. */
+  readonly stats: { stalled: number; completed: number; failed: number };
+  /** Stops taking jobs, lets running ones finish, releases connections. */
+  close(): Promise<void>;
+}
+
+/** `all` or a comma-separated list; returns the queues and any unknown names. */
+export function parseQueueSelection(value: string): { queues: QueueName[]; unknown: string[] } {
+  const names = value.split(',').map((s) => s.trim()).filter(Boolean);
+  if (names.length === 0 || names.includes('all')) return { queues: [...QUEUE_NAMES], unknown: [] };
+  const unknown = names.filter((n) => !(QUEUE_NAMES as readonly string[]).includes(n));
+  return { queues: QUEUE_NAMES.filter((q) => names.includes(q)), unknown };
+}
+
+/**
+ * The worker process: one BullMQ worker per selected queue, each running `WORKER_CONCURRENCY`
+ * jobs, all dispatching through the one handler registry.
+ */
+export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise<WorkerRuntime> {
+  const { settings, config, logger } = options;
+  const registry = buildHandlerRegistry(options.handlers ?? JOB_HANDLERS);
+  configureImageProcessing();
+
+  const connection = createRedis(settings.REDIS_URL, 'worker');
+  connection.on('error', (error) => logger.warn({ err: error }, 'redis error'));
+  const db: Database = createDatabase({ url: settings.DATABASE_URL, poolSize: settings.DATABASE_POOL_SIZE });
+  const storage = options.storage ?? createStorage(settings);
+  const queues = createQueueProducer(connection, settings.REDIS_PREFIX);
+  const deps: WorkerDeps = {
+    settings,
+    config,
+    db,
+    storage,
+    queues,
+    images: imageProcessingService({ db, storage, config }),
+    reconciler: reconcilerService({ db, queues, reconcileAfterSeconds: settings.RECONCILE_AFTER_SECONDS }),
+    video: createVideoService({
+      db,
+      storage,
+      queues,
+      // Throws at start-up when the configuration does not fit the chosen driver.
+      provider: createVideoProvider(settings, config),
+      config,
+      tools: { ffprobePath: settings.FFPROBE_PATH, ffmpegPath: settings.FFMPEG_PATH },
+    }),
+  };
+  const metrics = createWorkerMetrics(options.metrics, { queues, db });
+  const stats = { stalled: 0, completed: 0, failed: 0 };
+
+  const processor = (queue: QueueName) => async (job: Job) => {
+    const name = job.name as JobName;
+    const submissionId = (job.data as { submissionId?: string }).submissionId;
+    const jobLogger = logger.child({ queue, job: name, jobId: job.id, attempt: job.attemptsMade + 1, ...(submissionId ? { submissionId } : {}) });
+    const handler = registry.get(name);
+    if (!handler) throw new UnrecoverableError(`no handler for job ${name}`);
+    const context: JobContext = { deps, logger: jobLogger, job };
+    const started = process.hrtime.bigint();
+    const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+    try {
+      await (handler.run as (payload: unknown, context: JobContext) => Promise<void>)(job.data, context);
+      metrics.jobFinished(queue, name, 'completed', seconds());
+    } catch (error) {
+      const err = error instanceof Error ? error : new Error(String(error));
+      const permanent = err instanceof UnrecoverableError;
+      const last = permanent || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      metrics.jobFinished(queue, name, last ? 'failed' : 'retried', seconds());
+      if (!permanent && last && handler.exhausted) {
+        // If this fails too, the submission stays in the pipeline and the reconciler retries it.
+        await (handler.exhausted as (payload: unknown, error: Error, context: JobContext) => Promise<void>)(job.data, err, context).catch(
+          (e: unknown) => jobLogger.error({ err: e }, 'recording exhausted retries failed'),
+        );
+      }
+      if (!permanent) jobLogger.warn({ err, willRetry: !last }, 'job failed');
+      throw err;
+    }
+  };
+
+  const served = options.queues ?? [...QUEUE_NAMES];
+  const workers: Worker[] = served.map((queue) => {
+    const worker = createQueueWorker(queue, connection, settings.REDIS_PREFIX, processor(queue), {
+      concurrency: settings.WORKER_CONCURRENCY,
+      lockDurationMs: settings.WORKER_LOCK_SECONDS * 1000,
+    });
+    worker.on('error', (error) => logger.error({ err: error, queue }, 'worker error'));
+    worker.on('stalled', (jobId) => {
+      stats.stalled++;
+      metrics.jobStalled(queue);
+      logger.warn({ queue, jobId }, 'job stalled; handed back to the queue');
+    });
+    worker.on('completed', () => void stats.completed++);
+    worker.on('failed', () => void stats.failed++);
+    return worker;
+  });
+
+  let refresh: NodeJS.Timeout | undefined;
+  if (served.includes('maintenance')) {
+    const schedule = async () => {
+      await queues.schedule('maintenance.reconcile', settings.RECONCILE_INTERVAL_SECONDS * 1000);
+      await queues.schedule('maintenance.sweep', SWEEP_EVERY_MS);
+    };
+    await schedule();
+    refresh = setInterval(() => void schedule().catch((error: unknown) => logger.warn({ err: error }, 'scheduling failed')), scheduleRefreshMs(settings.RECONCILE_INTERVAL_SECONDS));
+    refresh.unref();
+  }
+  await Promise.all(workers.map((w) => w.waitUntilReady()));
+  logger.info({ queues: served, concurrency: settings.WORKER_CONCURRENCY }, 'workers ready');
+
+  return {
+    deps,
+    stats,
+    async close() {
+      if (refresh) clearInterval(refresh);
+      // close() waits for running jobs; a job that outlives the shutdown timeout is handed back
+      // to the queue by the stalled check once its lock lapses.
+      await Promise.all(workers.map((w) => w.close()));
+      await queues.close();
+      await connection.quit().catch(() => connection.disconnect());
+      await db.close();
+    },
+  };
+}

@@ -1,0 +1,117 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { loadSettings, type ProjectConfig, type Settings, validateProjectConfig } from '@framedesk/config';
+import { createDatabase, type Database } from '@framedesk/db';
+import { newId, type SubmissionStatus } from '@framedesk/domain';
+import { createLogger, createMetricsRegistry } from '@framedesk/observability';
+import { createQueueProducer, createRedis, type QueueProducer, type Redis } from '@framedesk/queues';
+import { createFsStorage, type ObjectStorage, storageKeys } from '@framedesk/storage';
+import { createTestDatabase, createTestRedisPrefix, type TestDatabase, testRedisUrl } from '@framedesk/testing';
+import { startWorkerRuntime, type WorkerRuntime, type WorkerRuntimeOptions } from '../src/runtime';
+
+const workspaceRoot = resolve(import.meta.dirname, '../../..');
+
+export type ConfigChange = (config: { -readonly [K in keyof ProjectConfig]: { -readonly [P in keyof ProjectConfig[K]]: ProjectConfig[K][P] } }) => void;
+
+export async function exampleConfig(change?: ConfigChange): Promise<ProjectConfig> {
+  const raw = JSON.parse(await readFile(join(workspaceRoot, 'config/project.example.json'), 'utf8'));
+  change?.(raw);
+  const result = validateProjectConfig(raw);
+  if (!result.ok) throw new Error(JSON.stringify(result.violations));
+  return result.value;
+}
+
+/**
+ * A database, Redis prefix and storage directory of this test file's own, with helpers to seed
+ * image submissions the way the API leaves them (row + original in storage) and to run workers.
+ */
+export async function createWorkerHarness(extraEnv: Record<string, string> = {}) {
+  const database: TestDatabase = await createTestDatabase();
+  const redisPrefix = createTestRedisPrefix();
+  const storageRoot = await mkdtemp(join(tmpdir(), 'fd-worker-'));
+  const env: Record<string, string> = {
+    NODE_ENV: 'test',
+    DATABASE_URL: database.url,
+    DATABASE_POOL_SIZE: '4',
+    REDIS_URL: testRedisUrl(),
+    REDIS_PREFIX: redisPrefix.prefix,
+    STORAGE_FS_ROOT: join(storageRoot, 'storage'),
+    LOG_LEVEL: 'silent',
+    ...extraEnv,
+  };
+  const settings: Settings = loadSettings(env, workspaceRoot);
+  const db: Database = createDatabase({ url: database.url, poolSize: 4 });
+  const storage: ObjectStorage = createFsStorage(settings.STORAGE_FS_ROOT);
+  const redis: Redis = createRedis(settings.REDIS_URL, 'worker');
+  const producer: QueueProducer = createQueueProducer(redis, settings.REDIS_PREFIX);
+  const config = await exampleConfig();
+  const bucket = config.storage.vendor_originals_bucket;
+  const runtimes: WorkerRuntime[] = [];
+
+  const agent = await db.repos.agents.create('test-agent');
+  const { channel } = await db.repos.channels.ensure('test-channel');
+
+  return {
+    env,
+    settings,
+    db,
+    storage,
+    producer,
+    bucket,
+    storageRoot,
+
+    /** An image submission in `received` with its original stored, as the API leaves it. */
+    async seedImage(png: Buffer): Promise<string> {
+      const id = newId('submission');
+      const key = storageKeys.original(id, 'png');
+      const stored = await storage.put(bucket, key, png, { contentType: 'image/png' });
+      await db.transaction(async (repos) => {
+        await repos.submissions.create(
+          { id, status: 'received', mediaType: 'image', agentId: agent.id, channelId: channel.id, date: '20261122', metadata: {}, visibility: 'promotion_eligible' },
+          { type: 'agent', id: agent.id },
+        );
+        await repos.mediaObjects.upsert({ submissionId: id, kind: 'original', name: 'original', bucket, key, contentType: 'image/png', byteSize: stored.byteSize, sha256: stored.sha256 });
+      });
+      return id;
+    },
+
+    async waitForStatus(id: string, statuses: readonly SubmissionStatus[], timeoutMs = 60_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const row = await db.repos.submissions.findById(id);
+        if (row && statuses.includes(row.status)) return row;
+        if (Date.now() > deadline) throw new Error(`${id} is ${row?.status}, not ${statuses.join('|')}, after ${timeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
+
+    async startRuntime(options: Partial<Omit<WorkerRuntimeOptions, 'settings'>> & { config?: ProjectConfig; settings?: Partial<Settings> } = {}) {
+      const runtime = await startWorkerRuntime({
+        logger: createLogger({ name: 'worker-test', level: 'silent' }),
+        metrics: createMetricsRegistry('worker-test'),
+        storage,
+        ...options,
+        settings: { ...settings, ...options.settings },
+        config: options.config ?? config,
+      });
+      runtimes.push(runtime);
+      return runtime;
+    },
+
+    /** Deletes every Redis key of this test (queues, jobs, schedulers): a Redis flush. */
+    flushRedis: () => redisPrefix.cleanup(),
+
+    async cleanup() {
+      await Promise.all(runtimes.map((r) => r.close().catch(() => undefined)));
+      await producer.close();
+      redis.disconnect();
+      await db.close();
+      await database.drop();
+      await redisPrefix.cleanup();
+      await rm(storageRoot, { recursive: true, force: true });
+    },
+  };
+}
+
+export type WorkerHarness = Awaited<ReturnType<typeof createWorkerHarness>>;

@@ -1,0 +1,79 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createDatabase } from '@framedesk/db';
+import { jobIdFor } from '@framedesk/queues';
+import type { ObjectStorage } from '@framedesk/storage';
+import { imageProcessingService } from '@framedesk/submissions';
+import { makePng } from '@framedesk/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWorkerHarness, exampleConfig, type WorkerHarness } from './harness';
+
+const transitions = async (h: WorkerHarness, id: string) =>
+  (await h.db.repos.submissions.events(id)).filter((e) => e.type === 'transition').map((e) => `${e.fromStatus}->${e.toStatus}`);
+
+describe('racing workers and exhausted retries', () => {
+  let h: WorkerHarness;
+
+  beforeAll(async () => {
+    h = await createWorkerHarness();
+  });
+  afterAll(() => h?.cleanup());
+
+  it('two workers racing on one submission produce one set of variants and one event per transition', async () => {
+    const config = await exampleConfig();
+    const id = await h.seedImage(makePng(800, 600));
+    // Two independent pipelines with their own connections, as two worker processes would have.
+    const dbA = createDatabase({ url: h.settings.DATABASE_URL, poolSize: 2 });
+    const dbB = createDatabase({ url: h.settings.DATABASE_URL, poolSize: 2 });
+    try {
+      const results = await Promise.all([
+        imageProcessingService({ db: dbA, storage: h.storage, config }).process(id),
+        imageProcessingService({ db: dbB, storage: h.storage, config }).process(id),
+      ]);
+      expect(results.map((r) => r.outcome).sort()).toEqual(['needs_review', 'skipped']);
+    } finally {
+      await Promise.all([dbA.close(), dbB.close()]);
+    }
+    expect(await transitions(h, id)).toEqual(['null->received', 'received->media_processing', 'media_processing->needs_review']);
+    const variants = (await h.db.repos.mediaObjects.listForSubmission(id)).filter((o) => o.kind === 'variant');
+    expect(variants.map((v) => v.name).sort()).toEqual([...config.delivery.vendor_image_variants].sort());
+    const files = await readdir(join(h.settings.STORAGE_FS_ROOT, h.bucket, 'variants', id));
+    expect(files.sort()).toEqual(config.delivery.vendor_image_variants.map((n) => `${n}.webp`).sort());
+  });
+
+  it('two worker runtimes given two jobs for one submission (a re-run beside the original) record each transition once', async () => {
+    const [a, b] = [await h.startRuntime({ queues: ['image-processing'] }), await h.startRuntime({ queues: ['image-processing'] })];
+    const ids = await Promise.all([1, 2, 3].map((seed) => h.seedImage(makePng(400, 300, { seed }))));
+    for (const submissionId of ids) {
+      await h.producer.enqueue('image.process', { submissionId });
+      await h.producer.enqueueRerun('image.process', { submissionId });
+    }
+    for (const id of ids) {
+      await h.waitForStatus(id, ['needs_review']);
+      expect(await transitions(h, id)).toEqual(['null->received', 'received->media_processing', 'media_processing->needs_review']);
+    }
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it('a transient error is retried with back-off, then the submission fails with processing_error', async () => {
+    const broken: ObjectStorage = {
+      ...h.storage,
+      get: async () => {
+        throw new Error('storage unreachable');
+      },
+    };
+    const runtime = await h.startRuntime({ queues: ['image-processing'], storage: broken });
+    const id = await h.seedImage(makePng(50, 50));
+    const payload = { submissionId: id };
+    // Production jobs get 5 attempts with exponential back-off; this one is short to keep the test fast.
+    await h.producer.queue('image-processing').add('image.process', payload, { jobId: jobIdFor('image.process', payload), attempts: 3, backoff: { type: 'exponential', delay: 20 } });
+    const row = await h.waitForStatus(id, ['failed', 'needs_review'], 30_000);
+    expect([row.status, row.failureCode]).toEqual(['failed', 'processing_error']);
+    expect(row.failureMessage).not.toMatch(/storage unreachable/); // internals stay in the logs
+    const job = await h.producer.queue('image-processing').getJob(jobIdFor('image.process', payload));
+    expect(job?.attemptsMade).toBe(3);
+    expect(await h.producer.jobState('image.process', payload)).toBe('failed');
+    expect(await transitions(h, id)).toEqual(['null->received', 'received->media_processing', 'media_processing->failed']);
+    await runtime.close();
+  });
+});

@@ -1,0 +1,127 @@
+import { availableParallelism } from 'node:os';
+import type { VariantSpec } from '@framedesk/config';
+import sharp, { type Metadata } from 'sharp';
+import { type Size, variantSize } from './geometry';
+
+/** Why an image cannot be processed; `code` is the submission's failure code. */
+export type ImageFailureCode = 'invalid_image' | 'image_too_large' | 'unsupported_content';
+
+/** A permanent problem with the input: retrying cannot help. */
+export class ImageProcessingError extends Error {
+  constructor(
+    readonly code: ImageFailureCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ImageProcessingError';
+  }
+}
+
+export function isImageProcessingError(value: unknown): value is ImageProcessingError {
+  return value instanceof ImageProcessingError;
+}
+
+/** 100 MP: far above any frame we expect, far below what would exhaust a worker's memory. */
+export const DEFAULT_MAX_INPUT_PIXELS = 100_000_000;
+/** The largest side WebP can encode. */
+export const WEBP_MAX_SIDE = 16_383;
+
+export interface ImageProcessingOptions {
+  readonly maxInputPixels?: number;
+  /** sharp format names accepted as input, e.g. `png`; default: png only. */
+  readonly allowedFormats?: readonly string[];
+}
+
+export interface ImageVariant {
+  readonly name: string;
+  readonly data: Buffer;
+  readonly width: number;
+  readonly height: number;
+  readonly byteSize: number;
+  readonly contentType: 'image/webp';
+}
+
+export interface ProcessedImage {
+  /** Dimensions after orientation. */
+  readonly width: number;
+  readonly height: number;
+  readonly format: string;
+  readonly variants: readonly ImageVariant[];
+}
+
+/** Maps allowed MIME types (`media.allowed_image_mime_types`) to sharp's format names. */
+export function formatsForMimeTypes(mimeTypes: readonly string[]): string[] {
+  const known: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpeg', 'image/webp': 'webp', 'image/gif': 'gif', 'image/avif': 'heif' };
+  return mimeTypes.map((m) => known[m.toLowerCase()]).filter((f): f is string => Boolean(f));
+}
+
+/**
+ * libvips runs on libuv's thread pool, never on the event loop, so BullMQ can renew job locks
+ * while an image is decoded. On small machines one libvips thread per image keeps concurrent
+ * jobs from oversubscribing the cores; the cache only helps repeated reads of one file.
+ */
+export function configureImageProcessing(threads = availableParallelism() <= 2 ? 1 : 0): void {
+  sharp.concurrency(threads);
+  sharp.cache(false);
+}
+
+function classify(error: unknown): ImageProcessingError {
+  const message = error instanceof Error ? error.message : String(error);
+  if (/pixel limit/i.test(message)) return new ImageProcessingError('image_too_large', 'The image has more pixels than allowed.');
+  if (/unsupported image format/i.test(message)) return new ImageProcessingError('unsupported_content', 'The file is not a supported image.');
+  return new ImageProcessingError('invalid_image', `The image could not be decoded: ${message.split('\n')[0]}`);
+}
+
+/**
+ * Fully decodes `input` under a pixel limit, strictly (corrupt data fails), applies its EXIF
+ * orientation and makes each variant as WebP without metadata. Throws ImageProcessingError for
+ * bad input; anything else it throws is unexpected.
+ */
+export async function processImage(input: Buffer, variants: readonly VariantSpec[], options: ImageProcessingOptions = {}): Promise<ProcessedImage> {
+  const maxPixels = options.maxInputPixels ?? DEFAULT_MAX_INPUT_PIXELS;
+  const allowed = options.allowedFormats ?? ['png'];
+  const open = () => sharp(input, { limitInputPixels: maxPixels, failOn: 'error', sequentialRead: true }).autoOrient();
+
+  let metadata: Metadata;
+  try {
+    // Header only (no pixels decoded), so the limit below can say what the image declares.
+    metadata = await sharp(input, { limitInputPixels: false, failOn: 'error' }).metadata();
+  } catch (error) {
+    throw classify(error);
+  }
+  if (!allowed.includes(metadata.format)) {
+    throw new ImageProcessingError('unsupported_content', `Images of format ${metadata.format} are not accepted.`);
+  }
+  const source: Size = metadata.autoOrient ?? { width: metadata.width, height: metadata.height };
+  // Header check first: a bomb is refused before a single pixel is decompressed.
+  if (source.width * source.height > maxPixels) {
+    throw new ImageProcessingError('image_too_large', `The image is ${source.width}×${source.height}; at most ${maxPixels} pixels are allowed.`);
+  }
+  if (Math.max(source.width, source.height) > WEBP_MAX_SIDE) {
+    throw new ImageProcessingError('image_too_large', `The image is ${source.width}×${source.height}; a side may be at most ${WEBP_MAX_SIDE} pixels.`);
+  }
+
+  const results: ImageVariant[] = [];
+  // One at a time: each is a full decode, and a corrupt file fails on the first.
+  for (const spec of variants) {
+    const target = variantSize(spec, source);
+    let pipeline = open();
+    if (spec.kind === 'cover') pipeline = pipeline.resize({ width: target.width, height: target.height, fit: 'cover' });
+    else if (target.width !== source.width || target.height !== source.height) {
+      pipeline = pipeline.resize({ width: target.width, height: target.height, fit: 'fill' });
+    }
+    try {
+      const { data, info } = await pipeline.webp({ quality: 82 }).toBuffer({ resolveWithObject: true });
+      results.push({ name: spec.name, data, width: info.width, height: info.height, byteSize: data.length, contentType: 'image/webp' });
+    } catch (error) {
+      throw classify(error);
+    }
+  }
+  return { width: source.width, height: source.height, format: metadata.format, variants: results };
+}
+
+/** What an encoded image declares in its header (no pixels decoded). */
+export async function readImageInfo(input: Buffer): Promise<{ format: string; width: number; height: number; hasExif: boolean }> {
+  const metadata = await sharp(input, { limitInputPixels: false }).metadata();
+  return { format: metadata.format, width: metadata.width, height: metadata.height, hasExif: metadata.exif !== undefined };
+}

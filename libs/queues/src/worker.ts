@@ -1,0 +1,30 @@
+import { type Job, type Processor, UnrecoverableError, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { QueueName } from './registry';
+
+export { type Job, UnrecoverableError, Worker };
+
+export interface QueueWorkerOptions {
+  readonly concurrency: number;
+  /** How long a job's lock lasts; renewed every half of it while the job runs. */
+  readonly lockDurationMs: number;
+  /** Start paused until `worker.run()`-style resume (tests). */
+  readonly autorun?: boolean;
+}
+
+/**
+ * One BullMQ worker on one queue. A job whose worker died keeps its lock for `lockDurationMs`,
+ * then the stalled check (run by every worker) hands it to another; a job that stalls twice is
+ * failed (and the reconciler picks the submission up again).
+ */
+export function createQueueWorker(queue: QueueName, connection: Redis, prefix: string, processor: Processor, options: QueueWorkerOptions): Worker {
+  return new Worker(queue, processor, {
+    connection,
+    prefix,
+    concurrency: options.concurrency,
+    lockDuration: options.lockDurationMs,
+    stalledInterval: options.lockDurationMs,
+    maxStalledCount: 2,
+    autorun: options.autorun ?? true,
+  });
+}

@@ -1,0 +1,132 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { freePort } from '@framedesk/testing';
+// @ts-expect-error -- s3rver ships no type declarations.
+import S3rver from 's3rver';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFsStorage } from './fs.storage';
+import { createS3Storage } from './s3.storage';
+import { storageKeys } from './keys';
+import { type ObjectStorage, ObjectNotFoundError, ObjectTooLargeError, readObject } from './storage';
+
+const BUCKET = 'contract-bucket';
+
+interface Harness {
+  storage: ObjectStorage;
+  stop(): Promise<void>;
+}
+
+const drivers: Record<'fs' | 's3', () => Promise<Harness>> = {
+  async fs() {
+    const dir = await mkdtemp(join(tmpdir(), 'fd-storage-fs-'));
+    return { storage: createFsStorage(dir), stop: () => rm(dir, { recursive: true, force: true }) };
+  },
+  async s3() {
+    const dir = await mkdtemp(join(tmpdir(), 'fd-storage-s3-'));
+    const port = await freePort();
+    const server = new S3rver({ address: '127.0.0.1', port, silent: true, directory: dir, configureBuckets: [{ name: BUCKET }] });
+    await server.run();
+    const storage = createS3Storage({
+      endpoint: `http://127.0.0.1:${port}`,
+      region: 'us-east-1',
+      accessKeyId: 'S3RVER',
+      secretAccessKey: 'S3RVER',
+      forcePathStyle: true,
+    });
+    return {
+      storage,
+      async stop() {
+        await server.close();
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
+  },
+};
+
+const chunks = (...parts: string[]) => Readable.from(parts.map((p) => Buffer.from(p)));
+
+describe.each(['fs', 's3'] as const)('ObjectStorage contract: %s driver', (driver) => {
+  let harness: Harness;
+  let storage: ObjectStorage;
+
+  beforeAll(async () => {
+    harness = await drivers[driver]();
+    storage = harness.storage;
+  });
+  afterAll(() => harness?.stop());
+
+  it('reports its driver', () => {
+    expect(storage.driver).toBe(driver);
+  });
+
+  it('stores a buffer and reads back the same bytes, with size and SHA-256', async () => {
+    const key = storageKeys.variant('sub_contract1', 'thumbnail');
+    const stored = await storage.put(BUCKET, key, Buffer.from('hello world'), { contentType: 'image/webp' });
+    expect(stored).toEqual({ byteSize: 11, sha256: 'b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9' });
+    expect((await readObject(storage, BUCKET, key)).toString()).toBe('hello world');
+    expect(await storage.stat(BUCKET, key)).toEqual({ byteSize: 11 });
+  });
+
+  it('stores a stream', async () => {
+    const key = storageKeys.original('sub_contract2', 'png');
+    const stored = await storage.put(BUCKET, key, chunks('ab', 'cd', 'ef'), { contentType: 'image/png', maxBytes: 6 });
+    expect(stored.byteSize).toBe(6);
+    expect((await readObject(storage, BUCKET, key)).toString()).toBe('abcdef');
+  });
+
+  it('refuses a stream past maxBytes and keeps nothing', async () => {
+    const key = storageKeys.original('sub_contract3', 'png');
+    await expect(storage.put(BUCKET, key, chunks('abc', 'def', 'ghi'), { contentType: 'image/png', maxBytes: 5 })).rejects.toBeInstanceOf(ObjectTooLargeError);
+    expect(await storage.stat(BUCKET, key)).toBeNull();
+  });
+
+  it('refuses a buffer past maxBytes and keeps nothing', async () => {
+    const key = storageKeys.original('sub_contract4', 'png');
+    await expect(storage.put(BUCKET, key, Buffer.alloc(10), { contentType: 'image/png', maxBytes: 5 })).rejects.toBeInstanceOf(ObjectTooLargeError);
+    expect(await storage.stat(BUCKET, key)).toBeNull();
+  });
+
+  it('a failed overwrite leaves the previous object whole', async () => {
+    const key = storageKeys.variant('sub_contract5', 'public');
+    await storage.put(BUCKET, key, Buffer.from('first version'), { contentType: 'image/webp' });
+    const failing = new Readable({
+      read() {
+        this.push(Buffer.from('partial'));
+        this.destroy(new Error('client went away'));
+      },
+    });
+    await expect(storage.put(BUCKET, key, failing, { contentType: 'image/webp' })).rejects.toThrow();
+    expect((await readObject(storage, BUCKET, key)).toString()).toBe('first version');
+  });
+
+  it('overwrites an object with a complete new one', async () => {
+    const key = storageKeys.variant('sub_contract6', 'public');
+    await storage.put(BUCKET, key, Buffer.from('one'), { contentType: 'image/webp' });
+    await storage.put(BUCKET, key, Buffer.from('two two'), { contentType: 'image/webp' });
+    expect((await readObject(storage, BUCKET, key)).toString()).toBe('two two');
+  });
+
+  it('get of a missing object throws ObjectNotFoundError; stat is null', async () => {
+    await expect(storage.get(BUCKET, 'variants/sub_missing/thumbnail.webp')).rejects.toBeInstanceOf(ObjectNotFoundError);
+    expect(await storage.stat(BUCKET, 'variants/sub_missing/thumbnail.webp')).toBeNull();
+  });
+
+  it('deletes, and deleting twice is fine', async () => {
+    const key = storageKeys.poster('sub_contract7');
+    await storage.put(BUCKET, key, Buffer.from('poster'), { contentType: 'image/jpeg' });
+    await storage.delete(BUCKET, key);
+    await storage.delete(BUCKET, key);
+    expect(await storage.stat(BUCKET, key)).toBeNull();
+  });
+
+  it('refuses unsafe keys', async () => {
+    await expect(storage.put(BUCKET, '../escape', Buffer.from('x'), { contentType: 'text/plain' })).rejects.toThrow(/unsafe storage key/);
+    await expect(storage.get(BUCKET, 'a/../../b')).rejects.toThrow(/unsafe storage key/);
+  });
+
+  it('ping succeeds on a reachable, writable bucket', async () => {
+    await expect(storage.ping(BUCKET)).resolves.toBeUndefined();
+  });
+});

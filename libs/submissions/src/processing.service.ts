@@ -1,0 +1,170 @@
+import { parseVariantName, type ProjectConfig, type VariantSpec } from '@framedesk/config';
+import type { Database, MediaObjectRow } from '@framedesk/db';
+import type { FailureCode, SubmissionStatus } from '@framedesk/domain';
+import { formatsForMimeTypes, isImageProcessingError, processImage } from '@framedesk/media';
+import { type ObjectStorage, ObjectNotFoundError, ObjectTooLargeError, readObject, storageKeys } from '@framedesk/storage';
+
+const SYSTEM = { type: 'system' } as const;
+
+export type ProcessingOutcome =
+  | { readonly outcome: 'needs_review' | 'promoted'; readonly width: number; readonly height: number; readonly variants: readonly string[] }
+  | { readonly outcome: 'failed'; readonly code: FailureCode; readonly message: string }
+  | { readonly outcome: 'skipped'; readonly reason: string };
+
+export interface ImageProcessingDeps {
+  readonly db: Database;
+  readonly storage: ObjectStorage;
+  readonly config: ProjectConfig;
+  /** Pixel limit of a decoded original (sharp's `limitInputPixels`). */
+  readonly maxInputPixels?: number;
+}
+
+/** Statuses from which a failure may be recorded by the pipeline (never a reviewer's queue). */
+const PIPELINE_STATUSES: readonly SubmissionStatus[] = ['received', 'waiting_for_upload', 'media_processing'];
+
+/**
+ * Records a permanent failure (compare-and-set, one event). False when the submission already
+ * left the pipeline (someone else finished or failed it first).
+ */
+export async function markSubmissionFailed(db: Database, submissionId: string, code: FailureCode, message: string): Promise<boolean> {
+  const result = await db.transition({
+    id: submissionId,
+    to: 'failed',
+    actor: SYSTEM,
+    onlyFrom: PIPELINE_STATUSES,
+    reason: code,
+    patch: { failureCode: code, failureMessage: message },
+  });
+  return result.ok;
+}
+
+async function upsertWithRetry(work: () => Promise<unknown>): Promise<void> {
+  // Two racing workers may both insert the same (submission, kind, name); the second sees the row.
+  try {
+    await work();
+  } catch {
+    await work();
+  }
+}
+
+/**
+ * The image pipeline (DESIGN.md §3, §5): `received` → `media_processing` → variants stored →
+ * `needs_review`, or `promoted` by the system when review is not required. Permanent problems
+ * end `failed` with a code; anything else it throws is transient and the job is retried.
+ */
+export function imageProcessingService(deps: ImageProcessingDeps) {
+  const specs: VariantSpec[] = deps.config.delivery.vendor_image_variants.map((name) => {
+    const spec = parseVariantName(name);
+    if (!spec) throw new Error(`unknown image variant ${name}`); // config validation refuses these
+    return spec;
+  });
+  const allowedFormats = formatsForMimeTypes(deps.config.media.allowed_image_mime_types);
+
+  const fail = async (submissionId: string, code: FailureCode, message: string): Promise<ProcessingOutcome> =>
+    (await markSubmissionFailed(deps.db, submissionId, code, message))
+      ? { outcome: 'failed', code, message }
+      : { outcome: 'skipped', reason: 'left the pipeline before the failure was recorded' };
+
+  async function start(submissionId: string): Promise<{ ok: true } | { ok: false; reason: string }> {
+    const submission = await deps.db.repos.submissions.findById(submissionId);
+    if (!submission) return { ok: false, reason: 'no such submission' };
+    if (submission.mediaType !== 'image') return { ok: false, reason: 'not an image' };
+    // A retry after a crash finds it already processing and carries on.
+    if (submission.status === 'media_processing') return { ok: true };
+    if (submission.status !== 'received') return { ok: false, reason: `status is ${submission.status}` };
+    const started = await deps.db.transition({ id: submissionId, to: 'media_processing', actor: SYSTEM, onlyFrom: ['received'] });
+    // Losing this compare-and-set means another worker owns the submission now.
+    return started.ok ? { ok: true } : { ok: false, reason: `lost the race (status ${started.current})` };
+  }
+
+  async function original(submissionId: string): Promise<MediaObjectRow | null> {
+    const objects = await deps.db.repos.mediaObjects.listForSubmission(submissionId);
+    return objects.find((o) => o.kind === 'original') ?? null;
+  }
+
+  return {
+    async process(submissionId: string): Promise<ProcessingOutcome> {
+      const started = await start(submissionId);
+      if (!started.ok) return { outcome: 'skipped', reason: started.reason };
+
+      const source = await original(submissionId);
+      if (!source) return fail(submissionId, 'processing_error', 'The original image is missing.');
+      let input: Buffer;
+      try {
+        input = await readObject(deps.storage, source.bucket, source.key, deps.config.media.multipart_max_bytes);
+      } catch (error) {
+        if (error instanceof ObjectNotFoundError) return fail(submissionId, 'processing_error', 'The original image is missing from storage.');
+        if (error instanceof ObjectTooLargeError) return fail(submissionId, 'image_too_large', 'The original image is larger than allowed.');
+        throw error;
+      }
+
+      let image;
+      try {
+        image = await processImage(input, specs, { allowedFormats, ...(deps.maxInputPixels ? { maxInputPixels: deps.maxInputPixels } : {}) });
+      } catch (error) {
+        if (isImageProcessingError(error)) return fail(submissionId, error.code, error.message);
+        throw error;
+      }
+
+      // Keys and rows are deterministic: a retry or a racing worker rewrites the same set.
+      for (const variant of image.variants) {
+        const key = storageKeys.variant(submissionId, variant.name);
+        const stored = await deps.storage.put(source.bucket, key, variant.data, { contentType: variant.contentType });
+        await upsertWithRetry(() =>
+          deps.db.repos.mediaObjects.upsert({
+            submissionId,
+            kind: 'variant',
+            name: variant.name,
+            bucket: source.bucket,
+            key,
+            contentType: variant.contentType,
+            byteSize: stored.byteSize,
+            width: variant.width,
+            height: variant.height,
+            sha256: stored.sha256,
+          }),
+        );
+      }
+
+      const promote = !deps.config.approval_defaults.requires_review;
+      const to = promote ? 'promoted' : 'needs_review';
+      const done = await deps.db.transition({
+        id: submissionId,
+        to,
+        actor: SYSTEM,
+        onlyFrom: ['media_processing'],
+        reason: promote ? 'review not required' : null,
+        patch: { width: image.width, height: image.height, ...(promote ? { reviewDecision: 'promoted', reviewedAt: new Date() } : {}) },
+        data: { variants: image.variants.map((v) => v.name) },
+      });
+      if (!done.ok) return { outcome: 'skipped', reason: `lost the race (status ${done.current})` };
+      return { outcome: to, width: image.width, height: image.height, variants: image.variants.map((v) => v.name) };
+    },
+
+    /** Retries are exhausted: the submission ends `failed` with `processing_error`. */
+    exhausted: (submissionId: string, message: string) => fail(submissionId, 'processing_error', message),
+  };
+}
+
+export type ImageProcessingService = ReturnType<typeof imageProcessingService>;
+
+export type UploadExpiryOutcome =
+  | { readonly outcome: 'expired' }
+  | { readonly outcome: 'early'; readonly expiresAt: Date }
+  | { readonly outcome: 'skipped'; readonly reason: string };
+
+/** DESIGN.md §3: an upload still waiting for its media at `expires_at` fails with `upload_expired`. */
+export async function expireUpload(db: Database, submissionId: string, uploadId: string, now = new Date()): Promise<UploadExpiryOutcome> {
+  const upload = await db.repos.mediaUploads.findBySubmission(submissionId);
+  if (!upload || upload.id !== uploadId) return { outcome: 'skipped', reason: 'no such upload' };
+  if (upload.expiresAt.getTime() > now.getTime()) return { outcome: 'early', expiresAt: upload.expiresAt };
+  const result = await db.transition({
+    id: submissionId,
+    to: 'failed',
+    actor: SYSTEM,
+    onlyFrom: ['waiting_for_upload'],
+    reason: 'upload_expired',
+    patch: { failureCode: 'upload_expired', failureMessage: 'The upload session expired before its media arrived.' },
+  });
+  return result.ok ? { outcome: 'expired' } : { outcome: 'skipped', reason: `status is ${result.current}` };
+}

@@ -1,0 +1,65 @@
+import type { Database } from '@framedesk/db';
+import type { JobName, QueueProducer } from '@framedesk/queues';
+
+export interface ReconcilerDeps {
+  readonly db: Database;
+  readonly queues: Pick<QueueProducer, 'hasLiveJob' | 'enqueueRerun'>;
+  /** A non-terminal submission untouched for this long without a live job is re-enqueued. */
+  readonly reconcileAfterSeconds: number;
+  /** Submissions looked at per pass. */
+  readonly batchSize?: number;
+  readonly now?: () => Date;
+}
+
+export interface ReconcileReport {
+  readonly requeued: readonly { readonly submissionId: string; readonly job: JobName }[];
+  readonly live: number;
+}
+
+/**
+ * Nothing lost (DESIGN.md §7): finds submissions stuck in the pipeline (a crash between the
+ * commit and the enqueue, a Redis flush, a job that exhausted its stalls) and enqueues them
+ * again. Safe to run from many workers at once: a duplicate job loses the compare-and-set.
+ */
+export function reconcilerService(deps: ReconcilerDeps) {
+  const now = deps.now ?? (() => new Date());
+  const limit = deps.batchSize ?? 500;
+
+  return {
+    async run(): Promise<ReconcileReport> {
+      const at = now();
+      const before = new Date(at.getTime() - deps.reconcileAfterSeconds * 1000);
+      const requeued: { submissionId: string; job: JobName }[] = [];
+      let live = 0;
+
+      const stale = await deps.db.repos.submissions.findStale(['received', 'media_processing'], before, limit);
+      for (const submission of stale) {
+        const job: JobName | null =
+          submission.mediaType === 'image' ? 'image.process' : submission.status === 'media_processing' ? 'video.process' : null;
+        if (!job) continue;
+        const payload = { submissionId: submission.id };
+        if (await deps.queues.hasLiveJob(job, payload)) {
+          live++;
+          continue;
+        }
+        await deps.queues.enqueueRerun(job, payload);
+        // Restart its clock so the next passes leave it to the job just enqueued.
+        await deps.db.repos.submissions.touch(submission.id);
+        requeued.push({ submissionId: submission.id, job });
+      }
+
+      for (const upload of await deps.db.repos.submissions.findExpiredUploads(at, limit)) {
+        const payload = { submissionId: upload.submissionId, uploadId: upload.id };
+        if (await deps.queues.hasLiveJob('upload.expire', payload)) {
+          live++;
+          continue;
+        }
+        await deps.queues.enqueueRerun('upload.expire', payload);
+        requeued.push({ submissionId: upload.submissionId, job: 'upload.expire' });
+      }
+      return { requeued, live };
+    },
+  };
+}
+
+export type ReconcilerService = ReturnType<typeof reconcilerService>;
