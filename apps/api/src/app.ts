@@ -4,7 +4,12 @@ import { Histogram } from '@framedesk/observability';
 import type { ApiDependencies } from './dependencies';
 import { errorHandler, notFoundHandler } from './http/problem';
 import { requestContext } from './http/request-context';
+import { agentApiRoutes } from './routes/agent-api.routes';
 import { healthRoutes } from './routes/health.routes';
+import { providerEventsRoutes } from './routes/provider-events.routes';
+import { reviewRoutes } from './routes/review.routes';
+import { uploadsRoutes } from './routes/uploads.routes';
+import { workbenchRoutes } from './routes/workbench.routes';
 
 /** The API's HTTP surface: wiring only. Each route file parses, authorizes and delegates. */
 export function createApp(deps: ApiDependencies): express.Express {
@@ -35,6 +40,14 @@ export function createApp(deps: ApiDependencies): express.Express {
     ),
   );
 
+  // Streamed bodies: mounted before any body parser could consume them.
+  app.use('/uploads', uploadsRoutes(deps.videoUploads));
+  app.use('/provider-events', providerEventsRoutes(deps.videoProvider, deps.video));
+
+  app.use(agentApiRoutes(deps));
+  app.use('/review', reviewRoutes(deps));
+  // Last before the 404: the built workbench and its client-route fallback.
+  app.use(workbenchRoutes(deps.settings.WORKBENCH_DIST, deps.settings.workspaceRoot));
   app.use(notFoundHandler);
   app.use(errorHandler((error, req) => deps.logger.error({ err: error, request_id: req.res?.locals['requestId'] }, 'unhandled error')));
   return app;

@@ -1,9 +1,13 @@
-import { apiKeysService, type ApiKeysService } from '@framedesk/access';
+import { join } from 'node:path';
+import { apiKeysService, type ApiKeysService, createRateLimiter, type RateLimiter, signMediaUrl } from '@framedesk/access';
 import type { ProjectConfig, Settings } from '@framedesk/config';
 import { createDatabase, type Database } from '@framedesk/db';
 import { createMetricsRegistry, type Logger, type Registry } from '@framedesk/observability';
 import { createQueueProducer, createRedis, type QueueProducer, type Redis } from '@framedesk/queues';
-import { createFsStorage, type ObjectStorage } from '@framedesk/storage';
+import { createStorage, type ObjectStorage } from '@framedesk/storage';
+import { createVideoService, createVideoUploadService, type VideoService, type VideoUploadService } from '@framedesk/submissions';
+import { requestValidators, type RequestValidators, submissionsService, type SubmissionsService } from '@framedesk/submissions';
+import { createVideoProvider, type VideoProvider } from '@framedesk/video-provider';
 
 /** Everything the API's routes are built from; tests build their own. */
 export interface ApiDependencies {
@@ -16,22 +20,47 @@ export interface ApiDependencies {
   readonly storage: ObjectStorage;
   readonly metrics: Registry;
   readonly apiKeys: ApiKeysService;
+  readonly videoProvider: VideoProvider;
+  /** The local provider's receiving end (upload URLs) and provider notifications. */
+  readonly videoUploads: VideoUploadService;
+  readonly video: VideoService;
+  /** The agent API (issue 3). */
+  readonly submissions: SubmissionsService;
+  readonly validators: RequestValidators;
+  readonly rateLimiter: RateLimiter;
+  /** Where frame images are spooled while hashed (always emptied). */
+  readonly spoolDir: string;
 }
 
 export function createApiDependencies(settings: Settings, config: ProjectConfig, logger: Logger): ApiDependencies {
+  // Throws at start-up when the configuration does not fit the chosen driver (Cloudflare's expiry bounds).
+  const videoProvider = createVideoProvider(settings, config);
   const db = createDatabase({ url: settings.DATABASE_URL, poolSize: settings.DATABASE_POOL_SIZE });
   const redis = createRedis(settings.REDIS_URL, 'producer');
   redis.on('error', (error) => logger.warn({ err: error }, 'redis error'));
+  const queues = createQueueProducer(redis, settings.REDIS_PREFIX);
+  const storage = createStorage(settings);
+  // Variant links in GET resources: signed, valid for 15 minutes.
+  const variantUrl = (submissionId: string, name: string) =>
+    new URL(signMediaUrl(settings.SESSION_SECRET, { submissionId, name }, new Date(Date.now() + 15 * 60_000)), config.api.base_url).toString();
+  const submissions = submissionsService({ db, storage, queues, videoProvider, config, logger, variantUrl });
   return {
     settings,
     config,
     logger,
     db,
     redis,
-    queues: createQueueProducer(redis, settings.REDIS_PREFIX),
-    storage: createFsStorage(settings.STORAGE_FS_ROOT),
+    queues,
+    storage,
     metrics: createMetricsRegistry('api'),
     apiKeys: apiKeysService(db),
+    videoProvider,
+    videoUploads: createVideoUploadService({ db, storage, queues, config, spoolDir: join(settings.STORAGE_FS_ROOT, '.uploads'), log: logger }),
+    video: createVideoService({ db, storage, queues, provider: videoProvider, config }),
+    submissions,
+    validators: requestValidators(config),
+    rateLimiter: createRateLimiter(redis, { prefix: settings.REDIS_PREFIX, limit: settings.RATE_LIMIT_PER_MINUTE }),
+    spoolDir: join(settings.STORAGE_FS_ROOT, '.spool'),
   };
 }
 

@@ -1,3 +1,6 @@
 export * from './api-keys.service';
 export * from './passwords';
 export * from './reviewers.service';
+export * from './reviewer-sessions.service';
+export * from './rate-limiter';
+export * from './media-urls';

@@ -1,1 +1,2 @@
-export {};
+export * from './schemas';
+export * from './openapi';

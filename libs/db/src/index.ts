@@ -4,10 +4,21 @@ export type { AgentRow } from './agents.repository';
 export type { ApiKeyRow, ApiKeyWithAgent } from './api-keys.repository';
 export type { ChannelRow } from './channels.repository';
 export type { ReviewerRow } from './reviewers.repository';
+export type { ReviewerSessionRow, ReviewerSessionWithReviewer } from './reviewer-sessions.repository';
+export type {
+  ClaimResult,
+  ReviewQueueFilter,
+  SubmissionDetailRow,
+  SubmissionEventRow,
+  SubmissionWithMedia,
+} from './review.repository';
 export type { MediaObjectKind, MediaObjectRow, NewMediaObject } from './media-objects.repository';
+export type { IdempotencyClaim, IdempotencyClaimInput, IdempotencyRecordRow } from './idempotency.repository';
+export type { MediaUploadRow, MediaUploadWithSubmission, NewMediaUpload } from './media-uploads.repository';
 export type {
   Actor,
   NewSubmission,
+  SubmissionResourceRow,
   SubmissionRow,
   SubmissionWithSlugs,
   TransitionPatch,

@@ -1,8 +1,12 @@
 import { agentsRepository } from './agents.repository';
 import { apiKeysRepository } from './api-keys.repository';
 import { channelsRepository } from './channels.repository';
+import { idempotencyRepository } from './idempotency.repository';
 import { mediaObjectsRepository } from './media-objects.repository';
+import { mediaUploadsRepository } from './media-uploads.repository';
 import type { DbClient } from './prisma';
+import { reviewRepository } from './review.repository';
+import { reviewerSessionsRepository } from './reviewer-sessions.repository';
 import { reviewersRepository } from './reviewers.repository';
 import { submissionsRepository } from './submissions.repository';
 
@@ -11,7 +15,11 @@ export function createRepositories(client: DbClient) {
     agents: agentsRepository(client),
     apiKeys: apiKeysRepository(client),
     channels: channelsRepository(client),
+    idempotency: idempotencyRepository(client),
     mediaObjects: mediaObjectsRepository(client),
+    mediaUploads: mediaUploadsRepository(client),
+    review: reviewRepository(client),
+    reviewerSessions: reviewerSessionsRepository(client),
     reviewers: reviewersRepository(client),
     submissions: submissionsRepository(client),
   };

@@ -217,6 +217,52 @@ export function submissionsRepository(db: DbClient) {
       const rows = await db.submission.groupBy({ by: ['status'], _count: { _all: true } });
       return Object.fromEntries(rows.map((r) => [r.status, r._count._all]));
     },
+
+    /** Upload sessions still waiting for their media at `now`, past `expires_at`. */
+    findExpiredUploads: (now: Date, limit: number) =>
+      db.mediaUpload.findMany({
+        where: { expiresAt: { lte: now }, submission: { status: 'waiting_for_upload' } },
+        orderBy: { expiresAt: 'asc' },
+        take: limit,
+        select: { id: true, submissionId: true, expiresAt: true },
+      }),
+
+    /** The agent API resource of one submission: slugs, upload id, delivered media. Another agent's is null. */
+    findResourceForAgent: (id: string, agentId: string) =>
+      db.submission.findFirst({ where: { id, agentId }, include: agentResourceInclude }),
+
+    /** An agent's own submissions as API resources, newest first, keyset-paginated on (created_at, id). */
+    listResourcesForAgent: (input: {
+      agentId: string;
+      channelId?: string;
+      status?: SubmissionStatus;
+      after?: { createdAt: Date; id: string };
+      limit: number;
+    }) =>
+      db.submission.findMany({
+        where: {
+          agentId: input.agentId,
+          ...(input.channelId ? { channelId: input.channelId } : {}),
+          ...(input.status ? { status: input.status } : {}),
+          ...(input.after
+            ? { OR: [{ createdAt: { lt: input.after.createdAt } }, { createdAt: input.after.createdAt, id: { lt: input.after.id } }] }
+            : {}),
+        },
+        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+        take: input.limit,
+        include: agentResourceInclude,
+      }),
   };
 }
 
+/** What the agent API shows of a submission besides its own columns. */
+const agentResourceInclude = {
+  agent: { select: { slug: true } },
+  channel: { select: { slug: true } },
+  upload: { select: { id: true } },
+  media: { where: { kind: { in: ['variant', 'poster'] as string[] } }, select: { kind: true, name: true }, orderBy: { name: 'asc' as const } },
+} satisfies Prisma.SubmissionInclude;
+export type SubmissionResourceRow = SubmissionWithSlugs & {
+  readonly upload: { readonly id: string } | null;
+  readonly media: readonly { readonly kind: string; readonly name: string }[];
+};

@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { DomainError, ERROR_CATALOG, type ErrorCode, isDomainError } from '@framedesk/domain';
+import { asUnavailable } from './unavailable';
 
 export const PROBLEM_TYPE_BASE = 'https://framedesk.dev/problems/';
 
@@ -49,6 +50,8 @@ export function errorHandler(log: (error: unknown, req: Parameters<ErrorRequestH
     const domain = isDomainError(error) ? error : fromFrameworkError(error);
     if (domain) return sendProblem(res, domain);
     log(error, req);
+    const unavailable = asUnavailable(error);
+    if (unavailable) return sendProblem(res, unavailable);
     sendProblem(res, new DomainError('internal_error', 'Something went wrong on our side; the request id identifies it in our logs.'));
   };
 }

@@ -1,0 +1,43 @@
+import type { RequestHandler, Response } from 'express';
+import type { AgentPrincipal, ApiKeysService, RateLimiter } from '@framedesk/access';
+import { DomainError } from '@framedesk/domain';
+import type { Logger } from '@framedesk/observability';
+
+/** The agent authenticated for this request (set by `authenticateAgent`). */
+export function callerOf(res: Response): AgentPrincipal {
+  const caller = res.locals['caller'] as AgentPrincipal | undefined;
+  if (!caller) throw new DomainError('unauthenticated', 'Send "Authorization: Bearer <API key>".');
+  return caller;
+}
+
+/** Bearer agent keys (DESIGN.md §5): 401 `unauthenticated` with `WWW-Authenticate: Bearer`. */
+export function authenticateAgent(apiKeys: ApiKeysService): RequestHandler {
+  return async (req, res, next) => {
+    res.locals['caller'] = await apiKeys.authenticate(req.get('authorization'));
+    next();
+  };
+}
+
+/** Per-key rate limit with `RateLimit-*` headers; 429 past it. A Redis failure lets requests through. */
+export function rateLimitAgent(limiter: RateLimiter, logger: Logger): RequestHandler {
+  return async (_req, res, next) => {
+    const caller = callerOf(res);
+    let decision;
+    try {
+      decision = await limiter.hit(caller.apiKeyId);
+    } catch (error) {
+      logger.warn({ err: error, request_id: res.locals['requestId'] }, 'rate limiter unavailable; failing open');
+      next();
+      return;
+    }
+    res.setHeader('RateLimit-Limit', String(decision.limit));
+    res.setHeader('RateLimit-Remaining', String(decision.remaining));
+    res.setHeader('RateLimit-Reset', String(decision.resetSeconds));
+    if (!decision.allowed) {
+      throw new DomainError('rate_limited', `At most ${decision.limit} requests per minute per API key; retry after ${decision.resetSeconds} s.`, {
+        headers: { 'Retry-After': String(decision.resetSeconds) },
+      });
+    }
+    next();
+  };
+}

@@ -1,0 +1,45 @@
+import { Router } from 'express';
+import { buildOpenApiDocument } from '@framedesk/contracts';
+import type { ApiDependencies } from '../dependencies';
+import { authenticateAgent, rateLimitAgent } from '../http/authenticate';
+import { frameSubmissionsRoutes } from './frame-submissions.routes';
+import { mediaUploadsRoutes } from './media-uploads.routes';
+import { mediaRoutes } from './media.routes';
+import { openApiRoutes } from './openapi.routes';
+
+// An unfinished claim blocks retries this long; a crashed request's retry waits at most this.
+const IDEMPOTENCY_LOCK_MS = 60_000;
+
+/** The agent API (issue 3): public docs and signed media, then everything under /v1 behind a Bearer key. */
+export function agentApiRoutes(deps: ApiDependencies): Router {
+  const router = Router();
+  const idempotency = { lockMs: IDEMPOTENCY_LOCK_MS, retentionMs: deps.settings.IDEMPOTENCY_RETENTION_HOURS * 3_600_000 };
+  router.use(openApiRoutes(buildOpenApiDocument(deps.config)));
+  router.use(mediaRoutes({ secret: deps.settings.SESSION_SECRET, submissions: deps.submissions }));
+  router.use('/v1', authenticateAgent(deps.apiKeys), rateLimitAgent(deps.rateLimiter, deps.logger));
+  router.use(
+    frameSubmissionsRoutes({
+      db: deps.db,
+      submissions: deps.submissions,
+      validators: deps.validators,
+      idempotency,
+      multipart: {
+        metadataMaxBytes: deps.config.api.metadata_max_bytes,
+        multipartMaxBytes: deps.config.media.multipart_max_bytes,
+        allowedImageTypes: deps.config.media.allowed_image_mime_types.map((t) => t.toLowerCase()),
+        spoolDir: deps.spoolDir,
+      },
+    }),
+  );
+  router.use(
+    mediaUploadsRoutes({
+      db: deps.db,
+      submissions: deps.submissions,
+      validators: deps.validators,
+      idempotency,
+      // The request fields plus metadata bounded by api.metadata_max_bytes.
+      jsonMaxBytes: deps.config.api.metadata_max_bytes + 4096,
+    }),
+  );
+  return router;
+}

@@ -1,0 +1,35 @@
+import { Router } from 'express';
+import { verifyMediaUrl } from '@framedesk/access';
+import { DomainError } from '@framedesk/domain';
+import type { SubmissionsService } from '@framedesk/submissions';
+
+/**
+ * `/media/<submission>/<name>?expires=…&signature=…`: the variants a GET resource links to.
+ * The signature is the authorization (HMAC-SHA256 with SESSION_SECRET), so these URLs work in
+ * an <img> tag; they expire, and the GET resource hands out fresh ones.
+ */
+export function mediaRoutes(deps: { secret: string; submissions: SubmissionsService }): Router {
+  const router = Router();
+  router.get('/media/:submissionId/:name', async (req, res) => {
+    const submissionId = req.params['submissionId'] ?? '';
+    const name = req.params['name'] ?? '';
+    const query = req.query as Record<string, unknown>;
+    const valid = verifyMediaUrl(deps.secret, {
+      submissionId,
+      name,
+      expires: typeof query['expires'] === 'string' ? query['expires'] : undefined,
+      signature: typeof query['signature'] === 'string' ? query['signature'] : undefined,
+    });
+    if (!valid) throw new DomainError('forbidden', 'This media URL is not valid or has expired; GET the submission again for a fresh one.');
+    const media = await deps.submissions.deliveredMedia(submissionId, name);
+    if (!media) throw new DomainError('not_found', `No media "${name}" for ${submissionId}.`);
+    const stream = await media.open();
+    res.setHeader('Content-Type', media.contentType);
+    res.setHeader('Content-Length', String(media.byteSize));
+    res.setHeader('Cache-Control', 'private, max-age=300');
+    res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin');
+    stream.on('error', () => res.destroy());
+    stream.pipe(res);
+  });
+  return router;
+}

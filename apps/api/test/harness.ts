@@ -1,0 +1,172 @@
+import { createServer, type Server } from 'node:http';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { loadSettings, type ProjectConfig } from '@framedesk/config';
+import { createLogger } from '@framedesk/observability';
+import { createTestDatabase, createTestRedisPrefix, freePort, testRedisUrl, type TestDatabase } from '@framedesk/testing';
+import { createApp } from '../src/app';
+import { type ApiDependencies, closeApiDependencies, createApiDependencies } from '../src/dependencies';
+
+const workspaceRoot = resolve(import.meta.dirname, '../../..');
+const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
+
+export interface TestApiOptions {
+  /** Changes to config/project.example.json. */
+  readonly config?: (config: ProjectConfig & Record<string, any>) => void; // eslint-disable-line @typescript-eslint/no-explicit-any
+  readonly env?: Record<string, string>;
+  /** Replace dependencies before the app is built (fault injection). */
+  readonly override?: (deps: ApiDependencies) => ApiDependencies;
+}
+
+export interface CallResult {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  readonly text: string;
+}
+
+/** The API in this process, on an ephemeral port, a database, Redis prefix and storage dir of its own. */
+export interface TestApi {
+  readonly url: string;
+  readonly deps: ApiDependencies;
+  readonly database: TestDatabase;
+  readonly storageRoot: string;
+  /** Creates an agent allowed on `channels` (created when missing) and returns its API key. */
+  createAgent(slug: string, channels: string[]): Promise<string>;
+  call(method: string, path: string, init?: { key?: string; headers?: Record<string, string>; body?: RequestInit['body']; duplex?: 'half' }): Promise<CallResult>;
+  /** Every response so far that did not match /v1/openapi.json (empty when all did). */
+  contractViolations(): string[];
+  /** Files (not directories) under the storage root. */
+  storedFiles(): Promise<string[]>;
+  stop(): Promise<void>;
+}
+
+export async function startTestApi(options: TestApiOptions = {}): Promise<TestApi> {
+  const database = await createTestDatabase();
+  const redis = createTestRedisPrefix();
+  const storageRoot = await mkdtemp(join(tmpdir(), 'framedesk-api-test-'));
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const config = JSON.parse(await readFile(join(workspaceRoot, 'config/project.example.json'), 'utf8'));
+  config.api.base_url = url;
+  options.config?.(config);
+  const settings = loadSettings(
+    {
+      NODE_ENV: 'test',
+      DATABASE_URL: database.url,
+      DATABASE_POOL_SIZE: '5',
+      REDIS_URL: testRedisUrl(),
+      REDIS_PREFIX: redis.prefix,
+      STORAGE_FS_ROOT: join(storageRoot, 'storage'),
+      LOG_LEVEL: 'silent',
+      WORKBENCH_DIST: join(storageRoot, 'no-workbench'),
+      ...options.env,
+    },
+    workspaceRoot,
+  );
+  const logger = createLogger({ name: 'api-test', level: 'silent' });
+  let deps = createApiDependencies(settings, config as ProjectConfig, logger);
+  if (options.override) deps = options.override(deps);
+  const server: Server = createServer(createApp(deps));
+  await new Promise<void>((r) => server.listen(port, '127.0.0.1', () => r()));
+
+  const contract = await contractChecker(url);
+  const violations: string[] = [];
+
+  return {
+    url,
+    deps,
+    database,
+    storageRoot,
+    async createAgent(slug, channels) {
+      const agent = await deps.db.repos.agents.create(slug);
+      const ids = [];
+      for (const channel of channels) ids.push((await deps.db.repos.channels.ensure(channel)).channel.id);
+      await deps.db.repos.agents.allowChannels(agent.id, ids);
+      return (await deps.apiKeys.issue(agent.id)).key;
+    },
+    async call(method, path, init = {}) {
+      const headers: Record<string, string> = { ...init.headers };
+      if (init.key) headers['authorization'] = `Bearer ${init.key}`;
+      const response = await fetch(url + path, { method, headers, ...(init.body !== undefined ? { body: init.body } : {}), ...(init.duplex ? { duplex: init.duplex } : {}) } as RequestInit);
+      const text = await response.text();
+      const type = response.headers.get('content-type') ?? '';
+      const body = type.includes('json') && text ? JSON.parse(text) : text;
+      const problem = contract.check(method, path, response.status, type, body);
+      if (problem) violations.push(`${method} ${path} → ${response.status}: ${problem}`);
+      return { status: response.status, headers: response.headers, body, text };
+    },
+    contractViolations: () => [...violations],
+    async storedFiles() {
+      const entries = await readdir(join(storageRoot, 'storage'), { recursive: true, withFileTypes: true }).catch(() => []);
+      return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+    },
+    async stop() {
+      await new Promise<void>((r) => server.close(() => r()));
+      server.closeAllConnections();
+      // With Redis unreachable BullMQ's close never settles; the process-level shutdown has its own time-out.
+      await Promise.race([closeApiDependencies(deps), new Promise((r) => setTimeout(r, 3_000).unref())]);
+      await deps.db.close().catch(() => undefined);
+      await database.drop();
+      await redis.cleanup();
+      await rm(storageRoot, { recursive: true, force: true });
+    },
+  };
+}
+
+const TEMPLATES: [RegExp, string][] = [
+  [/^\/v1\/frame-submissions$/, '/v1/frame-submissions'],
+  [/^\/v1\/frame-submissions\/[^/]+$/, '/v1/frame-submissions/{submission_id}'],
+  [/^\/v1\/media-uploads$/, '/v1/media-uploads'],
+  [/^\/v1\/media-uploads\/[^/]+$/, '/v1/media-uploads/{upload_id}'],
+];
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/**
+ * Checks responses against the served OpenAPI document: the documented status, content type
+ * and component schema; any non-2xx anywhere must be problem+json matching `Problem`.
+ */
+export async function contractChecker(baseUrl: string) {
+  const document = (await (await fetch(`${baseUrl}/v1/openapi.json`)).json()) as Json;
+  const ajv = new Ajv({ allErrors: true, strict: true });
+  addFormats(ajv);
+  const validators = new Map<string, ValidateFunction>();
+  for (const [name, schema] of Object.entries(document['components'].schemas as Json)) validators.set(`#/components/schemas/${name}`, ajv.compile(schema));
+  const validate = (ref: string, body: unknown) => {
+    const v = validators.get(ref);
+    if (!v) return `no schema ${ref}`;
+    return v(body) ? null : `${ref}: ${ajv.errorsText(v.errors)}`;
+  };
+  return {
+    document,
+    check(method: string, path: string, status: number, contentType: string, body: unknown): string | null {
+      const pathname = path.split('?')[0]!;
+      if (status >= 400) {
+        if (!contentType.startsWith('application/problem+json')) return `error without problem+json (${contentType})`;
+        return validate('#/components/schemas/Problem', body);
+      }
+      const template = TEMPLATES.find(([re]) => re.test(pathname))?.[1];
+      if (!template) return null; // not part of the agent API (docs, media, health)
+      const operation = document['paths'][template]?.[method.toLowerCase()];
+      if (!operation) return `undocumented operation ${method} ${template}`;
+      const response = operation.responses[String(status)];
+      if (!response) return `undocumented status ${status}`;
+      const schema = response.content?.['application/json']?.schema;
+      if (!contentType.startsWith('application/json')) return `expected application/json, got ${contentType}`;
+      return schema?.$ref ? validate(schema.$ref, body) : null;
+    },
+  };
+}
+
+/** A frame submission's multipart body. */
+export function frameForm(metadata: unknown, image: Buffer | null, extra: (form: FormData) => void = () => undefined): FormData {
+  const form = new FormData();
+  form.append('metadata', new Blob([typeof metadata === 'string' ? metadata : JSON.stringify(metadata)], { type: 'application/json' }), 'metadata.json');
+  if (image) form.append('image', new Blob([new Uint8Array(image)], { type: 'image/png' }), 'frame.png');
+  extra(form);
+  return form;
+}

@@ -1,0 +1,101 @@
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contractChecker, startTestApi, type TestApi } from './harness';
+
+const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+let api: TestApi;
+let document: Json;
+
+beforeAll(async () => {
+  api = await startTestApi({ config: (c) => void (c.media.click_zones_max = 7) });
+  const res = await api.call('GET', '/v1/openapi.json');
+  expect(res.status).toBe(200);
+  document = res.body;
+});
+afterAll(async () => {
+  await api?.stop();
+});
+
+/** Every `$ref` in the document, with where it was found. */
+function refs(value: unknown, at = '#'): [string, string][] {
+  if (Array.isArray(value)) return value.flatMap((v, i) => refs(v, `${at}/${i}`));
+  if (value && typeof value === 'object') {
+    return Object.entries(value as Json).flatMap(([k, v]) => (k === '$ref' && typeof v === 'string' ? [[at, v] as [string, string]] : refs(v, `${at}/${k}`)));
+  }
+  return [];
+}
+
+describe('GET /v1/openapi.json', () => {
+  it('is an OpenAPI 3.1 document of the agent API, served without authentication', () => {
+    expect(document['openapi']).toBe('3.1.0');
+    expect(document['info']).toMatchObject({ title: expect.any(String), version: expect.any(String) });
+    expect(Object.keys(document['paths']).sort()).toEqual(['/v1/frame-submissions', '/v1/frame-submissions/{submission_id}', '/v1/media-uploads', '/v1/media-uploads/{upload_id}']);
+    expect(document['components'].securitySchemes.bearerAuth).toEqual(expect.objectContaining({ type: 'http', scheme: 'bearer' }));
+    const operations = Object.values(document['paths'] as Json).flatMap((item) => Object.values(item as Json)) as Json[];
+    expect(operations.map((o) => o['operationId']).sort()).toEqual(['createFrameSubmission', 'createMediaUpload', 'getFrameSubmission', 'getMediaUpload', 'listFrameSubmissions']);
+    for (const op of operations) {
+      expect(Object.keys(op['responses']).some((s) => /^2\d\d$/.test(s))).toBe(true);
+      expect(op['responses']['401']).toBeDefined();
+    }
+    expect(document['paths']['/v1/frame-submissions'].post.responses['202']).toBeDefined();
+    expect(document['paths']['/v1/media-uploads'].post.responses['201']).toBeDefined();
+  });
+
+  it('compiles every schema with ajv, and every $ref resolves', () => {
+    const ajv = new Ajv({ allErrors: true, strict: true });
+    addFormats(ajv);
+    for (const [name, schema] of Object.entries(document['components'].schemas as Json)) {
+      expect(() => ajv.compile(schema), name).not.toThrow();
+    }
+    for (const [at, ref] of refs(document)) {
+      const target = ref.replace(/^#\//, '').split('/').reduce<unknown>((node, part) => (node as Json | undefined)?.[part], document);
+      expect(target, `${at} → ${ref}`).toBeDefined();
+    }
+    for (const op of Object.values(document['paths'] as Json).flatMap((item) => Object.values(item as Json)) as Json[]) {
+      for (const p of op['parameters'] ?? []) expect(() => ajv.compile(p.schema)).not.toThrow();
+    }
+  });
+
+  it('states the configured limits, from the same schemas the server validates with', () => {
+    const metadata = document['components'].schemas.FrameMetadata;
+    expect(metadata.properties.click_zones.maxItems).toBe(7);
+    expect(metadata.required.sort()).toEqual(['agent_slug', 'channel_slug', 'date']);
+    expect(document['paths']['/v1/frame-submissions'].post.description).toContain('16384');
+    expect(document['components'].schemas.MediaUploadRequest.required.sort()).toEqual(['agent_slug', 'byte_size', 'channel_slug', 'content_type', 'filename', 'media_type']);
+  });
+
+  it('describes what the server enforces: 8 zones fail, 7 pass schema validation', async () => {
+    const ajv = new Ajv({ allErrors: true, strict: true });
+    addFormats(ajv);
+    const validate = ajv.compile(document['components'].schemas.FrameMetadata);
+    const zone = { x: 0, y: 0, width: 0.1, height: 0.1, url: 'https://e.com' };
+    const ok = { agent_slug: 'a', channel_slug: 'b', date: '20260101', click_zones: Array(7).fill(zone) };
+    expect(validate(ok)).toBe(true);
+    expect(validate({ ...ok, click_zones: Array(8).fill(zone) })).toBe(false);
+    expect(() => api.deps.validators.frameMetadata({ ...ok, click_zones: Array(8).fill(zone) })).toThrow(/validation/);
+  });
+});
+
+describe('the response checker the integration tests use', () => {
+  it('catches bodies and error answers that break the document', async () => {
+    const checker = await contractChecker(api.url);
+    expect(checker.check('GET', '/v1/frame-submissions/sub_x', 200, 'application/json', { id: 'sub_x' })).toMatch(/FrameSubmission/);
+    expect(checker.check('GET', '/v1/media-uploads/upl_x', 404, 'text/html', '<h1>')).toMatch(/problem\+json/);
+    expect(checker.check('POST', '/v1/media-uploads', 202, 'application/json', {})).toMatch(/undocumented status/);
+    expect(checker.check('GET', '/v1/media-uploads/upl_x', 500, 'application/problem+json', { code: 'x' })).toMatch(/Problem/);
+  });
+});
+
+describe('GET /docs', () => {
+  it('is a self-contained HTML reference of the document (no scripts, no external assets)', async () => {
+    const res = await api.call('GET', '/docs');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    for (const path of Object.keys(document['paths'])) expect(res.text).toContain(path);
+    for (const name of Object.keys(document['components'].schemas)) expect(res.text).toContain(`id="schema-${name}"`);
+    expect(res.text).not.toMatch(/<script|<link|src="http/i);
+  });
+});

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { signMediaUrl, verifyMediaUrl } from './media-urls';
+
+const secret = 'a-secret-of-sixteen-chars';
+const input = { submissionId: 'sub_abc', name: 'thumbnail' };
+
+function parse(url: string) {
+  const u = new URL(url, 'http://x');
+  return { expires: u.searchParams.get('expires') ?? undefined, signature: u.searchParams.get('signature') ?? undefined, path: u.pathname };
+}
+
+describe('signed media URLs', () => {
+  it('verify for the signed object until they expire', () => {
+    const now = new Date('2026-11-22T00:00:00Z');
+    const url = signMediaUrl(secret, input, new Date(now.getTime() + 60_000));
+    const q = parse(url);
+    expect(q.path).toBe('/media/sub_abc/thumbnail');
+    expect(verifyMediaUrl(secret, { ...input, ...q }, now)).toBe(true);
+    expect(verifyMediaUrl(secret, { ...input, ...q }, new Date(now.getTime() + 61_000))).toBe(false);
+  });
+
+  it('refuse another object, another secret, a changed expiry or garbage', () => {
+    const now = new Date('2026-11-22T00:00:00Z');
+    const q = parse(signMediaUrl(secret, input, new Date(now.getTime() + 60_000)));
+    expect(verifyMediaUrl(secret, { ...input, name: 'public', ...q }, now)).toBe(false);
+    expect(verifyMediaUrl('another-secret-sixteen', { ...input, ...q }, now)).toBe(false);
+    expect(verifyMediaUrl(secret, { ...input, ...q, expires: String(Number(q.expires) + 1) }, now)).toBe(false);
+    expect(verifyMediaUrl(secret, { ...input, expires: q.expires, signature: 'zz' }, now)).toBe(false);
+    expect(verifyMediaUrl(secret, { ...input, expires: undefined, signature: undefined }, now)).toBe(false);
+  });
+});

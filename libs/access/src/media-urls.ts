@@ -1,0 +1,34 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/**
+ * Short-lived signed media URLs: `/media/<submission>/<name>?expires=<unix>&signature=<hex>`,
+ * HMAC-SHA256 over submission, name and expiry with the session secret. Anyone holding the URL
+ * may fetch the object until it expires; nobody can forge or extend one.
+ */
+export interface MediaUrlInput {
+  readonly submissionId: string;
+  readonly name: string;
+}
+
+const signatureOf = (secret: string, input: MediaUrlInput, expires: number) =>
+  createHmac('sha256', secret).update(`media\n${input.submissionId}\n${input.name}\n${expires}`).digest('hex');
+
+/** The URL path and query (append it to the public base address). */
+export function signMediaUrl(secret: string, input: MediaUrlInput, expiresAt: Date): string {
+  const expires = Math.floor(expiresAt.getTime() / 1000);
+  const signature = signatureOf(secret, input, expires);
+  return `/media/${encodeURIComponent(input.submissionId)}/${encodeURIComponent(input.name)}?expires=${expires}&signature=${signature}`;
+}
+
+/** True when `signature` is ours for this object and `expires` is still ahead of `now`. */
+export function verifyMediaUrl(
+  secret: string,
+  input: MediaUrlInput & { readonly expires: string | undefined; readonly signature: string | undefined },
+  now = new Date(),
+): boolean {
+  if (!input.expires || !/^\d{1,12}$/.test(input.expires) || !input.signature || !/^[0-9a-f]{64}$/.test(input.signature)) return false;
+  const expires = Number(input.expires);
+  if (expires * 1000 <= now.getTime()) return false;
+  const expected = Buffer.from(signatureOf(secret, input, expires), 'hex');
+  return timingSafeEqual(expected, Buffer.from(input.signature, 'hex'));
+}

@@ -1,0 +1,182 @@
+import type { TSchema } from '@sinclair/typebox';
+import {
+  type ContractLimits,
+  frameMetadataSchema,
+  FrameSubmissionListSchema,
+  FrameSubmissionSchema,
+  LIST_LIMIT_DEFAULT,
+  LIST_LIMIT_MAX,
+  mediaUploadRequestSchema,
+  MediaUploadSchema,
+  ProblemSchema,
+  SlugSchema,
+  SubmissionIdSchema,
+  SubmissionStatusSchema,
+  UploadIdSchema,
+} from './schemas';
+
+/** The parts of the project configuration the document states (limits, allowed types). */
+export interface OpenApiConfig {
+  readonly api: { readonly base_url: string; readonly metadata_max_bytes: number };
+  readonly media: {
+    readonly allowed_image_mime_types: readonly string[];
+    readonly allowed_video_mime_types: readonly string[];
+    readonly multipart_max_bytes: number;
+    readonly click_zones_max: number;
+  };
+  readonly delivery: { readonly vendor_stream_upload_expires_seconds: number };
+}
+
+/** Plain JSON Schema: TypeBox's symbol-keyed bookkeeping removed. */
+const plain = (schema: TSchema): Record<string, unknown> => JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const json = (name: string) => ({ 'application/json': { schema: ref(name) } });
+const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: ref('Problem') } } });
+
+/** The components every answer may carry; also what the API validates with. */
+export function contractSchemas(limits: ContractLimits): Record<string, Record<string, unknown>> {
+  return {
+    FrameMetadata: plain(frameMetadataSchema(limits)),
+    FrameSubmission: plain(FrameSubmissionSchema),
+    FrameSubmissionList: plain(FrameSubmissionListSchema),
+    MediaUploadRequest: plain(mediaUploadRequestSchema(limits)),
+    MediaUpload: plain(MediaUploadSchema),
+    Problem: plain(ProblemSchema),
+  };
+}
+
+const rateLimitHeaders = {
+  'RateLimit-Limit': { description: 'Requests allowed per window', schema: { type: 'integer' } },
+  'RateLimit-Remaining': { description: 'Requests left in this window', schema: { type: 'integer' } },
+  'RateLimit-Reset': { description: 'Seconds until the window resets', schema: { type: 'integer' } },
+};
+
+const commonErrors = {
+  '401': problem('`unauthenticated`: missing, malformed, unknown or revoked key (`WWW-Authenticate: Bearer`)'),
+  '429': { ...problem('`rate_limited`: per-key limit reached; wait `Retry-After` seconds'), headers: { 'Retry-After': { schema: { type: 'integer' } } } },
+  '503': problem('`service_unavailable`: a dependency is down; nothing was created'),
+  default: problem('Any other error, as problem details'),
+};
+
+const idempotencyKey = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: true,
+  description: 'A client-generated UUID (bare or quoted). Retrying with the same key replays the first answer (`Idempotent-Replayed: true`) for 24 hours.',
+  schema: { type: 'string', maxLength: 64 },
+};
+
+const createErrors = {
+  '400': problem('`invalid_request`, `idempotency_key_required`, `invalid_idempotency_key`'),
+  '403': problem('`forbidden`: `agent_slug` is not the key\'s agent, or the agent may not post to the channel'),
+  '409': { ...problem('`idempotency_key_in_use`: the first request with this key is still in flight; retry after `Retry-After`'), headers: { 'Retry-After': { schema: { type: 'integer' } } } },
+  '413': problem('`metadata_too_large` or `payload_too_large`'),
+  '415': problem('`unsupported_media_type`'),
+  '422': problem('`validation_failed` (every field error in `errors`) or `idempotency_key_reused`'),
+};
+
+/**
+ * The OpenAPI 3.1 document of the agent API, built from the same schemas the server validates
+ * with. `config` supplies the limits it states.
+ */
+export function buildOpenApiDocument(config: OpenApiConfig): Record<string, unknown> {
+  const limits: ContractLimits = { clickZonesMax: config.media.click_zones_max };
+  const idPath = (name: string, schema: TSchema, description: string) => ({ name, in: 'path', required: true, description, schema: plain(schema) });
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Framedesk agent API',
+      version: '1.0.0',
+      description:
+        'Agents submit frames (PNG images, videos) to channels and poll for their status. Every error is RFC 9457 problem details with a stable `code` and a `request_id`.',
+    },
+    servers: [{ url: config.api.base_url }],
+    security: [{ bearerAuth: [] }],
+    paths: {
+      '/v1/frame-submissions': {
+        post: {
+          operationId: 'createFrameSubmission',
+          summary: 'Submit an image frame',
+          description: `Multipart with parts \`metadata\` (JSON, at most ${config.api.metadata_max_bytes} bytes) and \`image\` (${config.media.allowed_image_mime_types.join(', ')}; really a PNG). The whole body may be at most ${config.media.multipart_max_bytes} bytes. A \`video\` part or a \`media_upload_id\` field is refused with 415: videos go through POST /v1/media-uploads.`,
+          parameters: [idempotencyKey],
+          requestBody: {
+            required: true,
+            content: {
+              'multipart/form-data': {
+                schema: {
+                  type: 'object',
+                  required: ['metadata', 'image'],
+                  properties: { metadata: ref('FrameMetadata'), image: { type: 'string', contentMediaType: 'image/png' } },
+                },
+                encoding: { metadata: { contentType: 'application/json' }, image: { contentType: config.media.allowed_image_mime_types.join(', ') } },
+              },
+            },
+          },
+          responses: {
+            '202': { description: 'Accepted with status `received`; processing continues asynchronously', headers: rateLimitHeaders, content: json('FrameSubmission') },
+            ...createErrors,
+            ...commonErrors,
+          },
+        },
+        get: {
+          operationId: 'listFrameSubmissions',
+          summary: "The agent's own submissions, newest first",
+          parameters: [
+            { name: 'channel_slug', in: 'query', required: false, schema: plain(SlugSchema) },
+            { name: 'status', in: 'query', required: false, schema: plain(SubmissionStatusSchema) },
+            { name: 'cursor', in: 'query', required: false, description: '`next_cursor` of the previous page', schema: { type: 'string' } },
+            { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: LIST_LIMIT_MAX, default: LIST_LIMIT_DEFAULT } },
+          ],
+          responses: {
+            '200': { description: 'One page', headers: rateLimitHeaders, content: json('FrameSubmissionList') },
+            '400': problem('`invalid_request`: the cursor is not one we issued'),
+            '422': problem('`validation_failed`'),
+            ...commonErrors,
+          },
+        },
+      },
+      '/v1/frame-submissions/{submission_id}': {
+        get: {
+          operationId: 'getFrameSubmission',
+          summary: 'The full submission, for polling',
+          parameters: [idPath('submission_id', SubmissionIdSchema, 'The `sub_` id')],
+          responses: {
+            '200': { description: 'The submission', headers: rateLimitHeaders, content: json('FrameSubmission') },
+            '404': problem("`not_found`: unknown, or another agent's"),
+            ...commonErrors,
+          },
+        },
+      },
+      '/v1/media-uploads': {
+        post: {
+          operationId: 'createMediaUpload',
+          summary: 'Create a video upload session (and its submission)',
+          description: `Allowed content types: ${config.media.allowed_video_mime_types.join(', ') || 'none'}. The session expires after ${config.delivery.vendor_stream_upload_expires_seconds} seconds. Upload with \`upload_protocol\`: \`basic\` (one multipart POST of field \`file\`) or \`tus\` (tus 1.0). The submission then continues by itself; do not resubmit with \`media_upload_id\`.`,
+          parameters: [idempotencyKey],
+          requestBody: { required: true, content: json('MediaUploadRequest') },
+          responses: {
+            '201': { description: 'Created with status `waiting_for_upload`', headers: rateLimitHeaders, content: json('MediaUpload') },
+            ...createErrors,
+            ...commonErrors,
+          },
+        },
+      },
+      '/v1/media-uploads/{upload_id}': {
+        get: {
+          operationId: 'getMediaUpload',
+          summary: "The upload session; its status is its submission's",
+          parameters: [idPath('upload_id', UploadIdSchema, 'The `upl_` id')],
+          responses: {
+            '200': { description: 'The upload session', headers: rateLimitHeaders, content: json('MediaUpload') },
+            '404': problem("`not_found`: unknown, or another agent's"),
+            ...commonErrors,
+          },
+        },
+      },
+    },
+    components: {
+      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An agent API key, `fd_live_…`' } },
+      schemas: contractSchemas(limits),
+    },
+  };
+}

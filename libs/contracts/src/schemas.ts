@@ -1,0 +1,175 @@
+import { type Static, type TSchema, type TUnsafe, Type } from '@sinclair/typebox';
+
+/**
+ * The agent API's request and response shapes (DESIGN.md §4) as JSON Schema. The API validates
+ * requests with these, the OpenAPI document is generated from them, and the client and the
+ * workbench take their types from them. Browser-safe: no Node imports here.
+ */
+const stringEnum = <const T extends readonly string[]>(values: T, description?: string): TUnsafe<T[number]> =>
+  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
+const nullable = <S extends TSchema>(schema: S) => Type.Union([schema, Type.Null()]);
+
+export const API_SUBMISSION_STATUSES = ['received', 'waiting_for_upload', 'media_processing', 'needs_review', 'promoted', 'rejected', 'failed'] as const;
+export const API_VISIBILITIES = ['draft', 'team_visible', 'promotion_eligible'] as const;
+export const API_MEDIA_TYPES = ['image', 'video'] as const;
+export const UPLOAD_PROTOCOLS = ['basic', 'tus'] as const;
+
+export const SlugSchema = Type.String({ pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$', maxLength: 64, description: 'Lowercase letters and digits in dash-separated words, at most 64 characters' });
+export const FrameDateSchema = Type.String({ pattern: '^[0-9]{8}$', description: 'The frame day, YYYYMMDD (a real calendar date)' });
+export const TimestampSchema = Type.String({ format: 'date-time', description: 'ISO 8601 UTC timestamp' });
+export const SubmissionStatusSchema = stringEnum(API_SUBMISSION_STATUSES, 'Status (DESIGN.md §3)');
+export const SubmissionIdSchema = Type.String({ pattern: '^sub_[0-9A-Za-z]{22}$', description: 'A frame submission id' });
+export const UploadIdSchema = Type.String({ pattern: '^upl_[0-9A-Za-z]{22}$', description: 'A media upload id' });
+
+/** A link drawn over the frame; coordinates are fractions 0–1 of the frame's width and height. */
+export const ClickZoneSchema = Type.Object(
+  {
+    x: Type.Number({ minimum: 0, maximum: 1, description: 'Left edge, fraction of the frame width' }),
+    y: Type.Number({ minimum: 0, maximum: 1, description: 'Top edge, fraction of the frame height' }),
+    width: Type.Number({ exclusiveMinimum: 0, maximum: 1, description: 'Fraction of the frame width; x + width ≤ 1' }),
+    height: Type.Number({ exclusiveMinimum: 0, maximum: 1, description: 'Fraction of the frame height; y + height ≤ 1' }),
+    url: Type.String({ format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', maxLength: 2048, description: 'http(s) address the zone links to' }),
+    label: Type.Optional(Type.String({ maxLength: 200 })),
+  },
+  { additionalProperties: false },
+);
+export type ClickZone = Static<typeof ClickZoneSchema>;
+
+/** Limits that come from the project configuration and shape the schemas. */
+export interface ContractLimits {
+  /** media.click_zones_max */
+  readonly clickZonesMax: number;
+}
+
+const describedFields = (limits: ContractLimits) => ({
+  title: Type.Optional(Type.String({ maxLength: 200 })),
+  caption: Type.Optional(Type.String({ maxLength: 2000 })),
+  click_zones: Type.Optional(Type.Array(ClickZoneSchema, { maxItems: limits.clickZonesMax, description: `At most ${limits.clickZonesMax} zones (media.click_zones_max)` })),
+  external_ref: Type.Optional(Type.String({ maxLength: 200, description: "The agent's own reference" })),
+});
+
+/** The `metadata` part of POST /v1/frame-submissions (DESIGN.md §4 field table). */
+export function frameMetadataSchema(limits: ContractLimits) {
+  return Type.Object(
+    {
+      agent_slug: { ...SlugSchema, description: "Slug of the submitting agent; must be the API key's agent" } as typeof SlugSchema,
+      channel_slug: { ...SlugSchema, description: 'Slug of the target channel; the agent must be allowed on it' } as typeof SlugSchema,
+      date: FrameDateSchema,
+      ...describedFields(limits),
+    },
+    { additionalProperties: false },
+  );
+}
+export type FrameMetadata = Static<ReturnType<typeof frameMetadataSchema>>;
+
+/** Optional descriptive metadata of a video, sent with POST /v1/media-uploads. */
+export function uploadMetadataSchema(limits: ContractLimits) {
+  return Type.Object(describedFields(limits), { additionalProperties: false });
+}
+
+/** JSON body of POST /v1/media-uploads. */
+export function mediaUploadRequestSchema(limits: ContractLimits) {
+  return Type.Object(
+    {
+      agent_slug: SlugSchema,
+      channel_slug: SlugSchema,
+      media_type: stringEnum(['video'] as const, 'Only video uses upload sessions in V1'),
+      filename: Type.String({ minLength: 1, maxLength: 255 }),
+      content_type: Type.String({ minLength: 1, maxLength: 255, description: 'One of media.allowed_video_mime_types' }),
+      byte_size: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+      date: Type.Optional({ ...FrameDateSchema, description: 'YYYYMMDD; default today (UTC)' } as typeof FrameDateSchema),
+      metadata: Type.Optional(uploadMetadataSchema(limits)),
+    },
+    { additionalProperties: false },
+  );
+}
+export type MediaUploadRequest = Static<ReturnType<typeof mediaUploadRequestSchema>>;
+
+export const FailureSchema = Type.Object({ code: Type.String(), message: Type.String() }, { additionalProperties: false });
+export const ReviewSchema = Type.Object(
+  { decision: stringEnum(['promoted', 'rejected'] as const), reason: nullable(Type.String()), reviewed_at: TimestampSchema },
+  { additionalProperties: false },
+);
+
+/** GET /v1/frame-submissions/{id}; also the 202 body of the create (its first six fields are §2.1's). */
+export const FrameSubmissionSchema = Type.Object(
+  {
+    id: SubmissionIdSchema,
+    status: SubmissionStatusSchema,
+    agent_slug: SlugSchema,
+    channel_slug: SlugSchema,
+    date: FrameDateSchema,
+    created_at: TimestampSchema,
+    updated_at: TimestampSchema,
+    media_type: stringEnum(API_MEDIA_TYPES),
+    visibility: stringEnum(API_VISIBILITIES),
+    title: nullable(Type.String()),
+    caption: nullable(Type.String()),
+    click_zones: Type.Array(ClickZoneSchema),
+    external_ref: nullable(Type.String()),
+    media_upload_id: nullable(UploadIdSchema),
+    variants: Type.Record(Type.String(), Type.String({ format: 'uri' }), { description: 'Variant name → short-lived signed URL, once processed' }),
+    failure: nullable(FailureSchema),
+    review: nullable(ReviewSchema),
+  },
+  { additionalProperties: false },
+);
+export type FrameSubmission = Static<typeof FrameSubmissionSchema>;
+
+export const FrameSubmissionListSchema = Type.Object(
+  {
+    data: Type.Array(FrameSubmissionSchema),
+    has_more: Type.Boolean(),
+    next_cursor: nullable(Type.String({ description: 'Pass as `cursor` for the next page' })),
+  },
+  { additionalProperties: false },
+);
+export type FrameSubmissionList = Static<typeof FrameSubmissionListSchema>;
+
+export const LIST_LIMIT_DEFAULT = 20;
+export const LIST_LIMIT_MAX = 100;
+export const FrameSubmissionListQuerySchema = Type.Object(
+  {
+    channel_slug: Type.Optional(SlugSchema),
+    status: Type.Optional(SubmissionStatusSchema),
+    cursor: Type.Optional(Type.String({ maxLength: 200 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: LIST_LIMIT_MAX, default: LIST_LIMIT_DEFAULT })),
+  },
+  { additionalProperties: false },
+);
+export type FrameSubmissionListQuery = Static<typeof FrameSubmissionListQuerySchema>;
+
+/** POST (201) and GET (200) /v1/media-uploads: the session; its status is its submission's. */
+export const MediaUploadSchema = Type.Object(
+  {
+    id: UploadIdSchema,
+    status: SubmissionStatusSchema,
+    provider: stringEnum(['vendor_stream'] as const),
+    upload_url: Type.String({ format: 'uri' }),
+    upload_protocol: stringEnum(UPLOAD_PROTOCOLS, 'basic: one multipart POST of field `file`; tus: tus 1.0 resumable'),
+    expires_at: TimestampSchema,
+    submission_id: SubmissionIdSchema,
+    filename: Type.String(),
+    content_type: Type.String(),
+    byte_size: Type.Integer(),
+    created_at: TimestampSchema,
+    failure: nullable(FailureSchema),
+  },
+  { additionalProperties: false },
+);
+export type MediaUpload = Static<typeof MediaUploadSchema>;
+
+/** RFC 9457 problem details, the body of every non-2xx answer. */
+export const ProblemSchema = Type.Object(
+  {
+    type: Type.String({ format: 'uri' }),
+    title: Type.String(),
+    status: Type.Integer({ minimum: 400, maximum: 599 }),
+    detail: Type.String(),
+    code: Type.String({ description: 'Stable machine-readable error code' }),
+    request_id: Type.String(),
+    errors: Type.Optional(Type.Array(Type.Object({ pointer: Type.String(), detail: Type.String() }, { additionalProperties: false }))),
+  },
+  { additionalProperties: true },
+);
+export type Problem = Static<typeof ProblemSchema>;

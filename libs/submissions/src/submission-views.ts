@@ -1,0 +1,63 @@
+import type { ClickZone, FrameSubmission, MediaUpload } from '@framedesk/contracts';
+import type { MediaUploadWithSubmission, SubmissionResourceRow } from '@framedesk/db';
+
+/** Builds the signed URL of a delivered variant (or poster) of a submission. */
+export type VariantUrl = (submissionId: string, name: string) => string;
+
+interface StoredMetadata {
+  readonly title?: string;
+  readonly caption?: string;
+  readonly click_zones?: ClickZone[];
+  readonly external_ref?: string;
+}
+
+/** The API resource of a submission (DESIGN.md §4): the same shape for create, replay, GET and list. */
+export function toFrameSubmission(row: SubmissionResourceRow, variantUrl: VariantUrl): FrameSubmission {
+  const metadata = (row.metadata ?? {}) as StoredMetadata;
+  const variants: Record<string, string> = {};
+  for (const media of row.media) variants[media.name] = variantUrl(row.id, media.name);
+  return {
+    id: row.id,
+    status: row.status,
+    agent_slug: row.agent.slug,
+    channel_slug: row.channel.slug,
+    date: row.date,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+    media_type: row.mediaType,
+    visibility: row.visibility,
+    title: metadata.title ?? row.title ?? null,
+    caption: metadata.caption ?? null,
+    click_zones: metadata.click_zones ?? [],
+    external_ref: metadata.external_ref ?? null,
+    media_upload_id: row.upload?.id ?? null,
+    variants,
+    failure: row.status === 'failed' ? { code: row.failureCode ?? 'processing_error', message: row.failureMessage ?? 'Processing failed.' } : null,
+    review:
+      row.reviewDecision && row.reviewedAt
+        ? { decision: row.reviewDecision, reason: row.reviewReason, reviewed_at: row.reviewedAt.toISOString() }
+        : null,
+  };
+}
+
+/** The API resource of an upload session; its status is its submission's. */
+export function toMediaUpload(row: MediaUploadWithSubmission): MediaUpload {
+  const { submission } = row;
+  return {
+    id: row.id,
+    status: submission.status,
+    provider: 'vendor_stream',
+    upload_url: row.uploadUrl,
+    upload_protocol: row.protocol === 'tus' ? 'tus' : 'basic',
+    expires_at: row.expiresAt.toISOString(),
+    submission_id: row.submissionId,
+    filename: row.filename,
+    content_type: row.contentType,
+    byte_size: Number(row.byteSize),
+    created_at: row.createdAt.toISOString(),
+    failure:
+      submission.status === 'failed'
+        ? { code: submission.failureCode ?? 'processing_error', message: submission.failureMessage ?? 'Processing failed.' }
+        : null,
+  };
+}
