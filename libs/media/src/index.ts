@@ -1,1 +1,27 @@
-export {};
+export { variantSize, type Size } from './geometry';
+export {
+  configureImageProcessing,
+  DEFAULT_MAX_INPUT_PIXELS,
+  formatsForMimeTypes,
+  type ImageFailureCode,
+  ImageProcessingError,
+  type ImageProcessingOptions,
+  type ImageVariant,
+  isImageProcessingError,
+  type ProcessedImage,
+  processImage,
+  readImageInfo,
+  WEBP_MAX_SIDE,
+} from './image';
+export {
+  extractPoster,
+  InvalidVideoError,
+  posterPreview,
+  posterTime,
+  probeVideo,
+  type SniffedVideo,
+  sniffVideoContainer,
+  VIDEO_SNIFF_BYTES,
+  type VideoProbe,
+  type VideoToolOptions,
+} from './video';

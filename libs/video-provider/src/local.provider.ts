@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { randomToken } from '@framedesk/domain';
-import type { CreateUploadInput, UploadSession, VideoProvider } from './video-provider';
+import { type CreateUploadInput, InvalidNotificationError, type UploadSession, type VideoProvider } from './video-provider';
 
 /**
  * The embedded default: `upload_url` points at the API itself, carrying an unguessable
@@ -25,5 +25,9 @@ export function createLocalVideoProvider(options: { baseUrl: string }): VideoPro
       return { state: 'waiting_for_upload' };
     },
     async deleteVideo() {},
+    parseNotification() {
+      // Nobody outside may tell the local driver that a video changed.
+      throw new InvalidNotificationError('the local video provider accepts no notifications');
+    },
   };
 }

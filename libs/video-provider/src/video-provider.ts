@@ -33,14 +33,45 @@ export type ProviderVideoState =
       readonly durationSeconds?: number;
       readonly width?: number;
       readonly height?: number;
+      readonly byteSize?: number;
       readonly thumbnailUrl?: string;
       readonly playbackUrl?: string;
     }
   | { readonly state: 'failed'; readonly failureCode: string; readonly failureMessage: string };
+
+/** A verified provider notification: which video, and its state. */
+export interface ProviderNotification {
+  readonly providerRef: string;
+  readonly video: ProviderVideoState;
+}
 
 export interface VideoProvider {
   readonly name: 'local' | 'cloudflare';
   createUpload(input: CreateUploadInput): Promise<UploadSession>;
   getVideo(providerRef: string): Promise<ProviderVideoState>;
   deleteVideo(providerRef: string): Promise<void>;
+  /**
+   * Verifies a webhook against the raw body and headers, then parses it. Throws
+   * InvalidNotificationError when the signature is missing, wrong or stale.
+   */
+  parseNotification(rawBody: Buffer, headers: Readonly<Record<string, string | string[] | undefined>>): ProviderNotification;
+}
+
+/** A notification that cannot be trusted: answered 401, and nothing changes. */
+export class InvalidNotificationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InvalidNotificationError';
+  }
+}
+
+/** The provider answered with an error or not at all: transient, retried. */
+export class VideoProviderError extends Error {
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'VideoProviderError';
+  }
 }

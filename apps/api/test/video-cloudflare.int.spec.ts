@@ -1,0 +1,131 @@
+import { createVideoService } from '@framedesk/submissions';
+import { type FakeCloudflare, signWebhook, startFakeCloudflare, VideoProviderConfigError } from '@framedesk/video-provider';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startVideoHarness, type VideoHarness } from './video-harness';
+
+const SECRET = 'whsec_integration';
+
+describe('cloudflare video provider: polling, signed webhooks, expiry (against a local fake of Stream)', () => {
+  let fake: FakeCloudflare;
+  let h: VideoHarness;
+  beforeAll(async () => {
+    fake = await startFakeCloudflare();
+    h = await startVideoHarness({
+      env: {
+        VIDEO_PROVIDER: 'cloudflare',
+        CLOUDFLARE_API_BASE: fake.apiBase,
+        CLOUDFLARE_ACCOUNT_ID: fake.accountId,
+        CLOUDFLARE_API_TOKEN: fake.apiToken,
+        CLOUDFLARE_WEBHOOK_SECRET: SECRET,
+      },
+    });
+  });
+  afterAll(async () => {
+    await h?.close();
+    await fake?.close();
+  });
+
+  const providerRefOf = async (uploadId: string) => (await h.db.repos.mediaUploads.findById(uploadId))!.providerRef!;
+  const statusOf = async (submissionId: string) => h.db.repos.submissions.findById(submissionId);
+  const eventCount = async (submissionId: string) => (await h.db.repos.submissions.events(submissionId)).length;
+
+  async function notify(body: object, options: { secret?: string; time?: number } = {}) {
+    const raw = JSON.stringify(body);
+    const time = options.time ?? Math.floor(Date.now() / 1000);
+    return fetch(`${h.url}/provider-events/vendor-stream`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'Webhook-Signature': signWebhook(options.secret ?? SECRET, raw, time) },
+      body: raw,
+    });
+  }
+
+  it('sessions are Stream upload URLs (basic: direct creator upload; tus: the Location of the creation call)', async () => {
+    const basic = await h.seedUpload({ byteSize: 1000, protocol: 'basic' });
+    expect(basic.uploadUrl).toContain(`/upload/${await providerRefOf(basic.uploadId)}`);
+    const tus = await h.seedUpload({ byteSize: 300_000_000, protocol: 'tus' });
+    expect(tus.uploadUrl).toContain(`/tus/${await providerRefOf(tus.uploadId)}`);
+    const creation = fake.requests.findLast((r) => r.query['direct_user'] === 'true');
+    expect(creation?.headers['upload-length']).toBe('300000000');
+  });
+
+  it('polling maps Stream states onto the submission, and a valid webhook finishes it', async () => {
+    const seeded = await h.seedUpload({ byteSize: 1000, protocol: 'basic' });
+    const uid = await providerRefOf(seeded.uploadId);
+    expect(await h.deps.video.processVideo(seeded.submissionId)).toBe('waiting');
+    expect((await statusOf(seeded.submissionId))?.status).toBe('waiting_for_upload');
+    // Nothing uploaded yet: the next poll is scheduled, later rather than sooner.
+    const delayed = await h.deps.queues.queue('video-processing').getDelayed();
+    const poll = delayed.find((job) => (job.data as { submissionId: string }).submissionId === seeded.submissionId);
+    expect(poll?.opts.delay).toBeGreaterThan(10_000);
+    fake.setVideo(uid, { status: { state: 'inprogress' } });
+    expect(await h.deps.video.processVideo(seeded.submissionId)).toBe('processing');
+    expect((await statusOf(seeded.submissionId))?.status).toBe('media_processing');
+
+    const video = { uid, readyToStream: true, status: { state: 'ready' }, duration: 4.2, input: { width: 1280, height: 720 }, thumbnail: 'https://cdn.example/t.jpg' };
+    const response = await notify(video);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ received: true, outcome: 'needs_review' });
+    expect(await statusOf(seeded.submissionId)).toMatchObject({ status: 'needs_review', durationMs: 4200, width: 1280, height: 720 });
+
+    // The same notification again (a replay or a retry by Stream) changes nothing.
+    const events = await eventCount(seeded.submissionId);
+    const replay = await notify(video);
+    expect(replay.status).toBe(200);
+    expect(await replay.json()).toMatchObject({ outcome: 'skipped' });
+    expect(await eventCount(seeded.submissionId)).toBe(events);
+    expect((await statusOf(seeded.submissionId))?.status).toBe('needs_review');
+  });
+
+  it('a forged, tampered or stale webhook is 401 invalid_signature and changes nothing', async () => {
+    const seeded = await h.seedUpload({ byteSize: 1000, protocol: 'basic' });
+    const uid = await providerRefOf(seeded.uploadId);
+    const video = { uid, readyToStream: true, status: { state: 'ready' }, duration: 3 };
+    const before = await eventCount(seeded.submissionId);
+    for (const response of [
+      await notify(video, { secret: 'guessed-secret' }),
+      await notify(video, { time: Math.floor(Date.now() / 1000) - 3600 }),
+      await fetch(`${h.url}/provider-events/vendor-stream`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(video) }),
+    ]) {
+      expect(response.status).toBe(401);
+      expect(response.headers.get('content-type')).toContain('application/problem+json');
+      expect(await response.json()).toMatchObject({ code: 'invalid_signature' });
+    }
+    expect((await statusOf(seeded.submissionId))?.status).toBe('waiting_for_upload');
+    expect(await eventCount(seeded.submissionId)).toBe(before);
+  });
+
+  it('a Stream error maps to our failure codes', async () => {
+    const seeded = await h.seedUpload({ byteSize: 1000, protocol: 'basic' });
+    const uid = await providerRefOf(seeded.uploadId);
+    const response = await notify({ uid, status: { state: 'error', errorReasonCode: 'ERR_DURATION_EXCEED_CONSTRAINT' } });
+    expect(response.status).toBe(200);
+    expect(await statusOf(seeded.submissionId)).toMatchObject({ status: 'failed', failureCode: 'duration_exceeded' });
+
+    const other = await h.seedUpload({ byteSize: 1000, protocol: 'basic' });
+    fake.setVideo(await providerRefOf(other.uploadId), { status: { state: 'error', errorReasonCode: 'ERR_NON_VIDEO' } });
+    expect(await h.deps.video.processVideo(other.submissionId)).toBe('failed');
+    expect(await statusOf(other.submissionId)).toMatchObject({ status: 'failed', failureCode: 'invalid_video' });
+  });
+
+  it('at expiry: nothing uploaded → upload_expired; bytes at Stream after all → processing goes on', async () => {
+    const later = () => new Date(Date.now() + 2 * 3600_000);
+    const service = createVideoService({ db: h.db, storage: h.deps.storage, queues: h.deps.queues, provider: h.deps.videoProvider, config: h.deps.config, now: later });
+    const idle = await h.seedUpload({ byteSize: 1000, protocol: 'basic' });
+    expect(await service.expireUpload(idle.submissionId)).toBe('failed');
+    expect(await statusOf(idle.submissionId)).toMatchObject({ status: 'failed', failureCode: 'upload_expired' });
+
+    const uploaded = await h.seedUpload({ byteSize: 1000, protocol: 'basic' });
+    fake.setVideo(await providerRefOf(uploaded.uploadId), { status: { state: 'queued' } });
+    expect(await service.expireUpload(uploaded.submissionId)).toBe('processing');
+    expect((await statusOf(uploaded.submissionId))?.status).toBe('media_processing');
+  });
+
+  it('refuses to start with an upload expiry outside Stream bounds', async () => {
+    await expect(
+      startVideoHarness({
+        env: { VIDEO_PROVIDER: 'cloudflare', CLOUDFLARE_API_BASE: fake.apiBase, CLOUDFLARE_ACCOUNT_ID: 'a', CLOUDFLARE_API_TOKEN: 't' },
+        config: (c) => ({ ...c, delivery: { ...c.delivery, vendor_stream_upload_expires_seconds: 60 } }),
+      }),
+    ).rejects.toBeInstanceOf(VideoProviderConfigError);
+  });
+});

@@ -1,0 +1,264 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createVideoService, createVideoUploadService } from '@framedesk/submissions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeClip, startVideoHarness, type VideoHarness } from './video-harness';
+
+const TUS = { 'Tus-Resumable': '1.0.0' };
+
+function basicForm(bytes: Buffer, field = 'file', type = 'video/mp4'): FormData {
+  const form = new FormData();
+  form.append(field, new Blob([bytes], { type }), 'clip.mp4');
+  return form;
+}
+
+async function patch(url: string, offset: number, bytes: Buffer, extra: Record<string, string> = {}) {
+  return fetch(url, {
+    method: 'PATCH',
+    headers: { ...TUS, 'Content-Type': 'application/offset+octet-stream', 'Upload-Offset': String(offset), ...extra },
+    body: bytes,
+  });
+}
+
+async function headOffset(url: string): Promise<number> {
+  const response = await fetch(url, { method: 'HEAD', headers: TUS });
+  expect(response.status).toBe(200);
+  return Number(response.headers.get('upload-offset'));
+}
+
+/** Sends `sent` of a PATCH announcing `bytes.length`, then drops the connection. */
+async function brokenPatch(url: string, offset: number, bytes: Buffer, sent: number): Promise<void> {
+  await new Promise<void>((resolve) => {
+    const req = httpRequest(url, {
+      method: 'PATCH',
+      headers: { ...TUS, 'Content-Type': 'application/offset+octet-stream', 'Upload-Offset': String(offset), 'Content-Length': String(bytes.length) },
+    });
+    req.on('error', () => resolve());
+    req.on('close', () => resolve());
+    req.write(bytes.subarray(0, sent), () => setTimeout(() => req.destroy(), 300));
+  });
+}
+
+async function statusOf(h: VideoHarness, submissionId: string) {
+  return h.db.repos.submissions.findById(submissionId);
+}
+
+function spoolFiles(h: VideoHarness): string[] {
+  try {
+    return readdirSync(join(h.storageRoot, 'storage', '.uploads'));
+  } catch {
+    return [];
+  }
+}
+
+describe('local video provider: uploads to needs_review', () => {
+  let h: VideoHarness;
+  let dir: string;
+  let clip: Buffer;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'fd-clips-'));
+    clip = readFileSync(makeClip(dir, 'clip.mp4', 2));
+    h = await startVideoHarness();
+  });
+  afterAll(async () => {
+    await h?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('basic: one multipart POST, then ffprobe, poster and preview → needs_review; a second upload is 409', async () => {
+    const seeded = await h.seedUpload({ byteSize: clip.length, protocol: 'basic' });
+    expect(seeded.uploadUrl).toMatch(new RegExp(`^${h.url}/uploads/basic/${seeded.uploadId}\\?token=`));
+    const response = await fetch(seeded.uploadUrl, { method: 'POST', body: basicForm(clip) });
+    expect(response.status).toBe(201);
+    expect(await response.json()).toMatchObject({ upload_id: seeded.uploadId, submission_id: seeded.submissionId, status: 'media_processing' });
+    expect((await statusOf(h, seeded.submissionId))?.status).toBe('media_processing');
+    const original = await h.db.repos.mediaObjects.find(seeded.submissionId, 'original', 'original');
+    expect(original).toMatchObject({ contentType: 'video/mp4', byteSize: BigInt(clip.length) });
+
+    const outcome = await h.deps.video.processVideo(seeded.submissionId);
+    expect(outcome).toBe('needs_review');
+    const done = await statusOf(h, seeded.submissionId);
+    expect(done).toMatchObject({ status: 'needs_review', width: 320, height: 240 });
+    expect(done?.durationMs).toBeGreaterThan(1500);
+    expect(done?.durationMs).toBeLessThan(2500);
+    const poster = await h.db.repos.mediaObjects.find(seeded.submissionId, 'poster', 'poster');
+    expect(poster).toMatchObject({ contentType: 'image/jpeg', width: 320, height: 240 });
+    expect(await h.deps.storage.stat(poster!.bucket, poster!.key)).not.toBeNull();
+    const preview = await h.db.repos.mediaObjects.find(seeded.submissionId, 'variant', 'preview');
+    expect(preview?.contentType).toBe('image/webp');
+
+    const again = await fetch(seeded.uploadUrl, { method: 'POST', body: basicForm(clip) });
+    expect(again.status).toBe(409);
+    expect(again.headers.get('content-type')).toContain('application/problem+json');
+    expect(await again.json()).toMatchObject({ code: 'upload_already_completed' });
+    // A second processing run (a duplicate job) changes nothing.
+    expect(await h.deps.video.processVideo(seeded.submissionId)).toBe('skipped');
+  });
+
+  it('tus: interrupted mid-way, resumed with HEAD + PATCH, ends needs_review with a poster', async () => {
+    const seeded = await h.seedUpload({ byteSize: clip.length, protocol: 'tus' });
+    expect(seeded.uploadUrl).toContain(`/uploads/tus/${seeded.uploadId}?token=`);
+    const options = await fetch(seeded.uploadUrl, { method: 'OPTIONS' });
+    expect(options.headers.get('tus-version')).toBe('1.0.0');
+    const created = await fetch(seeded.uploadUrl, { method: 'POST', headers: { ...TUS, 'Upload-Length': String(clip.length) } });
+    expect(created.status).toBe(201);
+    const location = new URL(created.headers.get('location')!, h.url).toString();
+    expect(await headOffset(location)).toBe(0);
+
+    const first = Math.floor(clip.length / 3);
+    const one = await patch(location, 0, clip.subarray(0, first));
+    expect(one.status).toBe(204);
+    expect(one.headers.get('upload-offset')).toBe(String(first));
+
+    // The connection breaks after part of the second chunk.
+    await brokenPatch(location, first, clip.subarray(first), Math.floor((clip.length - first) / 2));
+    let offset = await headOffset(location);
+    for (let i = 0; i < 20 && offset === first; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      offset = await headOffset(location);
+    }
+    expect(offset).toBeGreaterThan(first);
+    expect(offset).toBeLessThan(clip.length);
+    expect((await statusOf(h, seeded.submissionId))?.status).toBe('waiting_for_upload');
+
+    // A stale offset is refused with 409, then the client resumes from what HEAD says.
+    const stale = await patch(location, first, clip.subarray(first));
+    expect(stale.status).toBe(409);
+    expect(await stale.json()).toMatchObject({ code: 'upload_offset_mismatch' });
+    const rest = await patch(location, offset, clip.subarray(offset));
+    expect(rest.status).toBe(204);
+    expect(rest.headers.get('upload-offset')).toBe(String(clip.length));
+    expect((await statusOf(h, seeded.submissionId))?.status).toBe('media_processing');
+
+    expect(await h.deps.video.processVideo(seeded.submissionId)).toBe('needs_review');
+    expect(await h.db.repos.mediaObjects.find(seeded.submissionId, 'poster', 'poster')).not.toBeNull();
+    const stored = await h.db.repos.mediaObjects.find(seeded.submissionId, 'original', 'original');
+    expect(stored?.byteSize).toBe(BigInt(clip.length));
+    expect(spoolFiles(h)).toEqual([]);
+
+    const late = await patch(location, clip.length, Buffer.from('x'));
+    expect(late.status).toBe(409);
+  });
+
+  it('refuses more bytes than declared (413) and keeps nothing partial, for basic and tus', async () => {
+    const small = await h.seedUpload({ byteSize: clip.length - 100, protocol: 'basic' });
+    const response = await fetch(small.uploadUrl, { method: 'POST', body: basicForm(clip) });
+    expect(response.status).toBe(413);
+    expect(await response.json()).toMatchObject({ code: 'payload_too_large' });
+    expect(await h.db.repos.mediaObjects.find(small.submissionId, 'original', 'original')).toBeNull();
+    expect((await statusOf(h, small.submissionId))?.status).toBe('waiting_for_upload');
+
+    const tus = await h.seedUpload({ byteSize: clip.length - 100, protocol: 'tus' });
+    const head = await patch(tus.uploadUrl, 0, clip.subarray(0, 1000));
+    expect(head.status).toBe(204);
+    const over = await patch(tus.uploadUrl, 1000, clip.subarray(1000));
+    expect(over.status).toBe(413);
+    expect(await headOffset(tus.uploadUrl)).toBe(0);
+    const tooLong = await fetch(tus.uploadUrl, { method: 'POST', headers: { ...TUS, 'Upload-Length': String(clip.length) } });
+    expect(tooLong.status).toBe(413);
+    expect(spoolFiles(h)).toEqual([]);
+  });
+
+  it('refuses a renamed text file (415) and leaves the session open for the real video', async () => {
+    const text = Buffer.from('just some text pretending to be a video\n'.repeat(50));
+    const seeded = await h.seedUpload({ byteSize: text.length, protocol: 'basic' });
+    const response = await fetch(seeded.uploadUrl, { method: 'POST', body: basicForm(text) });
+    expect(response.status).toBe(415);
+    expect(await response.json()).toMatchObject({ code: 'unsupported_media_type' });
+    expect((await statusOf(h, seeded.submissionId))?.status).toBe('waiting_for_upload');
+
+    const tus = await h.seedUpload({ byteSize: text.length, protocol: 'tus' });
+    const refused = await patch(tus.uploadUrl, 0, text);
+    expect(refused.status).toBe(415);
+    expect(await headOffset(tus.uploadUrl)).toBe(0);
+  });
+
+  it('an MP4 header over garbage passes the sniff but ends failed invalid_video', async () => {
+    const fake = Buffer.concat([clip.subarray(0, 32), Buffer.alloc(4000, 7)]);
+    const seeded = await h.seedUpload({ byteSize: fake.length, protocol: 'basic' });
+    expect((await fetch(seeded.uploadUrl, { method: 'POST', body: basicForm(fake) })).status).toBe(201);
+    expect(await h.deps.video.processVideo(seeded.submissionId)).toBe('failed');
+    expect(await statusOf(h, seeded.submissionId)).toMatchObject({ status: 'failed', failureCode: 'invalid_video' });
+  });
+
+  it('an over-long clip ends failed duration_exceeded', async () => {
+    const seeded = await h.seedUpload({ byteSize: clip.length, protocol: 'basic' });
+    expect((await fetch(seeded.uploadUrl, { method: 'POST', body: basicForm(clip) })).status).toBe(201);
+    const strict = createVideoService({
+      db: h.db,
+      storage: h.deps.storage,
+      queues: h.deps.queues,
+      provider: h.deps.videoProvider,
+      config: { ...h.deps.config, media: { ...h.deps.config.media, video_max_duration_seconds: 1 } },
+    });
+    expect(await strict.processVideo(seeded.submissionId)).toBe('failed');
+    expect(await statusOf(h, seeded.submissionId)).toMatchObject({ status: 'failed', failureCode: 'duration_exceeded' });
+  });
+
+  it('promoted straight away when review is not required', async () => {
+    const seeded = await h.seedUpload({ byteSize: clip.length, protocol: 'basic' });
+    expect((await fetch(seeded.uploadUrl, { method: 'POST', body: basicForm(clip) })).status).toBe(201);
+    const open = createVideoService({
+      db: h.db,
+      storage: h.deps.storage,
+      queues: h.deps.queues,
+      provider: h.deps.videoProvider,
+      config: { ...h.deps.config, approval_defaults: { ...h.deps.config.approval_defaults, requires_review: false } },
+    });
+    expect(await open.processVideo(seeded.submissionId)).toBe('promoted');
+    const events = await h.db.repos.submissions.events(seeded.submissionId);
+    expect(events.map((e) => e.toStatus)).toEqual(['waiting_for_upload', 'media_processing', 'promoted']);
+    expect(events.at(-1)?.actorType).toBe('system');
+  });
+
+  it('two uploads racing to one session: one is taken, the other 409', async () => {
+    const seeded = await h.seedUpload({ byteSize: clip.length, protocol: 'basic' });
+    const statuses = await Promise.all([0, 1].map(async () => (await fetch(seeded.uploadUrl, { method: 'POST', body: basicForm(clip) })).status));
+    expect(statuses.sort()).toEqual([201, 409]);
+    const events = await h.db.repos.submissions.events(seeded.submissionId);
+    expect(events.filter((e) => e.toStatus === 'media_processing')).toHaveLength(1);
+    expect(spoolFiles(h)).toEqual([]);
+  });
+
+  it('an upload after expires_at is 410 upload_expired and the session ends failed upload_expired', async () => {
+    const seeded = await h.seedUpload({ byteSize: clip.length, protocol: 'basic', expiresAt: new Date(Date.now() - 1000) });
+    const response = await fetch(seeded.uploadUrl, { method: 'POST', body: basicForm(clip) });
+    expect(response.status).toBe(410);
+    expect(await response.json()).toMatchObject({ code: 'upload_expired' });
+    expect(await statusOf(h, seeded.submissionId)).toMatchObject({ status: 'failed', failureCode: 'upload_expired' });
+    const again = await fetch(seeded.uploadUrl, { method: 'POST', body: basicForm(clip) });
+    expect(again.status).toBe(410);
+    const key = await h.agentKey();
+    const resource = await fetch(`${h.url}/v1/media-uploads/${seeded.uploadId}`, { headers: { Authorization: `Bearer ${key}` } });
+    expect(resource.status).toBe(200);
+    expect(await resource.json()).toMatchObject({ id: seeded.uploadId, status: 'failed', failure: { code: 'upload_expired' } });
+    const tus = await h.seedUpload({ byteSize: clip.length, protocol: 'tus', expiresAt: new Date(Date.now() - 1000) });
+    expect((await fetch(tus.uploadUrl, { method: 'HEAD', headers: TUS })).status).toBe(410);
+  });
+
+  it('abandoned tus partials are swept once their session can no longer finish', async () => {
+    const seeded = await h.seedUpload({ byteSize: clip.length, protocol: 'tus' });
+    expect((await patch(seeded.uploadUrl, 0, clip.subarray(0, 500))).status).toBe(204);
+    expect(spoolFiles(h)).toEqual([`${seeded.uploadId}.tus`]);
+    const spool = { db: h.db, storage: h.deps.storage, queues: h.deps.queues, config: h.deps.config, spoolDir: join(h.storageRoot, 'storage', '.uploads') };
+    // While the session is open, its partial stays.
+    expect(await createVideoUploadService(spool).sweepSpool()).toBe(0);
+    expect(await createVideoUploadService({ ...spool, now: () => new Date(Date.now() + 2 * 3600_000) }).sweepSpool()).toBe(1);
+    expect(spoolFiles(h)).toEqual([]);
+  });
+
+  it('the token is the credential: a wrong one is 404, and tus needs Tus-Resumable (412)', async () => {
+    const seeded = await h.seedUpload({ byteSize: clip.length, protocol: 'tus' });
+    const wrong = seeded.uploadUrl.replace(/token=[^&]+/, 'token=not-the-token');
+    expect((await fetch(wrong, { method: 'HEAD', headers: TUS })).status).toBe(404);
+    const bare = await fetch(seeded.uploadUrl, { method: 'HEAD' });
+    expect(bare.status).toBe(412);
+    expect(bare.headers.get('tus-version')).toBe('1.0.0');
+    const basicWrong = (await h.seedUpload({ byteSize: clip.length, protocol: 'basic' })).uploadUrl.replace(/token=[^&]+/, 'token=x');
+    const refused = await fetch(basicWrong, { method: 'POST', body: basicForm(clip) });
+    expect(refused.status).toBe(404);
+    expect(refused.headers.get('content-type')).toContain('application/problem+json');
+  });
+});

@@ -1,0 +1,127 @@
+import { execFile } from 'node:child_process';
+import sharp from 'sharp';
+
+/** ffprobe/ffmpeg executables and how long each run may take (a hostile file must not hang a worker). */
+export interface VideoToolOptions {
+  readonly ffprobePath?: string;
+  readonly ffmpegPath?: string;
+  readonly timeoutMs?: number;
+}
+
+export interface VideoProbe {
+  readonly durationSeconds: number;
+  readonly width: number;
+  readonly height: number;
+  readonly codec: string;
+  readonly formatName: string;
+}
+
+/** The file is not a video we can read: a permanent failure (`invalid_video`), never retried. */
+export class InvalidVideoError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InvalidVideoError';
+  }
+}
+
+const MAX_OUTPUT = 16 * 1024 * 1024;
+
+function run(file: string, args: string[], timeoutMs: number, binary: boolean): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      file,
+      args,
+      { timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: MAX_OUTPUT, encoding: 'buffer', windowsHide: true },
+      (error, stdout, stderr) => {
+        if (!error) return resolve(stdout);
+        const e = error as NodeJS.ErrnoException & { killed?: boolean };
+        // A missing executable is an operator problem (retryable once fixed), not a bad video.
+        if (e.code === 'ENOENT') return reject(new Error(`${file} not found; install ffmpeg or set FFPROBE_PATH/FFMPEG_PATH`));
+        if (e.killed) return reject(new InvalidVideoError(`${file} gave up after ${timeoutMs} ms`));
+        const reason = stderr.toString('utf8').trim().split('\n').slice(-2).join(' ') || e.message;
+        reject(new InvalidVideoError(`${binary ? 'cannot extract a frame' : 'not a readable video'}: ${reason}`));
+      },
+    );
+  });
+}
+
+/** Duration and dimensions of the first video stream, via `ffprobe -print_format json`. */
+export async function probeVideo(path: string, options: VideoToolOptions = {}): Promise<VideoProbe> {
+  const out = await run(
+    options.ffprobePath ?? 'ffprobe',
+    ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', '--', path],
+    options.timeoutMs ?? 30_000,
+    false,
+  );
+  let parsed: { streams?: Record<string, unknown>[]; format?: Record<string, unknown> };
+  try {
+    parsed = JSON.parse(out.toString('utf8'));
+  } catch {
+    throw new InvalidVideoError('ffprobe printed no readable description');
+  }
+  const video = parsed.streams?.find((s) => s['codec_type'] === 'video' && (s['disposition'] as { attached_pic?: number } | undefined)?.attached_pic !== 1);
+  if (!video) throw new InvalidVideoError('the file has no video stream');
+  const width = Number(video['width']);
+  const height = Number(video['height']);
+  const duration = Number(parsed.format?.['duration'] ?? video['duration']);
+  if (!(width > 0 && height > 0)) throw new InvalidVideoError('the video stream has no dimensions');
+  if (!Number.isFinite(duration) || duration <= 0) throw new InvalidVideoError('the video has no duration');
+  return {
+    durationSeconds: duration,
+    width,
+    height,
+    codec: String(video['codec_name'] ?? 'unknown'),
+    formatName: String(parsed.format?.['format_name'] ?? 'unknown'),
+  };
+}
+
+/** One JPEG frame at `atSeconds` (ffmpeg writes it to stdout; no temp file). */
+export async function extractPoster(path: string, options: VideoToolOptions & { atSeconds?: number } = {}): Promise<Buffer> {
+  const at = Math.max(0, options.atSeconds ?? 0);
+  const jpeg = await run(
+    options.ffmpegPath ?? 'ffmpeg',
+    ['-v', 'error', '-nostdin', '-ss', at.toFixed(3), '-i', path, '-frames:v', '1', '-f', 'image2', '-c:v', 'mjpeg', '-q:v', '3', 'pipe:1'],
+    options.timeoutMs ?? 60_000,
+    true,
+  );
+  if (jpeg.length < 4 || jpeg[0] !== 0xff || jpeg[1] !== 0xd8) throw new InvalidVideoError('ffmpeg produced no frame');
+  return jpeg;
+}
+
+/** A small WebP of a poster frame, fitting `maxSide`×`maxSide`, metadata stripped. */
+export async function posterPreview(jpeg: Buffer, maxSide = 640): Promise<{ data: Buffer; width: number; height: number }> {
+  const { data, info } = await sharp(jpeg, { limitInputPixels: 100_000_000 })
+    .rotate()
+    .resize({ width: maxSide, height: maxSide, fit: 'inside', withoutEnlargement: true })
+    .webp({ quality: 80 })
+    .toBuffer({ resolveWithObject: true });
+  return { data, width: info.width, height: info.height };
+}
+
+/** Where in a clip the poster frame is taken: a second in, or the middle of a shorter clip. */
+export function posterTime(durationSeconds: number): number {
+  return Math.min(1, durationSeconds / 2);
+}
+
+export interface SniffedVideo {
+  readonly mimeType: string;
+  readonly extension: string;
+}
+
+/**
+ * The container a file really is, from its first bytes: ISO BMFF (`ftyp` at offset 4; brand
+ * `qt  ` is QuickTime) or EBML (WebM/Matroska). Null for anything else: never trust a name.
+ */
+export function sniffVideoContainer(head: Buffer): SniffedVideo | null {
+  if (head.length >= 12 && head.toString('latin1', 4, 8) === 'ftyp') {
+    return head.toString('latin1', 8, 12) === 'qt  ' ? { mimeType: 'video/quicktime', extension: 'mov' } : { mimeType: 'video/mp4', extension: 'mp4' };
+  }
+  if (head.length >= 4 && head.readUInt32BE(0) === 0x1a45dfa3) {
+    // The EBML header names its DocType near the start; WebM says so, Matroska otherwise.
+    return head.includes('matroska', 0, 'latin1') ? { mimeType: 'video/x-matroska', extension: 'mkv' } : { mimeType: 'video/webm', extension: 'webm' };
+  }
+  return null;
+}
+
+/** Bytes `sniffVideoContainer` needs to decide. */
+export const VIDEO_SNIFF_BYTES = 64;

@@ -1,0 +1,290 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, readdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ProjectConfig } from '@framedesk/config';
+import type { Database, MediaUploadWithSubmission } from '@framedesk/db';
+import { DomainError } from '@framedesk/domain';
+import { type SniffedVideo, sniffVideoContainer, VIDEO_SNIFF_BYTES } from '@framedesk/media';
+import type { QueueProducer } from '@framedesk/queues';
+import { type ObjectStorage, storageKeys } from '@framedesk/storage';
+
+export interface VideoUploadServiceDeps {
+  readonly db: Database;
+  readonly storage: ObjectStorage;
+  readonly queues: Pick<QueueProducer, 'enqueue'>;
+  readonly config: Pick<ProjectConfig, 'media' | 'storage'>;
+  /** Where partial uploads wait until complete (never the originals bucket). */
+  readonly spoolDir: string;
+  readonly now?: () => Date;
+  readonly log?: { warn(obj: object, msg: string): void };
+}
+
+export interface CompletedUpload {
+  readonly uploadId: string;
+  readonly submissionId: string;
+  readonly byteSize: number;
+  readonly status: 'media_processing';
+}
+
+/** The spool is swept at most this often, on the back of an upload request (no timers). */
+const SWEEP_EVERY_MS = 10 * 60_000;
+/** A basic-upload spool file older than this was left by a crash. */
+const BASIC_LEFTOVER_MS = 3600_000;
+
+const sha256 = (value: string) => createHash('sha256').update(value).digest();
+
+/** Fails past `limit` bytes, before writing them. */
+function limiter(limit: number) {
+  let seen = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      seen += chunk.length;
+      if (seen > limit) return callback(new DomainError('payload_too_large', 'The upload is larger than the byte_size declared for this session.'));
+      callback(null, chunk);
+    },
+  });
+}
+
+async function sizeOf(path: string): Promise<number> {
+  try {
+    return (await stat(path)).size;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Streams `body` into `path` through `limit`. The file is opened before the first byte and
+ * closed before this returns, even on error, so a caller's `rm` never races a lazy open.
+ */
+async function writeLimited(path: string, flags: 'a' | 'wx', body: Readable, limit: number): Promise<void> {
+  const out = (await open(path, flags)).createWriteStream();
+  try {
+    await pipeline(body, limiter(limit), out);
+  } finally {
+    // The stream closes its file handle on finish or destroy; wait for that.
+    if (!out.closed) await new Promise<void>((resolve) => out.once('close', () => resolve()));
+  }
+}
+
+async function readHead(path: string): Promise<Buffer> {
+  const handle = await open(path, 'r');
+  try {
+    const buffer = Buffer.alloc(VIDEO_SNIFF_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, VIDEO_SNIFF_BYTES, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * The local provider's receiving end (DESIGN.md §5): one-time-token uploads, basic (one
+ * multipart file) or tus (resumable), into a spool directory; complete media moves to the
+ * originals bucket and the submission to `media_processing` by itself.
+ */
+export function createVideoUploadService(deps: VideoUploadServiceDeps) {
+  const now = deps.now ?? (() => new Date());
+  const tusPath = (uploadId: string) => join(deps.spoolDir, `${uploadId}.tus`);
+  const writing = new Set<string>();
+  let lastSweep = 0;
+
+  /**
+   * Drops spooled bytes nobody will finish: tus partials of sessions that expired, failed or
+   * completed, and basic-upload files left by a crash mid-request (normally removed at once).
+   */
+  async function sweepSpool(): Promise<number> {
+    const at = now().getTime();
+    let removed = 0;
+    for (const name of await readdir(deps.spoolDir).catch(() => [] as string[])) {
+      const path = join(deps.spoolDir, name);
+      let stale = false;
+      if (name.endsWith('.tus')) {
+        const upload = await deps.db.repos.mediaUploads.findById(name.slice(0, -'.tus'.length));
+        stale = !upload || upload.completedAt !== null || upload.submission.status !== 'waiting_for_upload' || upload.expiresAt.getTime() <= at;
+      } else if (name.endsWith('.basic')) {
+        stale = at - (await stat(path).catch(() => ({ mtimeMs: at }))).mtimeMs > BASIC_LEFTOVER_MS;
+      }
+      if (stale && !writing.has(name.split('.')[0]!)) {
+        await rm(path, { force: true });
+        removed++;
+      }
+    }
+    return removed;
+  }
+
+  /** Refuses a video container that is not what the bytes are, or not allowed. */
+  function checkContainer(head: Buffer): SniffedVideo {
+    const sniffed = sniffVideoContainer(head);
+    if (!sniffed) throw new DomainError('unsupported_media_type', 'The uploaded bytes are not a video (MP4, QuickTime or WebM).');
+    if (!deps.config.media.allowed_video_mime_types.includes(sniffed.mimeType)) {
+      throw new DomainError('unsupported_media_type', `The uploaded video is ${sniffed.mimeType}, which is not an allowed video type.`);
+    }
+    return sniffed;
+  }
+
+  async function expire(upload: MediaUploadWithSubmission): Promise<void> {
+    await deps.db.transition({
+      id: upload.submissionId,
+      to: 'failed',
+      actor: { type: 'system' },
+      onlyFrom: ['waiting_for_upload'],
+      reason: 'upload session expired',
+      patch: { failureCode: 'upload_expired', failureMessage: 'No complete upload arrived before the session expired.' },
+    });
+    await rm(tusPath(upload.id), { force: true });
+  }
+
+  return {
+    /** The session this URL names, if its token matches and it still takes bytes (404 / 409 / 410 otherwise). */
+    async authorize(uploadId: string, token: string | undefined): Promise<MediaUploadWithSubmission> {
+      if (now().getTime() - lastSweep > SWEEP_EVERY_MS) {
+        lastSweep = now().getTime();
+        void sweepSpool().catch((error: unknown) => deps.log?.warn({ err: error }, 'upload spool sweep failed'));
+      }
+      const upload = await deps.db.repos.mediaUploads.findById(uploadId);
+      const matches = upload?.tokenHash && token && timingSafeEqual(sha256(token), Buffer.from(upload.tokenHash, 'hex'));
+      if (!upload || !matches) throw new DomainError('not_found', 'No upload session matches this URL.');
+      if (upload.completedAt) throw new DomainError('upload_already_completed', 'This upload session has already received its media.');
+      const status = upload.submission.status;
+      if (status === 'failed' && upload.submission.failureCode === 'upload_expired') throw new DomainError('upload_expired', 'The upload session has expired; create a new one.');
+      if (status !== 'waiting_for_upload') throw new DomainError('upload_already_completed', 'This upload session no longer accepts media.');
+      if (upload.expiresAt.getTime() <= now().getTime()) {
+        await expire(upload);
+        throw new DomainError('upload_expired', `The upload session expired at ${upload.expiresAt.toISOString()}; create a new one.`);
+      }
+      return upload;
+    },
+
+    /** Basic protocol: the whole file in one stream. Nothing is kept unless it is all there and a video. */
+    async receiveFile(upload: MediaUploadWithSubmission, body: Readable): Promise<CompletedUpload> {
+      // One upload per session at a time: two different files must never race for one original.
+      if (writing.has(upload.id)) throw new DomainError('upload_already_completed', 'Another upload to this session is in progress.');
+      writing.add(upload.id);
+      const path = join(deps.spoolDir, `${upload.id}.${randomBytes(6).toString('hex')}.basic`);
+      try {
+        await mkdir(deps.spoolDir, { recursive: true });
+        await writeLimited(path, 'wx', body, Number(upload.byteSize));
+        const size = await sizeOf(path);
+        if (size !== Number(upload.byteSize)) {
+          throw new DomainError('invalid_request', `The upload ended after ${size} of the ${upload.byteSize} bytes declared for this session.`);
+        }
+        return await this.complete(upload, path, checkContainer(await readHead(path)));
+      } finally {
+        writing.delete(upload.id);
+        await rm(path, { force: true });
+      }
+    },
+
+    sweepSpool,
+
+    /** tus HEAD: bytes received so far of the declared length. */
+    async tusOffset(upload: MediaUploadWithSubmission): Promise<{ offset: number; length: number }> {
+      return { offset: await sizeOf(tusPath(upload.id)), length: Number(upload.byteSize) };
+    },
+
+    /**
+     * tus PATCH: appends at `offset` (which must be what we hold). What arrives before a broken
+     * connection stays for the client to resume; past the declared length everything is dropped.
+     */
+    async tusAppend(upload: MediaUploadWithSubmission, offset: number, body: Readable): Promise<{ offset: number; completed: boolean }> {
+      if (writing.has(upload.id)) throw new DomainError('upload_offset_mismatch', 'Another request is writing to this upload; retry with HEAD.');
+      writing.add(upload.id);
+      const path = tusPath(upload.id);
+      const length = Number(upload.byteSize);
+      try {
+        const held = await sizeOf(path);
+        if (offset !== held) throw new DomainError('upload_offset_mismatch', `Upload-Offset is ${offset}, but ${held} bytes are held; resume from ${held}.`);
+        await mkdir(deps.spoolDir, { recursive: true });
+        try {
+          await writeLimited(path, 'a', body, length - held);
+        } catch (error) {
+          if (error instanceof DomainError) {
+            await rm(path, { force: true });
+            await deps.db.repos.mediaUploads.recordProgress(upload.id, 0);
+            throw error;
+          }
+          // A broken connection: keep what arrived, the client resumes from HEAD.
+          await deps.db.repos.mediaUploads.recordProgress(upload.id, await sizeOf(path));
+          throw error;
+        }
+        const size = await sizeOf(path);
+        if (held < VIDEO_SNIFF_BYTES && (size >= VIDEO_SNIFF_BYTES || size === length)) {
+          try {
+            checkContainer(await readHead(path));
+          } catch (error) {
+            await rm(path, { force: true });
+            await deps.db.repos.mediaUploads.recordProgress(upload.id, 0);
+            throw error;
+          }
+        }
+        await deps.db.repos.mediaUploads.recordProgress(upload.id, size);
+        if (size < length) return { offset: size, completed: false };
+        await this.complete(upload, path, checkContainer(await readHead(path)));
+        await rm(path, { force: true });
+        return { offset: size, completed: true };
+      } finally {
+        writing.delete(upload.id);
+      }
+    },
+
+    /** tus termination: drops the partial bytes; the session stays open until it expires. */
+    async tusTerminate(upload: MediaUploadWithSubmission): Promise<void> {
+      await rm(tusPath(upload.id), { force: true });
+      await deps.db.repos.mediaUploads.recordProgress(upload.id, 0);
+    },
+
+    /**
+     * All bytes are here: the original goes to the originals bucket, then (in one transaction)
+     * the session is marked complete, the original recorded and the submission moved to
+     * `media_processing`; the probe job is enqueued last (the reconciler covers a lost enqueue).
+     */
+    async complete(upload: MediaUploadWithSubmission, path: string, sniffed: SniffedVideo): Promise<CompletedUpload> {
+      const bucket = deps.config.storage.vendor_originals_bucket;
+      const key = storageKeys.original(upload.submissionId, sniffed.extension);
+      const stored = await deps.storage.put(bucket, key, createReadStream(path), { contentType: sniffed.mimeType, maxBytes: Number(upload.byteSize) });
+      const at = now();
+      await deps.db.transaction(async (repos) => {
+        if (!(await repos.mediaUploads.markCompleted(upload.id, at))) {
+          throw new DomainError('upload_already_completed', 'This upload session has already received its media.');
+        }
+        await repos.mediaUploads.recordProgress(upload.id, stored.byteSize);
+        await repos.mediaObjects.upsert({
+          submissionId: upload.submissionId,
+          kind: 'original',
+          name: 'original',
+          bucket,
+          key,
+          contentType: sniffed.mimeType,
+          byteSize: stored.byteSize,
+          sha256: stored.sha256,
+        });
+        const moved = await repos.submissions.transition({
+          id: upload.submissionId,
+          to: 'media_processing',
+          actor: { type: 'system' },
+          onlyFrom: ['waiting_for_upload'],
+          reason: 'upload complete',
+          data: { upload_id: upload.id, byte_size: stored.byteSize, content_type: sniffed.mimeType },
+        });
+        if (!moved.ok && moved.current === 'failed') throw new DomainError('upload_expired', 'The upload session expired while the bytes arrived; create a new one.');
+        if (!moved.ok) throw new DomainError('upload_already_completed', 'This upload session no longer accepts media.');
+      }).catch(async (error: unknown) => {
+        // Lost to expiry: the copy just stored belongs to no one. (Lost to a twin upload: it is the twin's key; keep it.)
+        if (error instanceof DomainError && error.code === 'upload_expired') await deps.storage.delete(bucket, key).catch(() => undefined);
+        throw error;
+      });
+      try {
+        await deps.queues.enqueue('video.process', { submissionId: upload.submissionId });
+      } catch (error) {
+        deps.log?.warn({ err: error, submission_id: upload.submissionId }, 'video.process enqueue failed; the reconciler will retry');
+      }
+      return { uploadId: upload.id, submissionId: upload.submissionId, byteSize: stored.byteSize, status: 'media_processing' };
+    },
+  };
+}
+
+export type VideoUploadService = ReturnType<typeof createVideoUploadService>;

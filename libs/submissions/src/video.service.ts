@@ -1,0 +1,223 @@
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { ProjectConfig } from '@framedesk/config';
+import type { Database, MediaUploadRow, SubmissionRow } from '@framedesk/db';
+import { type FailureCode, FAILURE_CODES } from '@framedesk/domain';
+import { extractPoster, InvalidVideoError, posterPreview, posterTime, probeVideo, type VideoToolOptions } from '@framedesk/media';
+import type { QueueProducer } from '@framedesk/queues';
+import { type ObjectStorage, storageKeys } from '@framedesk/storage';
+import type { ProviderNotification, ProviderVideoState, VideoProvider } from '@framedesk/video-provider';
+
+export interface VideoServiceDeps {
+  readonly db: Database;
+  readonly storage: ObjectStorage;
+  readonly queues: Pick<QueueProducer, 'enqueue'>;
+  readonly provider: VideoProvider;
+  readonly config: Pick<ProjectConfig, 'media' | 'storage' | 'approval_defaults'>;
+  readonly tools?: VideoToolOptions;
+  readonly now?: () => Date;
+}
+
+/** What one run of `processVideo` did (logged by the worker, asserted by tests). */
+export type VideoOutcome =
+  | 'skipped'
+  | 'waiting'
+  | 'processing'
+  | 'needs_review'
+  | 'promoted'
+  | 'failed';
+
+/** Name of the small WebP made from a video's poster frame. */
+export const VIDEO_PREVIEW_VARIANT = 'preview';
+const PREVIEW_MAX_SIDE = 640;
+
+function failureCodeOf(code: string): FailureCode {
+  return (FAILURE_CODES as readonly string[]).includes(code) ? (code as FailureCode) : 'provider_error';
+}
+
+/**
+ * After the bytes: the local driver probes the original with ffprobe and makes a poster; the
+ * cloudflare driver asks Stream (polling with back-off, or a verified notification). Every
+ * change goes through the status machine, so repeated jobs and replayed notifications are no-ops.
+ */
+export function createVideoService(deps: VideoServiceDeps) {
+  const now = deps.now ?? (() => new Date());
+  const bucket = deps.config.storage.vendor_originals_bucket;
+  const reviewedTo = () => (deps.config.approval_defaults.requires_review ? 'needs_review' : 'promoted') as 'needs_review' | 'promoted';
+
+  async function fail(submissionId: string, code: FailureCode, message: string): Promise<VideoOutcome> {
+    const result = await deps.db.transition({
+      id: submissionId,
+      to: 'failed',
+      actor: { type: 'system' },
+      // Never out of review: a late or replayed failure cannot undo a decision already made.
+      onlyFrom: ['waiting_for_upload', 'media_processing'],
+      reason: code,
+      patch: { failureCode: code, failureMessage: message },
+    });
+    return result.ok ? 'failed' : 'skipped';
+  }
+
+  async function toProcessing(submission: SubmissionRow, reason: string): Promise<boolean> {
+    if (submission.status === 'media_processing') return true;
+    const moved = await deps.db.transition({ id: submission.id, to: 'media_processing', actor: { type: 'system' }, onlyFrom: ['waiting_for_upload'], reason });
+    return moved.ok;
+  }
+
+  async function finish(submissionId: string, patch: { durationMs?: number | null; width?: number | null; height?: number | null }, data: Record<string, unknown>): Promise<VideoOutcome> {
+    const to = reviewedTo();
+    const done = await deps.db.transition({ id: submissionId, to, actor: { type: 'system' }, onlyFrom: ['media_processing'], reason: 'video processed', patch, data });
+    return done.ok ? to : 'skipped';
+  }
+
+  /** Applies a provider's view of a video; the same view twice changes nothing the second time. */
+  async function applyState(submission: SubmissionRow, video: ProviderVideoState): Promise<VideoOutcome> {
+    switch (video.state) {
+      case 'waiting_for_upload':
+        return submission.status === 'waiting_for_upload' ? 'waiting' : 'processing';
+      case 'media_processing':
+        await toProcessing(submission, 'provider received the upload');
+        return 'processing';
+      case 'ready': {
+        if (!(await toProcessing(submission, 'provider received the upload'))) return 'skipped';
+        const maxSeconds = deps.config.media.video_max_duration_seconds;
+        if (maxSeconds !== undefined && video.durationSeconds !== undefined && video.durationSeconds > maxSeconds) {
+          return fail(submission.id, 'duration_exceeded', `The video lasts ${video.durationSeconds.toFixed(1)} s; at most ${maxSeconds} s are allowed.`);
+        }
+        return finish(
+          submission.id,
+          {
+            durationMs: video.durationSeconds !== undefined ? Math.round(video.durationSeconds * 1000) : null,
+            width: video.width ?? null,
+            height: video.height ?? null,
+          },
+          { thumbnail_url: video.thumbnailUrl ?? null, playback_url: video.playbackUrl ?? null },
+        );
+      }
+      case 'failed':
+        return fail(submission.id, failureCodeOf(video.failureCode), video.failureMessage);
+    }
+  }
+
+  async function processLocal(submission: SubmissionRow): Promise<VideoOutcome> {
+    if (submission.status !== 'media_processing') return 'skipped';
+    const original = await deps.db.repos.mediaObjects.find(submission.id, 'original', 'original');
+    if (!original) return fail(submission.id, 'invalid_video', 'The uploaded original is missing.');
+    const dir = await mkdtemp(join(tmpdir(), 'framedesk-video-'));
+    try {
+      const path = join(dir, 'original');
+      await pipeline(await deps.storage.get(original.bucket, original.key), createWriteStream(path));
+      let probe;
+      try {
+        probe = await probeVideo(path, deps.tools);
+      } catch (error) {
+        if (error instanceof InvalidVideoError) return fail(submission.id, 'invalid_video', `The upload is not a readable video: ${error.message}`);
+        throw error;
+      }
+      const maxSeconds = deps.config.media.video_max_duration_seconds;
+      if (maxSeconds !== undefined && probe.durationSeconds > maxSeconds) {
+        return fail(submission.id, 'duration_exceeded', `The video lasts ${probe.durationSeconds.toFixed(1)} s; at most ${maxSeconds} s are allowed.`);
+      }
+      let poster: Buffer;
+      try {
+        poster = await extractPoster(path, { ...deps.tools, atSeconds: posterTime(probe.durationSeconds) });
+      } catch (error) {
+        if (error instanceof InvalidVideoError) return fail(submission.id, 'invalid_video', `No frame could be decoded: ${error.message}`);
+        throw error;
+      }
+      const preview = await posterPreview(poster, PREVIEW_MAX_SIDE);
+      const posterKey = storageKeys.poster(submission.id);
+      const previewKey = storageKeys.variant(submission.id, VIDEO_PREVIEW_VARIANT);
+      const storedPoster = await deps.storage.put(bucket, posterKey, poster, { contentType: 'image/jpeg' });
+      const storedPreview = await deps.storage.put(bucket, previewKey, preview.data, { contentType: 'image/webp' });
+      await deps.db.repos.mediaObjects.upsert({
+        submissionId: submission.id, kind: 'poster', name: 'poster', bucket, key: posterKey, contentType: 'image/jpeg',
+        byteSize: storedPoster.byteSize, sha256: storedPoster.sha256, width: probe.width, height: probe.height,
+      });
+      await deps.db.repos.mediaObjects.upsert({
+        submissionId: submission.id, kind: 'variant', name: VIDEO_PREVIEW_VARIANT, bucket, key: previewKey, contentType: 'image/webp',
+        byteSize: storedPreview.byteSize, sha256: storedPreview.sha256, width: preview.width, height: preview.height,
+      });
+      return finish(
+        submission.id,
+        { durationMs: Math.round(probe.durationSeconds * 1000), width: probe.width, height: probe.height },
+        { codec: probe.codec, container: probe.formatName },
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  /**
+   * Next poll, backing off with the submission's age: every 5–60 s while the provider works on
+   * the video, every 15 s – 5 min while nothing has been uploaded (webhooks usually win).
+   */
+  async function pollAgain(submission: SubmissionRow, waiting = false): Promise<void> {
+    const age = now().getTime() - submission.createdAt.getTime();
+    const delay = waiting ? Math.min(300_000, Math.max(15_000, Math.round(age / 5))) : Math.min(60_000, Math.max(5_000, Math.round(age / 10)));
+    const at = new Date(now().getTime() + delay);
+    await deps.queues.enqueue('video.process', { submissionId: submission.id }, { at, attempt: `poll-${at.getTime()}` });
+  }
+
+  async function processProvider(submission: SubmissionRow, upload: MediaUploadRow | null): Promise<VideoOutcome> {
+    if (submission.status !== 'waiting_for_upload' && submission.status !== 'media_processing') return 'skipped';
+    if (!upload?.providerRef) return fail(submission.id, 'provider_error', 'The upload session has no provider video id.');
+    const outcome = await applyState(submission, await deps.provider.getVideo(upload.providerRef));
+    // Nothing uploaded yet: the expiry job decides when to stop; while bytes exist, keep asking.
+    const stillOpen = outcome === 'waiting' && upload.expiresAt.getTime() > now().getTime();
+    if (outcome === 'processing' || stillOpen) await pollAgain(submission, stillOpen);
+    return outcome;
+  }
+
+  return {
+    /** The worker's `video.process`: throws on transient errors (BullMQ retries), decides permanent ones. */
+    async processVideo(submissionId: string): Promise<VideoOutcome> {
+      const submission = await deps.db.repos.submissions.findById(submissionId);
+      if (!submission || submission.mediaType !== 'video') return 'skipped';
+      if (deps.provider.name === 'local') return processLocal(submission);
+      return processProvider(submission, await deps.db.repos.mediaUploads.findBySubmission(submissionId));
+    },
+
+    /** A verified webhook: the upload it names moves as its state says; unknown videos are ignored. */
+    async applyProviderNotification(notification: ProviderNotification): Promise<VideoOutcome> {
+      const upload = await deps.db.repos.mediaUploads.findByProviderRef(notification.providerRef);
+      if (!upload) return 'skipped';
+      const submission = await deps.db.repos.submissions.findById(upload.submissionId);
+      if (!submission) return 'skipped';
+      return applyState(submission, notification.video);
+    },
+
+    /**
+     * At `expires_at`: a session still waiting fails `upload_expired`, unless the provider has
+     * the bytes after all (a late or lost notification), in which case processing goes on.
+     */
+    async expireUpload(submissionId: string): Promise<VideoOutcome> {
+      const submission = await deps.db.repos.submissions.findById(submissionId);
+      const upload = await deps.db.repos.mediaUploads.findBySubmission(submissionId);
+      if (!submission || !upload || submission.status !== 'waiting_for_upload') return 'skipped';
+      if (upload.expiresAt.getTime() > now().getTime()) return 'waiting';
+      if (deps.provider.name !== 'local' && upload.providerRef) {
+        const video = await deps.provider.getVideo(upload.providerRef);
+        if (video.state !== 'waiting_for_upload') {
+          const outcome = await applyState(submission, video);
+          if (outcome === 'processing') await pollAgain(submission);
+          return outcome;
+        }
+      }
+      const result = await deps.db.transition({
+        id: submissionId,
+        to: 'failed',
+        actor: { type: 'system' },
+        onlyFrom: ['waiting_for_upload'],
+        reason: 'upload session expired',
+        patch: { failureCode: 'upload_expired', failureMessage: 'No complete upload arrived before the session expired.' },
+      });
+      return result.ok ? 'failed' : 'skipped';
+    },
+  };
+}
+
+export type VideoService = ReturnType<typeof createVideoService>;

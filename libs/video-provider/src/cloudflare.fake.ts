@@ -1,0 +1,141 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { CloudflareVideo } from './cloudflare.provider';
+
+export interface FakeCloudflareRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly query: Record<string, string>;
+  readonly headers: IncomingMessage['headers'];
+  readonly body: string;
+}
+
+/**
+ * A local stand-in for the Cloudflare Stream API, speaking the documented requests and
+ * `{ success, errors, messages, result }` envelopes, so driver tests never touch the internet.
+ * It validates what Cloudflare validates (token, maxDurationSeconds, expiry window, tus headers).
+ */
+export interface FakeCloudflare {
+  /** `CLOUDFLARE_API_BASE` for the driver, e.g. http://127.0.0.1:1234/client/v4 */
+  readonly apiBase: string;
+  readonly accountId: string;
+  readonly apiToken: string;
+  readonly requests: FakeCloudflareRequest[];
+  readonly videos: Map<string, CloudflareVideo>;
+  /** Sets a video's state as Stream would report it. */
+  setVideo(uid: string, change: Partial<CloudflareVideo>): void;
+  close(): Promise<void>;
+}
+
+const envelope = (result: unknown) => JSON.stringify({ success: true, errors: [], messages: [], result });
+const failure = (code: number, message: string) => JSON.stringify({ success: false, errors: [{ code, message }], messages: [], result: null });
+
+function parseTusMetadata(header: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of (header ?? '').split(',')) {
+    const [key, value] = pair.trim().split(' ');
+    if (key) out[key] = Buffer.from(value ?? '', 'base64').toString('utf8');
+  }
+  return out;
+}
+
+function checkLimits(maxDuration: unknown, expiry: unknown, now: number): string | null {
+  const duration = Number(maxDuration);
+  if (!Number.isInteger(duration) || duration < 1 || duration > 21_600) return 'maxDurationSeconds must be an integer 1–21600';
+  if (expiry === undefined) return null;
+  if (typeof expiry !== 'string' || !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/.test(expiry)) return 'expiry must be RFC 3339';
+  const ahead = (Date.parse(expiry) - now) / 1000;
+  // Cloudflare: at least 2 minutes and at most 6 hours ahead (a few seconds of slack for the clock).
+  if (ahead < 115 || ahead > 21_600 + 5) return `expiry must be 2 min – 6 h ahead (is ${Math.round(ahead)} s)`;
+  return null;
+}
+
+export async function startFakeCloudflare(options: { accountId?: string; apiToken?: string } = {}): Promise<FakeCloudflare> {
+  const accountId = options.accountId ?? 'acct_fake';
+  const apiToken = options.apiToken ?? 'token_fake';
+  const requests: FakeCloudflareRequest[] = [];
+  const videos = new Map<string, CloudflareVideo>();
+  let origin = '';
+  const prefix = `/client/v4/accounts/${accountId}/stream`;
+
+  const newVideo = (maxDurationSeconds: number): CloudflareVideo => {
+    const uid = randomBytes(16).toString('hex');
+    const video: CloudflareVideo & { maxDurationSeconds: number } = {
+      uid,
+      readyToStream: false,
+      status: { state: 'pendingupload' },
+      duration: -1,
+      input: { width: -1, height: -1 },
+      maxDurationSeconds,
+    };
+    videos.set(uid, video);
+    return video;
+  };
+
+  const handle = (req: IncomingMessage, res: ServerResponse, body: string) => {
+    const url = new URL(req.url ?? '/', origin);
+    requests.push({ method: req.method ?? '', path: url.pathname, query: Object.fromEntries(url.searchParams), headers: req.headers, body });
+    const send = (status: number, payload: string, headers: Record<string, string> = {}) =>
+      res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(payload);
+    if (req.headers.authorization !== `Bearer ${apiToken}`) return send(401, failure(10000, 'Authentication error'));
+    if (!url.pathname.startsWith(prefix)) return send(404, failure(7003, 'Could not route to the requested path'));
+    const rest = url.pathname.slice(prefix.length);
+
+    if (req.method === 'POST' && rest === '/direct_upload') {
+      let input: { maxDurationSeconds?: unknown; expiry?: unknown };
+      try {
+        input = JSON.parse(body) as typeof input;
+      } catch {
+        return send(400, failure(10005, 'Invalid JSON'));
+      }
+      const problem = checkLimits(input.maxDurationSeconds, input.expiry, Date.now());
+      if (problem) return send(400, failure(10005, problem));
+      const video = newVideo(Number(input.maxDurationSeconds));
+      return send(200, envelope({ uploadURL: `${origin}/upload/${video.uid}`, uid: video.uid }));
+    }
+    if (req.method === 'POST' && rest === '' && url.searchParams.get('direct_user') === 'true') {
+      if (req.headers['tus-resumable'] !== '1.0.0') return send(412, failure(10000, 'Tus-Resumable 1.0.0 required'));
+      const length = Number(req.headers['upload-length']);
+      if (!Number.isInteger(length) || length < 1) return send(400, failure(10005, 'Upload-Length required'));
+      const meta = parseTusMetadata(req.headers['upload-metadata'] as string | undefined);
+      const problem = checkLimits(meta['maxDurationSeconds'], meta['expiry'], Date.now());
+      if (problem) return send(400, failure(10005, problem));
+      const video = newVideo(Number(meta['maxDurationSeconds']));
+      return res
+        .writeHead(201, { 'tus-resumable': '1.0.0', location: `${origin}/tus/${video.uid}?tusv2=true`, 'stream-media-id': video.uid })
+        .end();
+    }
+    const uid = rest.slice(1);
+    const video = /^[0-9a-f]{32}$/.test(uid) ? videos.get(uid) : undefined;
+    if (!video) return send(404, failure(10003, 'Not Found'));
+    if (req.method === 'GET') return send(200, envelope(video));
+    if (req.method === 'DELETE') {
+      videos.delete(uid);
+      return send(200, envelope(''));
+    }
+    return send(405, failure(10000, 'Method not allowed'));
+  };
+
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => handle(req, res, Buffer.concat(chunks).toString('utf8')));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  return {
+    apiBase: `${origin}/client/v4`,
+    accountId,
+    apiToken,
+    requests,
+    videos,
+    setVideo(uid, change) {
+      const video = videos.get(uid);
+      if (!video) throw new Error(`fake Cloudflare has no video ${uid}`);
+      videos.set(uid, { ...video, ...change });
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
