@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['**/node_modules/**', '**/dist/**', '**/generated/**', '**/.nx/**', '**/test-results/**', '**/*.mjs', '**/*.js', '**/*.cjs', '.config/**', '**/vite.config.ts'],
+    ignores: ['**/node_modules/**', '**/dist/**', '**/generated/**', '**/.nx/**', '**/test-results/**', '**/*.mjs', '**/*.js', '**/*.cjs', '.config/**', '**/vite.config.ts', '**/vite.*.config.ts'],
   },
   ...tseslint.configs.recommended,
   {
@@ -48,7 +48,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['libs/config/src/settings.ts', 'apps/*/src/main.ts', 'apps/cli/src/**/*.ts', '**/*.spec.ts', '**/*.spec.tsx', 'apps/*/test/**/*.ts', '**/vite.config.ts'],
+    files: ['libs/config/src/settings.ts', 'apps/*/src/main.ts', 'apps/cli/src/**/*.ts', '**/*.spec.ts', '**/*.spec.tsx', 'apps/*/test/**/*.ts', '**/vite.config.ts', '**/vite.*.config.ts'],
     rules: { 'no-restricted-properties': 'off', 'no-console': 'off' },
   },
   {

@@ -15,5 +15,5 @@ export default defineProject(import.meta.dirname, {
     proxy: Object.fromEntries(proxied.map((path) => [path, { target: api, changeOrigin: false }])),
   },
   build: { outDir: 'dist', emptyOutDir: true, sourcemap: true },
-  test: { environment: 'happy-dom', include: ['src/**/*.spec.ts', 'src/**/*.spec.tsx'] },
+  test: { environment: 'happy-dom', include: ['src/**/*.spec.ts', 'src/**/*.spec.tsx'], exclude: ['e2e/**'] },
 });

@@ -1,1 +1,3 @@
-export {};
+export * from './review.service';
+export * from './review.views';
+export * from './review-input';

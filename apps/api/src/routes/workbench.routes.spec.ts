@@ -1,0 +1,55 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import express from 'express';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorHandler, notFoundHandler } from '../http/problem';
+import { workbenchRoutes } from './workbench.routes';
+
+async function serve(dist: string): Promise<{ url: string; server: Server }> {
+  const app = express();
+  app.use(workbenchRoutes(dist, '/'));
+  app.use(notFoundHandler);
+  app.use(errorHandler(() => undefined));
+  const server = createServer(app);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+describe('workbench static serving', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'wb-'));
+    await mkdir(join(dir, 'assets'));
+    await writeFile(join(dir, 'index.html'), '<!doctype html><title>wb</title>');
+    await writeFile(join(dir, 'assets/app.js'), 'console.log(1)');
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it('serves the build, falls back to index.html for client routes, never for API paths', async () => {
+    const { url, server } = await serve(dir);
+    try {
+      expect(await (await fetch(url + '/')).text()).toContain('<title>wb</title>');
+      expect(await (await fetch(url + '/channels/news', { headers: { accept: 'text/html' } })).text()).toContain('<title>wb</title>');
+      expect((await fetch(url + '/assets/app.js')).headers.get('content-type')).toContain('javascript');
+      for (const path of ['/review/nope', '/v1/nope', '/media/x/y']) {
+        const res = await fetch(url + path, { headers: { accept: 'text/html' } });
+        expect(res.status).toBe(404);
+        expect(res.headers.get('content-type')).toContain('application/problem+json');
+      }
+    } finally {
+      server.close();
+    }
+  });
+
+  it('mounts nothing when there is no build', async () => {
+    const { url, server } = await serve(join(dir, 'missing'));
+    try {
+      expect((await fetch(url + '/')).status).toBe(404);
+    } finally {
+      server.close();
+    }
+  });
+});

@@ -1,0 +1,106 @@
+// An in-process API on a database and Redis prefix of its own, seeded for review tests.
+import type { AddressInfo } from 'node:net';
+import { createServer, type Server } from 'node:http';
+import { join, resolve } from 'node:path';
+import { createReviewer } from '@framedesk/access';
+import { loadSettings, readProjectConfig } from '@framedesk/config';
+import type { Database } from '@framedesk/db';
+import { newId, type Visibility } from '@framedesk/domain';
+import { createLogger } from '@framedesk/observability';
+import { createTestDatabase, createTestRedisPrefix, testRedisUrl } from '@framedesk/testing';
+import { createApp } from '../src/app';
+import { type ApiDependencies, closeApiDependencies, createApiDependencies } from '../src/dependencies';
+
+const root = resolve(import.meta.dirname, '../../..');
+
+export interface ReviewHarness {
+  readonly url: string;
+  readonly deps: ApiDependencies;
+  readonly db: Database;
+  seedReviewer(email: string, password: string): Promise<void>;
+  seedSubmission(input?: { channel?: string; agent?: string; title?: string; visibility?: Visibility; mediaType?: 'image' | 'video'; date?: string }): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function startReviewHarness(env: Record<string, string> = {}): Promise<ReviewHarness> {
+  const database = await createTestDatabase();
+  const redis = createTestRedisPrefix();
+  const settings = loadSettings(
+    { DATABASE_URL: database.url, REDIS_URL: testRedisUrl(), REDIS_PREFIX: redis.prefix, STORAGE_FS_ROOT: join(root, '.data/test-review', redis.prefix), LOG_LEVEL: 'silent', ...env },
+    root,
+  );
+  const config = readProjectConfig(join(root, 'config/project.example.json'));
+  const deps = createApiDependencies(settings, config, createLogger({ name: 'api-test', level: 'silent' }));
+  const server: Server = createServer(createApp(deps));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const db = deps.db;
+  return {
+    url,
+    deps,
+    db,
+    async seedReviewer(email, password) {
+      await createReviewer(db, { email, password });
+    },
+    async seedSubmission(input = {}) {
+      const id = newId('submission');
+      await db.transaction(async (repos) => {
+        const { channel } = await repos.channels.ensure(input.channel ?? 'news');
+        const agent = (await repos.agents.findBySlug(input.agent ?? 'bot')) ?? (await repos.agents.create(input.agent ?? 'bot'));
+        await repos.submissions.create(
+          {
+            id,
+            status: 'received',
+            mediaType: input.mediaType ?? 'image',
+            agentId: agent.id,
+            channelId: channel.id,
+            date: input.date ?? '20260101',
+            metadata: { title: input.title ?? 'A frame', caption: 'cap', click_zones: [{ x: 0.1, y: 0.1, width: 0.2, height: 0.2, url: 'https://example.com/a', label: 'Buy' }] },
+            title: input.title ?? 'A frame',
+            visibility: input.visibility ?? 'promotion_eligible',
+          },
+          { type: 'agent', id: agent.id },
+        );
+      });
+      for (const to of ['media_processing', 'needs_review'] as const) {
+        const r = await db.transition({ id, to, actor: { type: 'system' } });
+        if (!r.ok) throw new Error(`seed transition to ${to} failed`);
+      }
+      return id;
+    },
+    async close() {
+      await new Promise<void>((r) => server.close(() => r()));
+      await closeApiDependencies(deps);
+      await database.drop();
+      await redis.cleanup();
+    },
+  };
+}
+
+/** A cookie jar of one session, and calls that carry its CSRF token. */
+export class ReviewerClient {
+  cookie = '';
+  csrf = '';
+  constructor(private readonly base: string) {}
+
+  async login(email: string, password: string): Promise<Response> {
+    const res = await this.call('POST', '/review/session', { email, password });
+    const set = res.headers.get('set-cookie');
+    if (set) this.cookie = set.split(';')[0]!;
+    if (res.status === 201) this.csrf = ((await res.clone().json()) as { csrf_token: string }).csrf_token;
+    return res;
+  }
+
+  call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
+    return fetch(this.base + path, {
+      method,
+      headers: {
+        ...(this.cookie ? { cookie: this.cookie } : {}),
+        ...(this.csrf ? { 'x-csrf-token': this.csrf } : {}),
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+  }
+}

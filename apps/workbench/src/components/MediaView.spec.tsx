@@ -1,0 +1,27 @@
+import { cleanup, render, screen } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
+import { detail, queueItem } from '../testing/fake-api';
+import { MediaView } from './MediaView';
+
+describe('MediaView', () => {
+  afterEach(cleanup);
+
+  it('draws each click zone over the image as a positioned box named by its label and URL', () => {
+    render(<MediaView submission={detail(queueItem('sub_a', 'Sunrise'))} />);
+    expect(screen.getByRole('img', { name: 'Sunrise' }).getAttribute('src')).toBe('/media/sub_a/preview');
+    const zone = screen.getByRole('link', { name: 'Buy: https://example.com/buy' });
+    expect(zone.getAttribute('title')).toBe('https://example.com/buy');
+    expect(zone.getAttribute('href')).toBe('https://example.com/buy');
+    const style = (zone as HTMLElement).style;
+    expect([style.left, style.top, style.width, style.height]).toEqual(['10%', '20%', '30%', '40%']);
+  });
+
+  it('shows a video with its poster and a player', () => {
+    const item = { ...queueItem('sub_v', 'Clip'), media_type: 'video' as const };
+    const { container } = render(<MediaView submission={detail(item, { click_zones: [], poster_url: '/media/sub_v/poster', video_url: '/media/sub_v/original', image_url: null })} />);
+    const video = container.querySelector('video')!;
+    expect(video.getAttribute('poster')).toBe('/media/sub_v/poster');
+    expect(video.getAttribute('src')).toBe('/media/sub_v/original');
+    expect(video.hasAttribute('controls')).toBe(true);
+  });
+});

@@ -1,0 +1,30 @@
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { api } from '../api/client';
+
+export const QUEUE_FILTERS = ['channel', 'agent', 'media_type', 'date_from', 'date_to'] as const;
+export const POLL_MS = 5_000;
+
+/** The API query string of the filters in the page's URL. */
+export function queueQueryOf(query: URLSearchParams): string {
+  const out = new URLSearchParams();
+  for (const key of QUEUE_FILTERS) {
+    const value = query.get(key);
+    if (value) out.set(key, value);
+  }
+  out.set('limit', '100');
+  return out.toString();
+}
+
+/** Polls the queue; the previous page stays on screen while the next one loads. */
+export function useQueue(apiQuery: string) {
+  return useQuery({
+    queryKey: ['queue', apiQuery],
+    queryFn: () => api.queue(apiQuery),
+    refetchInterval: POLL_MS,
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useChannelCounts() {
+  return useQuery({ queryKey: ['channels'], queryFn: () => api.channels(), refetchInterval: POLL_MS });
+}

@@ -1,0 +1,104 @@
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { setCsrfToken } from '../api/client';
+import { useRoute } from '../hooks/useRoute';
+import { detail, queueItem, stubApi } from '../testing/fake-api';
+import { QueueScreen } from './QueueScreen';
+
+const a = queueItem('sub_a', 'Sunrise', 'news');
+const b = queueItem('sub_b', 'Sunset', 'sports');
+
+function Screen({ undoMs }: { undoMs: number }) {
+  return <QueueScreen route={useRoute()} undoMs={undoMs} />;
+}
+
+function renderScreen(undoMs = 60) {
+  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+  return render(
+    <QueryClientProvider client={client}>
+      <Screen undoMs={undoMs} />
+    </QueryClientProvider>,
+  );
+}
+
+function api(decision: { status: number; body?: unknown } = { status: 200, body: detail(a, { status: 'promoted' }) }) {
+  return stubApi((call) => {
+    if (call.path.startsWith('/review/queue')) return { status: 200, body: { items: [a, b], next_cursor: null } };
+    if (call.path === '/review/channels') return { status: 200, body: { channels: [{ slug: 'news', name: 'News', needs_review: 1 }] } };
+    if (call.path === '/review/submissions/sub_a') return { status: 200, body: detail(a) };
+    if (call.path === '/review/submissions/sub_b') return { status: 200, body: detail(b) };
+    if (call.path.endsWith('/claim')) return call.method === 'DELETE' ? { status: 204 } : { status: 200, body: {} };
+    if (call.path.endsWith('/decision')) return decision;
+    return undefined;
+  });
+}
+
+describe('QueueScreen', () => {
+  beforeEach(() => window.history.replaceState(null, '', '/?channel=news'));
+  afterEach(() => {
+    cleanup();
+    vi.unstubAllGlobals();
+  });
+
+  it('keeps filters in the URL, selects the oldest frame and claims it on open', async () => {
+    const { calls } = api();
+    renderScreen();
+    expect(await screen.findByRole('heading', { name: 'Sunrise' })).toBeTruthy();
+    expect(calls.some((c) => c.path.startsWith('/review/queue?channel=news'))).toBe(true);
+    expect(new URLSearchParams(window.location.search).get('selected')).toBe('sub_a');
+    await waitFor(() => expect(calls.some((c) => c.method === 'POST' && c.path === '/review/submissions/sub_a/claim')).toBe(true));
+    fireEvent.keyDown(window, { key: 'j' });
+    expect(await screen.findByRole('heading', { name: 'Sunset' })).toBeTruthy();
+    expect(new URLSearchParams(window.location.search).get('channel')).toBe('news');
+  });
+
+  it('holds a promotion for the undo window, then sends it with the CSRF header and moves on', async () => {
+    const { calls } = api();
+    setCsrfToken('csrf-123');
+    renderScreen(80);
+    await screen.findByRole('heading', { name: 'Sunrise' });
+    fireEvent.click(screen.getByRole('button', { name: 'Promote' }));
+    expect(screen.getByRole('status').textContent).toContain('Promoted “Sunrise”');
+    expect(await screen.findByRole('heading', { name: 'Sunset' })).toBeTruthy();
+    expect(within(screen.getByRole('list', { name: 'Review queue' })).queryByText('Sunrise')).toBeNull();
+    expect(calls.some((c) => c.path.endsWith('/decision'))).toBe(false);
+    await waitFor(() => expect(calls.find((c) => c.path === '/review/submissions/sub_a/decision')?.body).toEqual({ decision: 'promote' }));
+    expect(calls.find((c) => c.path.endsWith('/decision'))?.headers['x-csrf-token']).toBe('csrf-123');
+    setCsrfToken('');
+  });
+
+  it('undo (u) puts the frame back and nothing is sent', async () => {
+    const { calls } = api();
+    renderScreen(300);
+    await screen.findByRole('heading', { name: 'Sunrise' });
+    fireEvent.keyDown(window, { key: 'p' });
+    await screen.findByRole('heading', { name: 'Sunset' });
+    fireEvent.keyDown(window, { key: 'u' });
+    expect(await screen.findByRole('heading', { name: 'Sunrise' })).toBeTruthy();
+    await new Promise((r) => setTimeout(r, 400));
+    expect(calls.some((c) => c.path.endsWith('/decision'))).toBe(false);
+  });
+
+  it('rejects with a reason from the list plus a note', async () => {
+    const { calls } = api({ status: 200, body: detail(a, { status: 'rejected' }) });
+    renderScreen(20);
+    await screen.findByRole('heading', { name: 'Sunrise' });
+    fireEvent.keyDown(window, { key: 'r' });
+    const confirm = screen.getByRole('button', { name: 'Confirm rejection' }) as HTMLButtonElement;
+    expect(confirm.disabled).toBe(true);
+    fireEvent.change(screen.getByLabelText('Reason'), { target: { value: 'Low quality' } });
+    fireEvent.change(screen.getByLabelText('Note'), { target: { value: 'blurry' } });
+    fireEvent.click(confirm);
+    await waitFor(() => expect(calls.find((c) => c.path.endsWith('/decision'))?.body).toEqual({ decision: 'reject', reason: 'Low quality', note: 'blurry' }));
+  });
+
+  it('says plainly when another reviewer decided first (409)', async () => {
+    api({ status: 409, body: { code: 'invalid_transition', detail: 'already promoted' } });
+    renderScreen(20);
+    await screen.findByRole('heading', { name: 'Sunrise' });
+    fireEvent.click(screen.getByRole('button', { name: 'Promote' }));
+    expect((await screen.findByRole('alert')).textContent).toBe('Another reviewer decided this frame first');
+    expect(screen.getByRole('heading', { name: 'Sunset' })).toBeTruthy();
+  });
+});

@@ -1,0 +1,13 @@
+import { defineProject } from '../../tools/vitest.shared';
+
+// Browser tests: build the workbench, start the real api + worker, drive Debian's chromium.
+export default defineProject(import.meta.dirname, {
+  test: {
+    name: 'workbench-e2e',
+    include: ['e2e/**/*.e2e.spec.ts'],
+    environment: 'node',
+    testTimeout: 120_000,
+    hookTimeout: 240_000,
+    fileParallelism: false,
+  },
+});

@@ -1,0 +1,153 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { DomainError, randomToken } from '@framedesk/domain';
+import type { Database } from '@framedesk/db';
+import { hashPassword, verifyPassword } from './passwords';
+
+export const SESSION_COOKIE = 'fd_session';
+export const CSRF_HEADER = 'X-CSRF-Token';
+const WINDOW_SECONDS = 15 * 60;
+
+/** The few Redis commands login throttling needs; ioredis satisfies it, tests can fake it. */
+export interface CounterStore {
+  get(key: string): Promise<string | null>;
+  incr(key: string): Promise<number>;
+  expire(key: string, seconds: number): Promise<number>;
+  ttl(key: string): Promise<number>;
+  del(...keys: string[]): Promise<number>;
+}
+
+export interface ReviewerPrincipal {
+  readonly kind: 'reviewer';
+  readonly reviewerId: string;
+  readonly email: string;
+  readonly name: string | null;
+  /** SHA-256 of the cookie token: the session row's id. */
+  readonly sessionId: string;
+  readonly csrfToken: string;
+  readonly expiresAt: Date;
+}
+
+export interface ReviewerSessionsOptions {
+  readonly ttlHours: number;
+  readonly attemptsPer15Minutes: number;
+  /** Namespaces the throttle counters (the installation's REDIS_PREFIX). */
+  readonly keyPrefix: string;
+  readonly now?: () => Date;
+}
+
+export function hashSessionToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+function sameSecret(a: string, b: string): boolean {
+  const x = createHash('sha256').update(a).digest();
+  const y = createHash('sha256').update(b).digest();
+  return timingSafeEqual(x, y);
+}
+
+/** Reviewer login, cookie sessions and CSRF tokens (DESIGN.md §6). */
+export function reviewerSessionsService(db: Database, counters: CounterStore, options: ReviewerSessionsOptions) {
+  const now = options.now ?? (() => new Date());
+  // Unknown emails still pay for one scrypt, so response time does not reveal which emails exist.
+  let dummyHash: Promise<string> | undefined;
+  const keys = (email: string, ip: string) => [
+    `${options.keyPrefix}:login:email:${createHash('sha256').update(email).digest('hex')}`,
+    `${options.keyPrefix}:login:ip:${ip}`,
+  ];
+
+  async function throttled(email: string, ip: string): Promise<number | null> {
+    for (const key of keys(email, ip)) {
+      const count = Number((await counters.get(key)) ?? 0);
+      if (count >= options.attemptsPer15Minutes) {
+        const ttl = await counters.ttl(key);
+        return ttl > 0 ? ttl : WINDOW_SECONDS;
+      }
+    }
+    return null;
+  }
+
+  async function recordFailure(email: string, ip: string): Promise<void> {
+    for (const key of keys(email, ip)) {
+      const count = await counters.incr(key);
+      if (count === 1) await counters.expire(key, WINDOW_SECONDS);
+    }
+  }
+
+  return {
+    /**
+     * Checks the password and opens a new session (a new token at every login, so a token planted
+     * before login is worthless). `previousToken`, when given, is ended.
+     */
+    async login(input: { email: string; password: string; ip: string; previousToken?: string }): Promise<{ token: string; principal: ReviewerPrincipal }> {
+      const email = input.email.trim().toLowerCase();
+      const retryAfter = await throttled(email, input.ip);
+      if (retryAfter !== null) {
+        throw new DomainError('rate_limited', 'Too many failed sign-in attempts. Wait a few minutes and try again.', {
+          headers: { 'Retry-After': String(retryAfter) },
+        });
+      }
+      const reviewer = email ? await db.repos.reviewers.findByEmail(email) : null;
+      const ok = reviewer
+        ? await verifyPassword(input.password, reviewer.passwordHash)
+        : await verifyPassword(input.password, await (dummyHash ??= hashPassword('framedesk-no-such-reviewer'))).then(() => false);
+      if (!reviewer || !ok || reviewer.disabledAt) {
+        await recordFailure(email, input.ip);
+        throw new DomainError('unauthenticated', 'The email or password is not right.');
+      }
+      await counters.del(keys(email, input.ip)[0]!);
+      if (input.previousToken) await db.repos.reviewerSessions.delete(hashSessionToken(input.previousToken));
+      const token = randomToken(32);
+      const expiresAt = new Date(now().getTime() + options.ttlHours * 3600_000);
+      const session = await db.repos.reviewerSessions.create({
+        id: hashSessionToken(token),
+        reviewerId: reviewer.id,
+        csrfToken: randomToken(24),
+        expiresAt,
+      });
+      return {
+        token,
+        principal: {
+          kind: 'reviewer',
+          reviewerId: reviewer.id,
+          email: reviewer.email,
+          name: reviewer.name,
+          sessionId: session.id,
+          csrfToken: session.csrfToken,
+          expiresAt,
+        },
+      };
+    },
+
+    /** The reviewer behind a session cookie token, or null (unknown, expired, disabled). */
+    async authenticate(token: string | undefined): Promise<ReviewerPrincipal | null> {
+      if (!token || token.length > 200) return null;
+      const at = now();
+      const session = await db.repos.reviewerSessions.findLive(hashSessionToken(token), at);
+      if (!session || session.reviewer.disabledAt) return null;
+      // last_seen_at at most once a minute per session, not once per request.
+      if (at.getTime() - session.lastSeenAt.getTime() > 60_000) await db.repos.reviewerSessions.touch(session.id, at);
+      return {
+        kind: 'reviewer',
+        reviewerId: session.reviewer.id,
+        email: session.reviewer.email,
+        name: session.reviewer.name,
+        sessionId: session.id,
+        csrfToken: session.csrfToken,
+        expiresAt: session.expiresAt,
+      };
+    },
+
+    /** Throws 403 csrf_failed unless `header` carries this session's CSRF token. */
+    checkCsrf(principal: ReviewerPrincipal, header: string | undefined): void {
+      if (!header || !sameSecret(header, principal.csrfToken)) {
+        throw new DomainError('csrf_failed', `Send this session's CSRF token in the ${CSRF_HEADER} header.`);
+      }
+    },
+
+    logout: (principal: ReviewerPrincipal): Promise<void> => db.repos.reviewerSessions.delete(principal.sessionId),
+
+    deleteExpired: (at: Date = now()): Promise<number> => db.repos.reviewerSessions.deleteExpired(at),
+  };
+}
+
+export type ReviewerSessionsService = ReturnType<typeof reviewerSessionsService>;

@@ -1,0 +1,109 @@
+import { DomainError, type FieldError, isFrameDate, isSlug, MEDIA_TYPES, type MediaType, VISIBILITIES, type Visibility } from '@framedesk/domain';
+
+/** Reasons a reviewer picks from when rejecting; free text adds detail (required for "Other"). */
+export const REJECT_REASONS = [
+  'Low quality',
+  'Off-topic for the channel',
+  'Broken or misleading click zones',
+  'Inappropriate content',
+  'Duplicate',
+  'Other',
+] as const;
+export type RejectReason = (typeof REJECT_REASONS)[number];
+
+export interface QueueQuery {
+  readonly channel?: string;
+  readonly agent?: string;
+  readonly mediaType?: MediaType;
+  readonly dateFrom?: string;
+  readonly dateTo?: string;
+  readonly cursor?: { readonly createdAt: Date; readonly id: string };
+  readonly limit: number;
+}
+
+export type Decision =
+  | { readonly decision: 'promote' }
+  | { readonly decision: 'reject'; readonly reason: RejectReason; readonly note: string | null };
+
+const fail = (errors: FieldError[]) => {
+  if (errors.length > 0) throw new DomainError('validation_failed', errors.map((e) => e.detail).join(' '), { errors });
+};
+
+const str = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
+
+export function encodeCursor(value: Record<string, string>): string {
+  return Buffer.from(JSON.stringify(value)).toString('base64url');
+}
+
+export function decodeCursor(cursor: string, fields: readonly string[]): Record<string, string> {
+  try {
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>;
+    if (fields.every((f) => typeof value[f] === 'string')) return value as Record<string, string>;
+  } catch {
+    // fall through
+  }
+  throw new DomainError('validation_failed', 'The cursor is not valid.', { errors: [{ pointer: '/cursor', detail: 'not a cursor this API issued' }] });
+}
+
+/** Queue filters from the query string (the workbench keeps them in its URL). */
+export function parseQueueQuery(query: Record<string, unknown>): QueueQuery {
+  const errors: FieldError[] = [];
+  const channel = str(query['channel']);
+  const agent = str(query['agent']);
+  const mediaType = str(query['media_type']);
+  const dateFrom = str(query['date_from']);
+  const dateTo = str(query['date_to']);
+  const limitText = str(query['limit']);
+  if (channel && !isSlug(channel)) errors.push({ pointer: '/channel', detail: 'channel must be a slug.' });
+  if (agent && !isSlug(agent)) errors.push({ pointer: '/agent', detail: 'agent must be a slug.' });
+  if (mediaType && !(MEDIA_TYPES as readonly string[]).includes(mediaType)) errors.push({ pointer: '/media_type', detail: 'media_type must be image or video.' });
+  if (dateFrom && !isFrameDate(dateFrom)) errors.push({ pointer: '/date_from', detail: 'date_from must be a YYYYMMDD date.' });
+  if (dateTo && !isFrameDate(dateTo)) errors.push({ pointer: '/date_to', detail: 'date_to must be a YYYYMMDD date.' });
+  const limit = limitText === undefined ? 50 : Number(limitText);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 200) errors.push({ pointer: '/limit', detail: 'limit must be an integer from 1 to 200.' });
+  fail(errors);
+  const cursorText = str(query['cursor']);
+  const cursor = cursorText ? decodeCursor(cursorText, ['c', 'i']) : undefined;
+  return {
+    ...(channel ? { channel } : {}),
+    ...(agent ? { agent } : {}),
+    ...(mediaType ? { mediaType: mediaType as MediaType } : {}),
+    ...(dateFrom ? { dateFrom } : {}),
+    ...(dateTo ? { dateTo } : {}),
+    ...(cursor ? { cursor: { createdAt: new Date(cursor['c']!), id: cursor['i']! } } : {}),
+    limit,
+  };
+}
+
+export function parseDecision(body: unknown): Decision {
+  const b = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
+  const errors: FieldError[] = [];
+  if (b['decision'] === 'promote') return { decision: 'promote' };
+  if (b['decision'] !== 'reject') {
+    fail([{ pointer: '/decision', detail: 'decision must be "promote" or "reject".' }]);
+  }
+  const reason = b['reason'];
+  const note = typeof b['note'] === 'string' ? b['note'].trim() : '';
+  if (typeof reason !== 'string' || !(REJECT_REASONS as readonly string[]).includes(reason)) {
+    errors.push({ pointer: '/reason', detail: `A rejection needs a reason: one of ${REJECT_REASONS.join(', ')}.` });
+  }
+  if (reason === 'Other' && note === '') errors.push({ pointer: '/note', detail: 'Say why in the note when the reason is Other.' });
+  if (note.length > 1000) errors.push({ pointer: '/note', detail: 'The note has at most 1000 characters.' });
+  fail(errors);
+  return { decision: 'reject', reason: reason as RejectReason, note: note === '' ? null : note };
+}
+
+export function parseVisibility(body: unknown): Visibility {
+  const value = (body && typeof body === 'object' ? (body as Record<string, unknown>)['visibility'] : undefined) as unknown;
+  if (typeof value !== 'string' || !(VISIBILITIES as readonly string[]).includes(value)) {
+    throw new DomainError('validation_failed', `visibility must be one of ${VISIBILITIES.join(', ')}.`, {
+      errors: [{ pointer: '/visibility', detail: `one of ${VISIBILITIES.join(', ')}` }],
+    });
+  }
+  return value as Visibility;
+}
+
+/** The reason stored on the submission and shown to the agent. */
+export function reasonText(decision: Extract<Decision, { decision: 'reject' }>): string {
+  return decision.note ? `${decision.reason}: ${decision.note}` : decision.reason;
+}

@@ -1,0 +1,218 @@
+import type { Readable } from 'node:stream';
+import { DomainError, randomToken } from '@framedesk/domain';
+import type { Database } from '@framedesk/db';
+import { type Decision, decodeCursor, encodeCursor, parseQueueQuery, reasonText } from './review-input';
+import { claimView, detailView, failedView, type MediaUrlFn, queueItemView } from './review.views';
+
+export interface QueueDepth {
+  readonly waiting: number;
+  readonly active: number;
+  readonly delayed: number;
+  readonly failed: number;
+}
+
+/** The slice of the queue producer a retry needs (libs/queues' QueueProducer satisfies it). */
+export interface RetryEnqueuer {
+  enqueue(name: 'image.process' | 'video.process', payload: { submissionId: string }, options: { attempt: string }): Promise<void>;
+}
+
+/** Reads stored objects (libs/storage's ObjectStorage satisfies it). */
+export interface ObjectReader {
+  get(bucket: string, key: string): Promise<Readable>;
+}
+
+export interface ReviewServiceDeps {
+  readonly db: Database;
+  readonly storage: ObjectReader;
+  readonly mediaUrl: MediaUrlFn;
+  readonly queues: RetryEnqueuer;
+  readonly queueDepths: () => Promise<Record<string, QueueDepth>>;
+  /** How long a claim lasts; the workbench renews it while the reviewer stays on the frame. */
+  readonly claimSeconds?: number;
+  readonly now?: () => Date;
+}
+
+export interface Reviewer {
+  readonly reviewerId: string;
+  readonly email: string;
+}
+
+const notFound = (id: string) => new DomainError('not_found', `No submission ${id}.`);
+
+/** The reviewer's rules: queue, claims, decisions, visibility, timeline, ops and retries. */
+export function reviewService(deps: ReviewServiceDeps) {
+  const { db, mediaUrl } = deps;
+  const now = deps.now ?? (() => new Date());
+  const claimMs = (deps.claimSeconds ?? 300) * 1000;
+  const repo = db.repos.review;
+  const actorOf = (me: Reviewer) => ({ type: 'reviewer' as const, id: me.reviewerId });
+
+  async function detail(id: string, me: Reviewer) {
+    const row = await repo.detail(id);
+    if (!row) throw notFound(id);
+    const ids = [row.claimedBy, row.reviewerId, ...row.events.map((e) => (e.actorType === 'reviewer' ? e.actorId : null))];
+    const emails = await repo.reviewerEmails(ids.filter((x): x is string => !!x));
+    return detailView(row, mediaUrl, me.reviewerId, emails, now());
+  }
+
+  return {
+    async queue(query: Record<string, unknown>, me: Reviewer) {
+      const q = parseQueueQuery(query);
+      const rows = await repo.queue({
+        ...(q.channel ? { channelSlug: q.channel } : {}),
+        ...(q.agent ? { agentSlug: q.agent } : {}),
+        ...(q.mediaType ? { mediaType: q.mediaType } : {}),
+        ...(q.dateFrom ? { dateFrom: q.dateFrom } : {}),
+        ...(q.dateTo ? { dateTo: q.dateTo } : {}),
+        ...(q.cursor ? { after: q.cursor } : {}),
+        limit: q.limit + 1,
+      });
+      const page = rows.slice(0, q.limit);
+      const emails = await repo.reviewerEmails(page.flatMap((r) => (r.claimedBy ? [r.claimedBy] : [])));
+      const at = now();
+      const last = page.at(-1);
+      return {
+        items: page.map((r) => queueItemView(r, mediaUrl, me.reviewerId, emails, at)),
+        next_cursor: rows.length > q.limit && last ? encodeCursor({ c: last.createdAt.toISOString(), i: last.id }) : null,
+      };
+    },
+
+    async channels() {
+      const rows = await repo.channelCounts();
+      return { channels: rows.map((c) => ({ slug: c.slug, name: c.name, needs_review: c.needsReview })) };
+    },
+
+    detail,
+
+    /** Marks the frame as being reviewed by `me` for a few minutes; another live claim → 409. */
+    async claim(id: string, me: Reviewer) {
+      const at = now();
+      const result = await repo.claim({ id, reviewerId: me.reviewerId, until: new Date(at.getTime() + claimMs), now: at });
+      if (result.ok) return { claim: { reviewer_id: me.reviewerId, reviewer_email: me.email, until: result.claimedUntil.toISOString(), mine: true } };
+      if (result.status === null) throw notFound(id);
+      if (result.status !== 'needs_review') {
+        throw new DomainError('invalid_transition', `This frame is already ${result.status.replace('_', ' ')}; there is nothing left to review.`);
+      }
+      const emails = await repo.reviewerEmails(result.claimedBy ? [result.claimedBy] : []);
+      const holder = claimView(result, me.reviewerId, emails, at);
+      throw new DomainError('claimed_by_other', `${holder?.reviewer_email ?? 'Another reviewer'} is reviewing this frame until ${holder?.until ?? 'shortly'}.`);
+    },
+
+    /** A video's original for the reviewer's player (originals have no public URL). */
+    async original(id: string): Promise<{ contentType: string; byteSize: number; open: () => Promise<Readable> }> {
+      const object = await db.repos.mediaObjects.find(id, 'original', 'original');
+      if (!object) throw new DomainError('not_found', `No original media for ${id}.`);
+      return { contentType: object.contentType, byteSize: Number(object.byteSize), open: () => deps.storage.get(object.bucket, object.key) };
+    },
+
+    async release(id: string, me: Reviewer) {
+      await repo.release({ id, reviewerId: me.reviewerId });
+    },
+
+    /** Promote or reject through the status machine; the loser of a race gets a plain 409. */
+    async decide(id: string, decision: Decision, me: Reviewer) {
+      const at = now();
+      const current = await db.repos.submissions.findById(id);
+      if (!current) throw notFound(id);
+      if (current.status !== 'needs_review') throw alreadyDecided(current.status);
+      if (current.claimedBy && current.claimedBy !== me.reviewerId && current.claimedUntil && current.claimedUntil > at) {
+        throw new DomainError('claimed_by_other', 'Another reviewer is reviewing this frame right now.');
+      }
+      if (decision.decision === 'promote' && current.visibility !== 'promotion_eligible') {
+        throw new DomainError('not_promotion_eligible', `This frame's visibility is ${current.visibility}; only promotion_eligible frames can be promoted.`);
+      }
+      const reason = decision.decision === 'reject' ? reasonText(decision) : null;
+      const to = decision.decision === 'promote' ? 'promoted' : 'rejected';
+      const result = await db.transition({
+        id,
+        to,
+        actor: actorOf(me),
+        reason,
+        onlyFrom: ['needs_review'],
+        patch: { reviewDecision: to, reviewReason: reason, reviewerId: me.reviewerId, reviewedAt: at, claimedBy: null, claimedUntil: null },
+      });
+      if (!result.ok) {
+        if (result.current === null) throw notFound(id);
+        throw alreadyDecided(result.current);
+      }
+      return detail(id, me);
+    },
+
+    async setVisibility(id: string, visibility: 'draft' | 'team_visible' | 'promotion_eligible', me: Reviewer) {
+      const current = await db.repos.submissions.findById(id);
+      if (!current) throw notFound(id);
+      if (current.visibility !== visibility) {
+        const updated = await db.transaction((repos) =>
+          repos.submissions.update(
+            id,
+            { visibility },
+            { type: 'visibility_changed', actor: actorOf(me), data: { from: current.visibility, to: visibility } },
+            { status: { notIn: ['promoted', 'rejected'] }, visibility: current.visibility },
+          ),
+        );
+        if (!updated) throw new DomainError('invalid_transition', 'This frame was decided or changed meanwhile; reload it.');
+      }
+      return detail(id, me);
+    },
+
+    async timeline(slug: string, query: Record<string, unknown>) {
+      const channel = await db.repos.channels.findBySlug(slug);
+      if (!channel) throw new DomainError('not_found', `No channel ${slug}.`);
+      const cursorText = typeof query['cursor'] === 'string' && query['cursor'] ? query['cursor'] : undefined;
+      const cursor = cursorText ? decodeCursor(cursorText, ['d', 'r', 'i']) : undefined;
+      const limit = 100;
+      const rows = await repo.timeline({
+        channelSlug: slug,
+        ...(cursor ? { after: { date: cursor['d']!, reviewedAt: new Date(cursor['r']!), id: cursor['i']! } } : {}),
+        limit: limit + 1,
+      });
+      const page = rows.slice(0, limit);
+      const last = page.at(-1);
+      const at = now();
+      return {
+        channel: { slug: channel.slug, name: channel.name },
+        items: page.map((r) => ({ ...queueItemView(r, mediaUrl, '', new Map(), at), promoted_at: r.reviewedAt?.toISOString() ?? null })),
+        next_cursor:
+          rows.length > limit && last ? encodeCursor({ d: last.date, r: (last.reviewedAt ?? last.updatedAt).toISOString(), i: last.id }) : null,
+      };
+    },
+
+    async ops() {
+      const [queues, failed, byStatus] = await Promise.all([deps.queueDepths(), repo.recentlyFailed(50), db.repos.submissions.countByStatus()]);
+      return { queues, submissions_by_status: byStatus, recently_failed: failed.map(failedView) };
+    },
+
+    /** Failed processing re-enters the pipeline at its start, through the status machine, then is enqueued anew. */
+    async retry(id: string, me: Reviewer) {
+      const current = await db.repos.submissions.findById(id);
+      if (!current) throw notFound(id);
+      if (current.status !== 'failed') throw new DomainError('invalid_transition', `Only failed frames can be retried; this one is ${current.status}.`);
+      if (current.failureCode === 'upload_expired') {
+        throw new DomainError('invalid_transition', 'Nothing was ever uploaded for this frame; the agent has to submit it again.');
+      }
+      const to = current.mediaType === 'image' ? 'received' : 'media_processing';
+      const result = await db.transition({
+        id,
+        to,
+        actor: actorOf(me),
+        reason: 'retry',
+        onlyFrom: ['failed'],
+        patch: { failureCode: null, failureMessage: null },
+        data: { failure_code: current.failureCode, failure_message: current.failureMessage },
+      });
+      if (!result.ok) throw new DomainError('invalid_transition', 'Someone else retried this frame first.');
+      const attempt = `retry-${randomToken(8)}`;
+      await deps.queues.enqueue(current.mediaType === 'image' ? 'image.process' : 'video.process', { submissionId: id }, { attempt });
+      return { id, status: to };
+    },
+  };
+}
+
+export type ReviewService = ReturnType<typeof reviewService>;
+
+function alreadyDecided(status: string): DomainError {
+  if (status === 'promoted' || status === 'rejected') {
+    return new DomainError('invalid_transition', `Another reviewer decided this frame first: it is already ${status}.`);
+  }
+  return new DomainError('invalid_transition', `This frame is ${status.replace('_', ' ')}, not waiting for review.`);
+}

@@ -1,0 +1,177 @@
+import type { SubmissionDetailRow, SubmissionWithMedia, SubmissionWithSlugs } from '@framedesk/db';
+
+/** Builds the URL a browser loads a stored media object from (signed by the caller's wiring). */
+export type MediaUrlFn = (submissionId: string, name: string) => string;
+
+export interface ClickZoneView {
+  readonly x: number;
+  readonly y: number;
+  readonly width: number;
+  readonly height: number;
+  readonly url: string;
+  readonly label: string | null;
+}
+
+export interface ClaimView {
+  readonly reviewer_id: string;
+  readonly reviewer_email: string | null;
+  readonly until: string;
+  readonly mine: boolean;
+}
+
+export interface QueueItemView {
+  readonly id: string;
+  readonly title: string | null;
+  readonly channel_slug: string;
+  readonly agent_slug: string;
+  readonly media_type: 'image' | 'video';
+  readonly date: string;
+  readonly visibility: string;
+  readonly created_at: string;
+  readonly thumbnail_url: string | null;
+  readonly claim: ClaimView | null;
+}
+
+export interface EventView {
+  readonly id: string;
+  readonly type: string;
+  readonly from: string | null;
+  readonly to: string | null;
+  readonly actor_type: string;
+  readonly actor: string | null;
+  readonly reason: string | null;
+  readonly created_at: string;
+}
+
+export interface DetailView extends QueueItemView {
+  readonly status: string;
+  readonly caption: string | null;
+  readonly external_ref: string | null;
+  readonly updated_at: string;
+  readonly width: number | null;
+  readonly height: number | null;
+  readonly duration_ms: number | null;
+  readonly click_zones: ClickZoneView[];
+  /** The image to review at screen size (preview, else public, else the original). */
+  readonly image_url: string | null;
+  readonly poster_url: string | null;
+  readonly video_url: string | null;
+  readonly variants: Record<string, string>;
+  readonly failure: { code: string; message: string | null } | null;
+  readonly review: { decision: string; reason: string | null; reviewed_at: string | null; reviewer_email: string | null } | null;
+  readonly events: EventView[];
+}
+
+export interface FailedView {
+  readonly id: string;
+  readonly title: string | null;
+  readonly channel_slug: string;
+  readonly agent_slug: string;
+  readonly media_type: 'image' | 'video';
+  readonly failure_code: string | null;
+  readonly failure_message: string | null;
+  readonly failed_at: string;
+}
+
+type Emails = ReadonlyMap<string, string>;
+
+function metadataOf(row: { metadata: unknown }): Record<string, unknown> {
+  return row.metadata && typeof row.metadata === 'object' ? (row.metadata as Record<string, unknown>) : {};
+}
+
+function text(value: unknown): string | null {
+  return typeof value === 'string' && value.length > 0 ? value : null;
+}
+
+function clickZones(row: { metadata: unknown }): ClickZoneView[] {
+  const zones = metadataOf(row)['click_zones'];
+  if (!Array.isArray(zones)) return [];
+  return zones.flatMap((z: Record<string, unknown>) =>
+    typeof z?.['x'] === 'number' && typeof z['y'] === 'number' && typeof z['width'] === 'number' && typeof z['height'] === 'number' && typeof z['url'] === 'string'
+      ? [{ x: z['x'], y: z['y'], width: z['width'], height: z['height'], url: z['url'], label: text(z['label']) }]
+      : [],
+  );
+}
+
+function mediaNamed(row: SubmissionWithMedia, kind: string, names: readonly string[]): string | null {
+  for (const name of names) if (row.media.some((m) => m.kind === kind && m.name === name)) return name;
+  return null;
+}
+
+export function claimView(row: { claimedBy: string | null; claimedUntil: Date | null }, me: string, emails: Emails, now: Date): ClaimView | null {
+  if (!row.claimedBy || !row.claimedUntil || row.claimedUntil <= now) return null;
+  return { reviewer_id: row.claimedBy, reviewer_email: emails.get(row.claimedBy) ?? null, until: row.claimedUntil.toISOString(), mine: row.claimedBy === me };
+}
+
+export function queueItemView(row: SubmissionWithMedia, mediaUrl: MediaUrlFn, me: string, emails: Emails, now: Date): QueueItemView {
+  const thumb = mediaNamed(row, 'variant', ['thumbnail', 'preview', 'public']);
+  const poster = mediaNamed(row, 'poster', ['poster']);
+  const name = thumb ?? poster;
+  return {
+    id: row.id,
+    title: row.title ?? text(metadataOf(row)['title']),
+    channel_slug: row.channel.slug,
+    agent_slug: row.agent.slug,
+    media_type: row.mediaType,
+    date: row.date,
+    visibility: row.visibility,
+    created_at: row.createdAt.toISOString(),
+    thumbnail_url: name ? mediaUrl(row.id, name) : null,
+    claim: claimView(row, me, emails, now),
+  };
+}
+
+export function detailView(row: SubmissionDetailRow, mediaUrl: MediaUrlFn, me: string, emails: Emails, now: Date): DetailView {
+  const meta = metadataOf(row);
+  const image = mediaNamed(row, 'variant', ['preview', 'public']) ?? (row.mediaType === 'image' ? mediaNamed(row, 'original', ['original']) : null);
+  const poster = mediaNamed(row, 'poster', ['poster']);
+  // Originals are not public media: the reviewer's session streams them (see ReviewService.original).
+  const video = row.mediaType === 'video' && mediaNamed(row, 'original', ['original']) ? `/review/submissions/${row.id}/original` : null;
+  return {
+    ...queueItemView(row, mediaUrl, me, emails, now),
+    status: row.status,
+    caption: text(meta['caption']),
+    external_ref: text(meta['external_ref']),
+    updated_at: row.updatedAt.toISOString(),
+    width: row.width,
+    height: row.height,
+    duration_ms: row.durationMs,
+    click_zones: clickZones(row),
+    image_url: image ? mediaUrl(row.id, image) : null,
+    poster_url: poster ? mediaUrl(row.id, poster) : null,
+    video_url: video,
+    variants: Object.fromEntries(row.media.filter((m) => m.kind === 'variant').map((m) => [m.name, mediaUrl(row.id, m.name)])),
+    failure: row.failureCode ? { code: row.failureCode, message: row.failureMessage } : null,
+    review: row.reviewDecision
+      ? {
+          decision: row.reviewDecision,
+          reason: row.reviewReason,
+          reviewed_at: row.reviewedAt?.toISOString() ?? null,
+          reviewer_email: row.reviewerId ? (emails.get(row.reviewerId) ?? null) : null,
+        }
+      : null,
+    events: row.events.map((e) => ({
+      id: String(e.id),
+      type: e.type,
+      from: e.fromStatus,
+      to: e.toStatus,
+      actor_type: e.actorType,
+      actor: e.actorType === 'reviewer' && e.actorId ? (emails.get(e.actorId) ?? e.actorId) : e.actorType === 'agent' ? row.agent.slug : e.actorId,
+      reason: e.reason,
+      created_at: e.createdAt.toISOString(),
+    })),
+  };
+}
+
+export function failedView(row: SubmissionWithSlugs): FailedView {
+  return {
+    id: row.id,
+    title: row.title ?? text(metadataOf(row)['title']),
+    channel_slug: row.channel.slug,
+    agent_slug: row.agent.slug,
+    media_type: row.mediaType,
+    failure_code: row.failureCode,
+    failure_message: row.failureMessage,
+    failed_at: row.updatedAt.toISOString(),
+  };
+}
