@@ -1,15 +1,7 @@
+import { REJECT_REASONS, type RejectReason } from '@framedesk/contracts';
 import { DomainError, type FieldError, isFrameDate, isSlug, MEDIA_TYPES, type MediaType, VISIBILITIES, type Visibility } from '@framedesk/domain';
 
-/** Reasons a reviewer picks from when rejecting; free text adds detail (required for "Other"). */
-export const REJECT_REASONS = [
-  'Low quality',
-  'Off-topic for the channel',
-  'Broken or misleading click zones',
-  'Inappropriate content',
-  'Duplicate',
-  'Other',
-] as const;
-export type RejectReason = (typeof REJECT_REASONS)[number];
+export { REJECT_REASONS, type RejectReason };
 
 export interface QueueQuery {
   readonly channel?: string;

@@ -1,77 +1,23 @@
+import type {
+  ReviewClaim,
+  ReviewClickZone,
+  ReviewEvent,
+  ReviewFailedSubmission,
+  ReviewQueueItem,
+  ReviewSubmissionDetail,
+} from '@framedesk/contracts';
 import type { SubmissionDetailRow, SubmissionWithMedia, SubmissionWithSlugs } from '@framedesk/db';
 
 /** Builds the URL a browser loads a stored media object from (signed by the caller's wiring). */
 export type MediaUrlFn = (submissionId: string, name: string) => string;
 
-export interface ClickZoneView {
-  readonly x: number;
-  readonly y: number;
-  readonly width: number;
-  readonly height: number;
-  readonly url: string;
-  readonly label: string | null;
-}
-
-export interface ClaimView {
-  readonly reviewer_id: string;
-  readonly reviewer_email: string | null;
-  readonly until: string;
-  readonly mine: boolean;
-}
-
-export interface QueueItemView {
-  readonly id: string;
-  readonly title: string | null;
-  readonly channel_slug: string;
-  readonly agent_slug: string;
-  readonly media_type: 'image' | 'video';
-  readonly date: string;
-  readonly visibility: string;
-  readonly created_at: string;
-  readonly thumbnail_url: string | null;
-  readonly claim: ClaimView | null;
-}
-
-export interface EventView {
-  readonly id: string;
-  readonly type: string;
-  readonly from: string | null;
-  readonly to: string | null;
-  readonly actor_type: string;
-  readonly actor: string | null;
-  readonly reason: string | null;
-  readonly created_at: string;
-}
-
-export interface DetailView extends QueueItemView {
-  readonly status: string;
-  readonly caption: string | null;
-  readonly external_ref: string | null;
-  readonly updated_at: string;
-  readonly width: number | null;
-  readonly height: number | null;
-  readonly duration_ms: number | null;
-  readonly click_zones: ClickZoneView[];
-  /** The image to review at screen size (preview, else public, else the original). */
-  readonly image_url: string | null;
-  readonly poster_url: string | null;
-  readonly video_url: string | null;
-  readonly variants: Record<string, string>;
-  readonly failure: { code: string; message: string | null } | null;
-  readonly review: { decision: string; reason: string | null; reviewed_at: string | null; reviewer_email: string | null } | null;
-  readonly events: EventView[];
-}
-
-export interface FailedView {
-  readonly id: string;
-  readonly title: string | null;
-  readonly channel_slug: string;
-  readonly agent_slug: string;
-  readonly media_type: 'image' | 'video';
-  readonly failure_code: string | null;
-  readonly failure_message: string | null;
-  readonly failed_at: string;
-}
+// The shapes are the reviewer API's contract, shared with the workbench.
+export type ClickZoneView = ReviewClickZone;
+export type ClaimView = ReviewClaim;
+export type QueueItemView = ReviewQueueItem;
+export type EventView = ReviewEvent;
+export type DetailView = ReviewSubmissionDetail;
+export type FailedView = ReviewFailedSubmission;
 
 type Emails = ReadonlyMap<string, string>;
 

@@ -57,6 +57,7 @@ export function detail(item: QueueItem, change: Partial<SubmissionDetail> = {}):
     duration_ms: null,
     click_zones: [{ x: 0.1, y: 0.2, width: 0.3, height: 0.4, url: 'https://example.com/buy', label: 'Buy' }],
     image_url: `/media/${item.id}/preview`,
+    variants: { preview: `/media/${item.id}/preview` },
     poster_url: null,
     video_url: null,
     failure: null,

@@ -1,0 +1,133 @@
+/**
+ * The reviewer API's JSON (`/review/*`): built by libs/review, read by the workbench. Types only,
+ * plus the reject reasons both sides must agree on.
+ */
+export type ReviewMediaType = 'image' | 'video';
+export type ReviewVisibility = 'draft' | 'team_visible' | 'promotion_eligible';
+
+/** Reasons a reviewer picks from when rejecting; free text adds detail (required for "Other"). */
+export const REJECT_REASONS = [
+  'Low quality',
+  'Off-topic for the channel',
+  'Broken or misleading click zones',
+  'Inappropriate content',
+  'Duplicate',
+  'Other',
+] as const;
+export type RejectReason = (typeof REJECT_REASONS)[number];
+
+export interface ReviewSession {
+  readonly reviewer: { readonly id: string; readonly email: string; readonly name: string | null };
+  readonly csrf_token: string;
+  readonly expires_at: string;
+  readonly reject_reasons?: readonly string[];
+}
+
+export interface ReviewClaim {
+  readonly reviewer_id: string;
+  readonly reviewer_email: string | null;
+  readonly until: string;
+  readonly mine: boolean;
+}
+
+export interface ReviewQueueItem {
+  readonly id: string;
+  readonly title: string | null;
+  readonly channel_slug: string;
+  readonly agent_slug: string;
+  readonly media_type: ReviewMediaType;
+  readonly date: string;
+  readonly visibility: ReviewVisibility;
+  readonly created_at: string;
+  readonly thumbnail_url: string | null;
+  readonly claim: ReviewClaim | null;
+}
+
+export interface ReviewQueuePage {
+  readonly items: ReviewQueueItem[];
+  readonly next_cursor: string | null;
+}
+
+export interface ReviewChannelCount {
+  readonly slug: string;
+  readonly name: string;
+  readonly needs_review: number;
+}
+
+export interface ReviewClickZone {
+  readonly x: number;
+  readonly y: number;
+  readonly width: number;
+  readonly height: number;
+  readonly url: string;
+  readonly label: string | null;
+}
+
+export interface ReviewEvent {
+  readonly id: string;
+  readonly type: string;
+  readonly from: string | null;
+  readonly to: string | null;
+  readonly actor_type: string;
+  readonly actor: string | null;
+  readonly reason: string | null;
+  readonly created_at: string;
+}
+
+export interface ReviewSubmissionDetail extends ReviewQueueItem {
+  readonly status: string;
+  readonly caption: string | null;
+  readonly external_ref: string | null;
+  readonly updated_at: string;
+  readonly width: number | null;
+  readonly height: number | null;
+  readonly duration_ms: number | null;
+  readonly click_zones: ReviewClickZone[];
+  /** The image to review at screen size (preview, else public, else the original). */
+  readonly image_url: string | null;
+  readonly poster_url: string | null;
+  readonly video_url: string | null;
+  readonly variants: Record<string, string>;
+  readonly failure: { readonly code: string; readonly message: string | null } | null;
+  readonly review: {
+    readonly decision: string;
+    readonly reason: string | null;
+    readonly reviewed_at: string | null;
+    readonly reviewer_email: string | null;
+  } | null;
+  readonly events: ReviewEvent[];
+}
+
+export type ReviewDecisionInput =
+  | { readonly decision: 'promote' }
+  | { readonly decision: 'reject'; readonly reason: string; readonly note?: string };
+
+export interface ReviewTimelinePage {
+  readonly channel: { readonly slug: string; readonly name: string };
+  readonly items: (ReviewQueueItem & { readonly promoted_at: string | null })[];
+  readonly next_cursor: string | null;
+}
+
+export interface ReviewQueueDepth {
+  readonly waiting: number;
+  readonly active: number;
+  readonly delayed: number;
+  readonly failed: number;
+}
+
+export interface ReviewFailedSubmission {
+  readonly id: string;
+  readonly title: string | null;
+  readonly channel_slug: string;
+  readonly agent_slug: string;
+  readonly media_type: ReviewMediaType;
+  readonly failure_code: string | null;
+  readonly failure_message: string | null;
+  readonly failed_at: string;
+}
+
+export interface ReviewOps {
+  readonly queues: Record<string, ReviewQueueDepth>;
+  readonly submissions_by_status: Record<string, number>;
+  readonly recently_failed: ReviewFailedSubmission[];
+}
