@@ -9,7 +9,7 @@
 // (installed with apt when running as root); else a message saying exactly what to install.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -50,9 +50,18 @@ function stamp(name, inputs) {
   };
 }
 
+/** npm's own record of the last install (node_modules/.package-lock.json) is newer than the lockfile. */
+function installedAfterLockfile() {
+  const hidden = join(root, 'node_modules/.package-lock.json');
+  return existsSync(hidden) && statSync(hidden).mtimeMs >= statSync(join(root, 'package-lock.json')).mtimeMs;
+}
+
 export function ensureDependencies() {
   const lock = stamp('npm-ci', [join(root, 'package-lock.json')]);
-  if (existsSync(join(root, 'node_modules/.bin/tsx')) && lock.fresh) return;
+  if (existsSync(join(root, 'node_modules/.bin/tsx')) && (lock.fresh || installedAfterLockfile())) {
+    if (!lock.fresh) lock.save();
+    return;
+  }
   log('installing dependencies (npm ci)');
   run('npm', ['ci', '--no-audit', '--no-fund']);
   lock.save();
