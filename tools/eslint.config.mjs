@@ -30,6 +30,8 @@ export default tseslint.config(
             { sourceTag: 'type:data-access', onlyDependOnLibsWithTags: ['type:util', 'type:data-access'] },
             { sourceTag: 'type:feature', onlyDependOnLibsWithTags: ['type:util', 'type:data-access', 'type:feature'] },
             { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:util', 'type:data-access'] },
+            // Workspace checks, benchmarks and scripts may read any lib, never the reverse.
+            { sourceTag: 'type:tooling', onlyDependOnLibsWithTags: ['*'] },
           ],
         },
       ],
@@ -48,7 +50,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['libs/config/src/settings.ts', 'apps/*/src/main.ts', 'apps/cli/src/**/*.ts', '**/*.spec.ts', '**/*.spec.tsx', 'apps/*/test/**/*.ts', '**/vite.config.ts', '**/vite.*.config.ts'],
+    files: ['libs/config/src/settings.ts', 'apps/*/src/main.ts', 'apps/cli/src/**/*.ts', 'tools/**/*.ts', '**/*.spec.ts', '**/*.spec.tsx', 'apps/*/test/**/*.ts', '**/vite.config.ts', '**/vite.*.config.ts'],
     rules: { 'no-restricted-properties': 'off', 'no-console': 'off' },
   },
   {

@@ -2,7 +2,7 @@
 // `npx tsx --tsconfig tsconfig.base.json tools/update-readme.ts`.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { renderEnvTable } from './env-table';
+import { renderEnvTable } from './workspace/env-table';
 
 const file = resolve(import.meta.dirname, '../README.md');
 const readme = readFileSync(file, 'utf8');

@@ -1,5 +1,5 @@
 import react from '@vitejs/plugin-react';
-import { defineProject, workspaceAliases } from '../../tools/vitest.shared';
+import { defineProject, workspaceAliases } from '../../tools/vitest.shared.ts';
 
 // Dev server (npm start) proxies the API so the browser sees one origin, as in production.
 const api = `http://127.0.0.1:${process.env['API_PORT'] ?? '3000'}`;

@@ -1,4 +1,4 @@
-import { defineProject } from '../../tools/vitest.shared';
+import { defineProject } from '../../tools/vitest.shared.ts';
 
 // Browser tests: build the workbench, start the real api + worker, drive Debian's chromium.
 export default defineProject(import.meta.dirname, {

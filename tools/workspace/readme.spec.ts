@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { expect, it } from 'vitest';
-import { renderEnvTable } from '../env-table';
+import { renderEnvTable } from './env-table';
 
 const readme = readFileSync(resolve(import.meta.dirname, '../../README.md'), 'utf8');
 

@@ -1,5 +1,5 @@
 // Prints the README's environment table from the settings schema (libs/config/src/settings.ts).
-// `npx tsx --tsconfig tsconfig.base.json tools/env-table.ts`; a test keeps the README in step.
+// `npx tsx --tsconfig tsconfig.base.json tools/workspace/env-table.ts`; a test keeps the README in step.
 import { settingsTable } from '@framedesk/config';
 
 export function renderEnvTable(): string {
