@@ -3,6 +3,7 @@ import helmet from 'helmet';
 import { Histogram } from '@framedesk/observability';
 import type { ApiDependencies } from './dependencies';
 import { errorHandler, notFoundHandler } from './http/problem';
+import { agentCors } from './http/cors';
 import { requestContext } from './http/request-context';
 import { agentApiRoutes } from './routes/agent-api.routes';
 import { healthRoutes } from './routes/health.routes';
@@ -27,7 +28,13 @@ export function createApp(deps: ApiDependencies): express.Express {
   });
 
   app.use(requestContext(deps.logger, latency));
-  app.use(helmet());
+  app.use(
+    helmet({
+      // Browsers ignore HSTS over plain http, but upgrade-insecure-requests would break a
+      // plain-http install (local, or TLS not terminated in front): only ask for it behind TLS.
+      contentSecurityPolicy: { directives: { upgradeInsecureRequests: deps.settings.TRUST_PROXY ? [] : null } },
+    }),
+  );
 
   app.use(
     healthRoutes(
@@ -44,6 +51,7 @@ export function createApp(deps: ApiDependencies): express.Express {
   app.use('/uploads', uploadsRoutes(deps.videoUploads));
   app.use('/provider-events', providerEventsRoutes(deps.videoProvider, deps.video));
 
+  app.use('/v1', agentCors(deps.settings.CORS_ORIGINS));
   app.use(agentApiRoutes(deps));
   app.use('/review', reviewRoutes(deps));
   // Last before the 404: the built workbench and its client-route fallback.

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import { ConfigError, loadSettings, readProjectConfig, resolveProjectConfigPath, SettingsError } from '@framedesk/config';
 import { createLogger, onShutdown } from '@framedesk/observability';
+import { VideoProviderConfigError } from '@framedesk/video-provider';
 import { createApp } from './app';
 import { closeApiDependencies, createApiDependencies } from './dependencies';
 
@@ -10,17 +11,26 @@ function boot() {
     const config = readProjectConfig(resolveProjectConfigPath(settings.FRAMEDESK_CONFIG, settings.workspaceRoot));
     return { settings, config };
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof SettingsError) {
-      console.error(`api: refusing to start.\n${error.message}`);
-      process.exit(1);
-    }
+    if (error instanceof ConfigError || error instanceof SettingsError) refuse(error);
     throw error;
   }
 }
 
+function refuse(error: unknown): never {
+  console.error(`api: refusing to start.\n${(error as Error).message}`);
+  process.exit(1);
+}
+
 const { settings, config } = boot();
 const logger = createLogger({ name: 'api', level: settings.LOG_LEVEL });
-const deps = createApiDependencies(settings, config, logger);
+let deps: ReturnType<typeof createApiDependencies>;
+try {
+  deps = createApiDependencies(settings, config, logger);
+} catch (error) {
+  // e.g. a configuration outside Cloudflare Stream's bounds (expiry 120–21600 s).
+  if (error instanceof VideoProviderConfigError) refuse(error);
+  throw error;
+}
 const server = createServer(createApp(deps));
 server.requestTimeout = settings.REQUEST_TIMEOUT_SECONDS * 1000;
 server.headersTimeout = 30_000;
