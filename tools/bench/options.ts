@@ -1,0 +1,87 @@
+/** What one `npm run bench` does: the full run, or `--quick` (under two minutes, fewer samples). */
+
+export const SCENARIOS = ['pipeline', 'memory', 'ingest', 'review'] as const;
+export type ScenarioName = (typeof SCENARIOS)[number];
+
+export interface BenchOptions {
+  readonly quick: boolean;
+  readonly only: ReadonlySet<ScenarioName>;
+  readonly ingest: {
+    readonly reps: number;
+    readonly concurrency: number;
+    readonly durationMs: number;
+    readonly warmupMs: number;
+    /** Distinct base images; each request still gets unique bytes. */
+    readonly images: number;
+    /** CPU-profile the API when a target is missed (always in a full run; --profile with --quick). */
+    readonly profile: boolean;
+  };
+  readonly pipeline: {
+    readonly reps: number;
+    readonly batch: number;
+    readonly steadyPerSecond: number;
+    readonly steadyDurationMs: number;
+    /** Images timed one at a time for the plain single-image processing time. */
+    readonly singleSamples: number;
+  };
+  readonly memory: {
+    readonly reps: number;
+    readonly uploads: number;
+    readonly overLimit: number;
+    readonly uploadBytes: number;
+    readonly limitBytes: number;
+    readonly overLimitBytes: number;
+  };
+  readonly review: {
+    readonly reps: number;
+    readonly submissions: number;
+    readonly channels: number;
+    readonly agents: number;
+    /** Calls per query per repetition. */
+    readonly iterations: number;
+  };
+}
+
+const MB = 1024 * 1024;
+
+export function parseOptions(argv: readonly string[]): BenchOptions {
+  const quick = argv.includes('--quick');
+  const value = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const onlyArg = value('only');
+  const only = new Set<ScenarioName>(
+    onlyArg ? onlyArg.split(',').map((s) => {
+      if (!(SCENARIOS as readonly string[]).includes(s)) throw new Error(`--only: unknown scenario ${s} (one of ${SCENARIOS.join(', ')})`);
+      return s as ScenarioName;
+    }) : SCENARIOS,
+  );
+  const repsArg = value('reps');
+  const durationArg = value('duration');
+  const reps = (quickDefault: number, fullDefault: number) => (repsArg ? Number(repsArg) : quick ? quickDefault : fullDefault);
+  return {
+    quick,
+    only,
+    ingest: {
+      reps: reps(1, 3),
+      concurrency: 32,
+      durationMs: durationArg ? Number(durationArg) : quick ? 5_000 : 15_000,
+      warmupMs: quick ? 1_500 : 3_000,
+      images: 8,
+      profile: !quick || argv.includes('--profile'),
+    },
+    pipeline: {
+      reps: reps(1, 3),
+      batch: Number(value('batch') ?? (quick ? 40 : 300)),
+      steadyPerSecond: 2,
+      steadyDurationMs: durationArg ? Number(durationArg) : quick ? 6_000 : 30_000,
+      singleSamples: quick ? 5 : 20,
+    },
+    memory: { reps: reps(2, 3), uploads: 16, overLimit: 16, uploadBytes: 40 * MB, limitBytes: 50 * MB, overLimitBytes: 60 * MB },
+    review: {
+      reps: reps(1, 3),
+      submissions: Number(value('rows') ?? (quick ? 50_000 : 500_000)),
+      channels: 50,
+      agents: 10,
+      iterations: quick ? 200 : 1_000,
+    },
+  };
+}

@@ -1,0 +1,159 @@
+import { randomUUID } from 'node:crypto';
+import { rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadSettings } from '@framedesk/config';
+import { processCpuMs } from './cpu';
+import { type BenchStack, exampleConfig, originalKeys, submissionId, submitFrame, transitionTimes, waitUntilSettled } from './framedesk';
+import { keepAliveAgent } from './http-load';
+import { noisyPng, uniquePngParts } from './images';
+import { type BenchOptions } from './options';
+import { type ScenarioResult, atLeast, atMost, row } from './report';
+import { runScript } from './processes';
+import { median, percentile, sleep } from './stats';
+
+interface LoopResult {
+  readonly elapsedMs: number;
+  readonly cpuMs: number;
+  readonly perImageMs: number[];
+}
+
+/** The plain sharp loop over the same originals, in its own process like the worker. */
+async function sharpLoop(s: BenchStack, ids: readonly string[], concurrency: number, tag: string, warmup = false): Promise<LoopResult> {
+  const { bucket, keys } = await originalKeys(s.db, ids);
+  if (keys.length !== ids.length) throw new Error(`found ${keys.length} originals for ${ids.length} submissions`);
+  const job = join(tmpdir(), `framedesk-bench-loop-${randomUUID()}.json`);
+  await writeFile(
+    job,
+    JSON.stringify({ storageRoot: s.stack.env['STORAGE_FS_ROOT'], bucket, keys, variants: exampleConfig.delivery.vendor_image_variants, concurrency, outputPrefix: `bench-loop/${tag}`, warmup }),
+  );
+  try {
+    return await runScript<LoopResult>('baselines/sharp-loop.ts', [job], 30 * 60_000);
+  } finally {
+    await rm(job, { force: true });
+  }
+}
+
+async function submitAll(s: BenchStack, images: readonly Buffer[], count: number, tag: string): Promise<string[]> {
+  const agent = keepAliveAgent(32);
+  const ids: string[] = [];
+  let next = 0;
+  const lane = async () => {
+    while (next < count) {
+      const n = next++;
+      const result = await submitFrame(s, uniquePngParts(images[n % images.length]!, `${tag}-${n}`), agent);
+      const id = submissionId(result);
+      if (!id) throw new Error(`submission refused: ${result.status} ${result.error ?? result.body.slice(0, 300)}`);
+      ids.push(id);
+    }
+  };
+  await Promise.all(Array.from({ length: 32 }, lane));
+  agent.destroy();
+  return ids;
+}
+
+/**
+ * Throughput: a batch submitted with no worker running, then one worker at its default
+ * concurrency drains it; timed from the first media_processing event to the last needs_review
+ * event. Then the same originals through the plain loop. Latency: a steady trickle of
+ * submissions, 202 → needs_review from the event rows, next to the plain one-image time.
+ */
+export async function pipelineScenario(s: BenchStack, options: BenchOptions['pipeline']): Promise<ScenarioResult> {
+  const concurrency = loadSettings({}).WORKER_CONCURRENCY; // the default, as the worker starts here
+  const images = Array.from({ length: 8 }, (_, i) => noisyPng(1280, 720, { seed: 100 + i, noiseBits: 1 }));
+  const reps: {
+    batch: {
+      framedeskPerSecond: number;
+      loopPerSecond: number;
+      spanMs: number;
+      loopMs: number;
+      workerCpuMsPerImage: number;
+      loopCpuMsPerImage: number;
+      /** Median media_processing → needs_review per image (worker) and per-image time (loop). */
+      jobSpanMs: number;
+      loopImageMs: number;
+      statuses: Record<string, number>;
+    };
+    steady: { p50Ms: number; p99Ms: number; singleMs: number; count: number; statuses: Record<string, number> };
+  }[] = [];
+  for (let rep = 0; rep < options.reps; rep++) {
+    const ids = await submitAll(s, images, options.batch, `p${rep}`);
+    const worker = await s.stack.startWorker();
+    const cpuBefore = await processCpuMs(worker.child.pid!);
+    const statuses = await waitUntilSettled(s.db, ids, 30 * 60_000);
+    const workerCpuMs = ((await processCpuMs(worker.child.pid!)) ?? Number.NaN) - (cpuBefore ?? Number.NaN);
+    const times = [...(await transitionTimes(s.db, ids)).values()];
+    const start = Math.min(...times.map((t) => t.processing ?? Number.POSITIVE_INFINITY));
+    const end = Math.max(...times.map((t) => t.review ?? Number.NEGATIVE_INFINITY));
+    const done = times.filter((t) => t.review !== undefined).length;
+    const loop = await sharpLoop(s, ids, concurrency, `r${rep}`);
+
+    // Steady trickle with the worker already warm.
+    const agent = keepAliveAgent(4);
+    const accepted: { id: string; at: number }[] = [];
+    const pending: Promise<void>[] = [];
+    const count = Math.round((options.steadyDurationMs / 1000) * options.steadyPerSecond);
+    for (let i = 0; i < count; i++) {
+      pending.push(
+        submitFrame(s, uniquePngParts(images[i % images.length]!, `s${rep}-${i}`), agent).then((r) => {
+          const id = submissionId(r);
+          if (id) accepted.push({ id, at: Date.now() });
+        }),
+      );
+      await sleep(1000 / options.steadyPerSecond);
+    }
+    await Promise.all(pending);
+    agent.destroy();
+    const steadyIds = accepted.map((a) => a.id);
+    const steadyStatuses = await waitUntilSettled(s.db, steadyIds, 10 * 60_000);
+    const steadyTimes = await transitionTimes(s.db, steadyIds);
+    const latencies = accepted.flatMap((a) => {
+      const review = steadyTimes.get(a.id)?.review;
+      return review === undefined ? [] : [review - a.at];
+    });
+    await worker.stop();
+    const single = await sharpLoop(s, steadyIds.slice(0, options.singleSamples), 1, `single${rep}`, true);
+
+    reps.push({
+      batch: {
+        framedeskPerSecond: (done / (end - start)) * 1000,
+        loopPerSecond: (ids.length / loop.elapsedMs) * 1000,
+        spanMs: end - start,
+        loopMs: loop.elapsedMs,
+        workerCpuMsPerImage: workerCpuMs / ids.length,
+        jobSpanMs: median(times.flatMap((t) => (t.processing !== undefined && t.review !== undefined ? [t.review - t.processing] : []))),
+        loopImageMs: median(loop.perImageMs),
+        loopCpuMsPerImage: loop.cpuMs / ids.length,
+        statuses,
+      },
+      steady: { p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), singleMs: median(single.perImageMs), count: latencies.length, statuses: steadyStatuses },
+    });
+  }
+  const b = (pick: (r: (typeof reps)[number]) => number) => reps.map(pick);
+  const failed = reps.filter((r) => (r.batch.statuses['needs_review'] ?? 0) !== options.batch || (r.steady.statuses['needs_review'] ?? 0) !== r.steady.count);
+  return {
+    name: 'Pipeline',
+    rows: [
+      row('Pipeline', `Framedesk images/s, ${options.batch} at once, 1 worker × ${concurrency}`, '/s', b((r) => r.batch.framedeskPerSecond)),
+      row('Pipeline', `plain sharp loop images/s, concurrency ${concurrency}`, '/s', b((r) => r.batch.loopPerSecond)),
+      row('Pipeline', 'Framedesk / plain loop', '×', b((r) => r.batch.framedeskPerSecond / r.batch.loopPerSecond), atLeast(0.85)),
+      row('Pipeline', 'worker process CPU per image', 'ms', b((r) => r.batch.workerCpuMsPerImage)),
+      row('Pipeline', 'plain loop process CPU per image', 'ms', b((r) => r.batch.loopCpuMsPerImage)),
+      // The throughput ratio if both were bound by their own CPU alone: steady on a shared machine.
+      row('Pipeline', 'CPU-cost ratio loop / worker per image', '×', b((r) => r.batch.loopCpuMsPerImage / r.batch.workerCpuMsPerImage)),
+      row('Pipeline', `202 → needs_review p50 at ${options.steadyPerSecond}/s`, 'ms', b((r) => r.steady.p50Ms)),
+      row('Pipeline', `202 → needs_review p99 at ${options.steadyPerSecond}/s`, 'ms', b((r) => r.steady.p99Ms)),
+      row('Pipeline', 'plain single-image processing time', 'ms', b((r) => r.steady.singleMs)),
+      row('Pipeline', 'p50 latency / (1.5 × single + 50 ms)', '×', b((r) => r.steady.p50Ms / (1.5 * r.steady.singleMs + 50)), atMost(1)),
+    ],
+    details: { concurrency, variants: exampleConfig.delivery.vendor_image_variants, reps },
+    notes: [
+      `${options.batch} unique 1280×720 PNGs per repetition${options.batch < 300 ? ' (--quick: the full run uses 300)' : ''}, variants ${exampleConfig.delivery.vendor_image_variants.join(', ')}; the worker starts after the whole batch is accepted, so ingest and processing do not share the CPU.`,
+      'Framedesk throughput: images / (last needs_review event − first media_processing event). Plain loop: the same originals read from the same fs storage, libs/media processImage, variants written back to that storage, same concurrency, own process, timed inside it.',
+      `Steady latency: ${options.steadyPerSecond} submissions/s for ${options.steadyDurationMs / 1000} s, from the client receiving 202 to the needs_review event's timestamp (same clock). Single-image time: the plain loop at concurrency 1 over ${options.singleSamples} of those originals after one untimed warm-up image (median).`,
+      `Where the time goes, per repetition: median media_processing → needs_review per image ${reps.map((r) => r.batch.jobSpanMs.toFixed(0)).join('/')} ms vs the loop's per-image ${reps.map((r) => r.batch.loopImageMs.toFixed(0)).join('/')} ms; worker CPU per image ${reps.map((r) => r.batch.workerCpuMsPerImage.toFixed(0)).join('/')} ms vs loop ${reps.map((r) => r.batch.loopCpuMsPerImage.toFixed(0)).join('/')} ms (the worker's includes its queue, database and status-machine work and its boot-time JIT).`,
+      `Per repetition: throughput ratio ${reps.map((r) => (r.batch.framedeskPerSecond / r.batch.loopPerSecond).toFixed(2)).join('/')}; steady p50 ${reps.map((r) => r.steady.p50Ms.toFixed(0)).join('/')} ms against 1.5 × single + 50 ms = ${reps.map((r) => (1.5 * r.steady.singleMs + 50).toFixed(0)).join('/')} ms.`,
+      ...failed.map((r) => `Not every submission reached needs_review: batch ${JSON.stringify(r.batch.statuses)}, steady ${JSON.stringify(r.steady.statuses)}.`),
+    ],
+  };
+}

@@ -1,0 +1,79 @@
+// `npm run bench [-- --quick] [--only=pipeline,memory,ingest,review] [--reps=N] [--profile]`
+// Starts what it needs (databases, Redis prefixes, the real API and worker processes, the
+// baselines), runs the scenarios, prints the table and writes bench/results/. Timings never
+// fail the run; a scenario that cannot run does (exit 1), after the others have run.
+import os from 'node:os';
+import { BENCH_ENV, type BenchStack, startBenchStack } from './framedesk';
+import { ingestScenario } from './ingest.scenario';
+import { memoryScenario } from './memory.scenario';
+import { parseOptions } from './options';
+import { pipelineScenario } from './pipeline.scenario';
+import { machine, markdownTable, type ScenarioResult, writeResults } from './report';
+import { reviewScenario } from './review.scenario';
+
+const log = (message: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+
+const options = parseOptions(process.argv.slice(2));
+const startedAt = new Date();
+const machineInfo = machine();
+const results: ScenarioResult[] = [];
+const failures: string[] = [];
+const running = new Set<BenchStack>();
+const configs: Record<string, unknown> = {};
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    log(`${signal}: stopping what was started`);
+    void Promise.allSettled([...running].map((s) => s.stop())).then(() => process.exit(130));
+  });
+}
+
+async function withStack(name: string, options: Parameters<typeof startBenchStack>[0], work: (s: BenchStack) => Promise<void>): Promise<void> {
+  log(`starting the stack (${name})`);
+  let stack: BenchStack;
+  try {
+    stack = await startBenchStack(options);
+  } catch (error) {
+    failures.push(`${name}: the stack did not start: ${String(error).split('\n').slice(0, 6).join(' ')}`);
+    return;
+  }
+  running.add(stack);
+  configs[name] = { env: BENCH_ENV, project: stack.config };
+  try {
+    await work(stack);
+  } finally {
+    await stack.stop();
+    running.delete(stack);
+  }
+}
+
+async function scenario(name: string, work: () => Promise<ScenarioResult>): Promise<void> {
+  log(`${name}…`);
+  const started = performance.now();
+  try {
+    results.push(await work());
+    log(`${name} done in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  } catch (error) {
+    failures.push(`${name}: ${error instanceof Error ? error.message.split('\n').slice(0, 6).join(' ') : String(error)}`);
+    log(`${name} FAILED: ${String(error)}`);
+  }
+}
+
+if (options.only.has('pipeline') || options.only.has('memory') || options.only.has('ingest')) {
+  // One stack for the three (starting one costs seconds). The pipeline goes first, while the queue
+  // is empty; it stops its workers, so memory and ingest then measure the API alone. The raised
+  // limit the memory scenario needs does not touch 1 MB frames.
+  await withStack('api+worker', { workers: 0, multipartMaxBytes: options.memory.limitBytes }, async (s) => {
+    if (options.only.has('pipeline')) await scenario('Pipeline', () => pipelineScenario(s, options.pipeline));
+    if (options.only.has('memory')) await scenario('Memory', () => memoryScenario(s, options.memory));
+    if (options.only.has('ingest')) await scenario('Ingest', () => ingestScenario(s, options.ingest));
+  });
+}
+if (options.only.has('review')) await scenario('Review queries', () => reviewScenario(options.review));
+
+const durationMs = Date.now() - startedAt.getTime();
+const files = await writeResults({ startedAt, options, results, failures, machine: { ...machineInfo, configs, loadAverageAtEnd: os.loadavg() }, durationMs });
+process.stdout.write(`\n${markdownTable(results)}\n\n`);
+for (const failure of failures) process.stdout.write(`NOT RUN: ${failure}\n`);
+process.stdout.write(`wrote ${files.json}\n      ${files.markdown}\n(${(durationMs / 1000).toFixed(0)} s)\n`);
+process.exit(failures.length > 0 ? 1 : 0);
