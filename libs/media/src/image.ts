@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import type { VariantSpec } from '@framedesk/config';
-import sharp, { type Metadata } from 'sharp';
+import type { Metadata } from 'sharp';
+import { loadSharp, setSharpThreads } from './sharp-loader';
 import { type Size, variantSize } from './geometry';
 
 /** Why an image cannot be processed; `code` is the submission's failure code. */
@@ -61,8 +62,7 @@ export function formatsForMimeTypes(mimeTypes: readonly string[]): string[] {
  * jobs from oversubscribing the cores; the cache only helps repeated reads of one file.
  */
 export function configureImageProcessing(threads = availableParallelism() <= 2 ? 1 : 0): void {
-  sharp.concurrency(threads);
-  sharp.cache(false);
+  setSharpThreads(threads);
 }
 
 function classify(error: unknown): ImageProcessingError {
@@ -80,6 +80,7 @@ function classify(error: unknown): ImageProcessingError {
 export async function processImage(input: Buffer, variants: readonly VariantSpec[], options: ImageProcessingOptions = {}): Promise<ProcessedImage> {
   const maxPixels = options.maxInputPixels ?? DEFAULT_MAX_INPUT_PIXELS;
   const allowed = options.allowedFormats ?? ['png'];
+  const sharp = await loadSharp();
   const open = () => sharp(input, { limitInputPixels: maxPixels, failOn: 'error', sequentialRead: true }).autoOrient();
 
   let metadata: Metadata;
@@ -122,6 +123,7 @@ export async function processImage(input: Buffer, variants: readonly VariantSpec
 
 /** What an encoded image declares in its header (no pixels decoded). */
 export async function readImageInfo(input: Buffer): Promise<{ format: string; width: number; height: number; hasExif: boolean }> {
+  const sharp = await loadSharp();
   const metadata = await sharp(input, { limitInputPixels: false }).metadata();
   return { format: metadata.format, width: metadata.width, height: metadata.height, hasExif: metadata.exif !== undefined };
 }

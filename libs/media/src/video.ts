@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import sharp from 'sharp';
+import { loadSharp } from './sharp-loader';
 
 /** ffprobe/ffmpeg executables and how long each run may take (a hostile file must not hang a worker). */
 export interface VideoToolOptions {
@@ -90,6 +90,7 @@ export async function extractPoster(path: string, options: VideoToolOptions & { 
 
 /** A small WebP of a poster frame, fitting `maxSide`×`maxSide`, metadata stripped. */
 export async function posterPreview(jpeg: Buffer, maxSide = 640): Promise<{ data: Buffer; width: number; height: number }> {
+  const sharp = await loadSharp();
   const { data, info } = await sharp(jpeg, { limitInputPixels: 100_000_000 })
     .rotate()
     .resize({ width: maxSide, height: maxSide, fit: 'inside', withoutEnlargement: true })
