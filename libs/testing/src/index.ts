@@ -2,3 +2,4 @@ export * from './database';
 export * from './redis';
 export * from './fixtures';
 export * from './stack';
+export * from './private-services';

