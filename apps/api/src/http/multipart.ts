@@ -12,6 +12,8 @@ const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 // past this many bytes the connection is cut instead.
 const DRAIN_CAP_BYTES = 64 * 1024 * 1024;
 
+const notUtf8 = () => new DomainError('invalid_request', 'The "metadata" part must be UTF-8 encoded JSON.');
+
 export interface MultipartLimits {
   readonly metadataMaxBytes: number;
   readonly multipartMaxBytes: number;
@@ -117,11 +119,15 @@ export async function receiveFrameParts(req: Request, limits: MultipartLimits): 
         return;
       }
       if (info.valueTruncated || Buffer.byteLength(value) > limits.metadataMaxBytes) return fail(metadataTooLarge(limits.metadataMaxBytes));
+      // busboy decodes fields itself, turning invalid UTF-8 into U+FFFD: refuse rather than store mangled text.
+      if (value.includes('\uFFFD')) return fail(notUtf8());
       if (metadata !== undefined) deferred ??= new DomainError('invalid_request', 'Send one "metadata" part.');
       metadata = value;
     });
 
     parser.on('file', (name, stream, info) => {
+      // A body cut off inside a part errors the part's stream; unheard, it would crash the process.
+      stream.on('error', (error: Error) => fail(new DomainError('invalid_request', `The multipart body is malformed: ${error.message}.`)));
       if (name === 'video' || name === 'media_upload_id') {
         stream.resume();
         return fail(unsupported(`The "${name}" part is not supported. ${VIDEO_REFUSED}`));
@@ -139,7 +145,11 @@ export async function receiveFrameParts(req: Request, limits: MultipartLimits): 
         stream.on('end', () => {
           pendingWrites--;
           if (metadata !== undefined) deferred ??= new DomainError('invalid_request', 'Send one "metadata" part.');
-          metadata = Buffer.concat(chunks).toString('utf8');
+          try {
+            metadata = new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
+          } catch {
+            return fail(notUtf8());
+          }
           finish();
         });
         return;

@@ -2,18 +2,48 @@ import { DomainError } from '@framedesk/domain';
 
 const PRISMA_UNAVAILABLE = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
 const ADAPTER_UNAVAILABLE = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections', 'DatabaseDoesNotExist']);
-const NETWORK_UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND']);
+const NETWORK_UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE']);
+// PostgreSQL SQLSTATEs of a server going away: connection exceptions (08…) and operator intervention (57P0…).
+const POSTGRES_UNAVAILABLE = /^(08\d{3}|57P0[1-4])$/;
+// node-postgres reports a dropped socket with a message and no code.
+const DROPPED = /Connection terminated|terminating connection|database system is (starting up|shutting down|in recovery mode)|Client has encountered a connection error/i;
+
+interface ErrorLike {
+  code?: unknown;
+  errorCode?: unknown;
+  kind?: unknown;
+  originalCode?: unknown;
+  message?: unknown;
+  cause?: unknown;
+  meta?: { driverAdapterError?: unknown };
+}
+
+/** The error, its causes and Prisma's driver-adapter error, outermost first. */
+function chain(error: unknown): ErrorLike[] {
+  const seen: ErrorLike[] = [];
+  const queue: unknown[] = [error];
+  while (queue.length > 0 && seen.length < 10) {
+    const e = queue.shift();
+    if (!e || typeof e !== 'object' || seen.includes(e as ErrorLike)) continue;
+    const like = e as ErrorLike;
+    seen.push(like);
+    queue.push(like.cause, like.meta?.driverAdapterError);
+  }
+  return seen;
+}
+
+function isDown(e: ErrorLike): boolean {
+  const codes = [e.code, e.errorCode, e.originalCode].filter((c): c is string => typeof c === 'string');
+  return (
+    codes.some((c) => PRISMA_UNAVAILABLE.has(c) || NETWORK_UNAVAILABLE.has(c) || POSTGRES_UNAVAILABLE.test(c)) ||
+    (typeof e.kind === 'string' && ADAPTER_UNAVAILABLE.has(e.kind)) ||
+    (typeof e.message === 'string' && DROPPED.test(e.message))
+  );
+}
 
 /** A dependency we need to accept work (PostgreSQL above all) is down: 503, nothing was created. */
 export function asUnavailable(error: unknown): DomainError | null {
-  const e = error as { code?: unknown; meta?: { driverAdapterError?: { cause?: { kind?: unknown } } }; cause?: { code?: unknown } } | null;
-  if (!e || typeof e !== 'object') return null;
-  const kind = e.meta?.driverAdapterError?.cause?.kind;
-  const down =
-    (typeof e.code === 'string' && (PRISMA_UNAVAILABLE.has(e.code) || NETWORK_UNAVAILABLE.has(e.code))) ||
-    (typeof kind === 'string' && ADAPTER_UNAVAILABLE.has(kind)) ||
-    (typeof e.cause?.code === 'string' && NETWORK_UNAVAILABLE.has(e.cause.code));
-  return down
+  return chain(error).some(isDown)
     ? new DomainError('service_unavailable', 'A dependency of the service is unavailable; nothing was created. Retry with the same Idempotency-Key.', {
         headers: { 'Retry-After': '5' },
         cause: error,

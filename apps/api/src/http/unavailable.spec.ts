@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { asUnavailable } from './unavailable';
+
+describe('asUnavailable', () => {
+  it.each([
+    ['a Prisma connection error', Object.assign(new Error('cannot reach'), { code: 'P1001' })],
+    ['a Prisma initialization error', Object.assign(new Error('init'), { errorCode: 'P1001' })],
+    ['a refused socket deep in the causes', new Error('outer', { cause: new Error('inner', { cause: Object.assign(new Error('x'), { code: 'ECONNREFUSED' }) }) })],
+    ['a dropped pg connection (no code)', new Error('Connection terminated unexpectedly')],
+    ['a server shutting down (57P01)', { meta: { driverAdapterError: { cause: { originalCode: '57P01', kind: 'postgres' } } } }],
+    ['an adapter kind', { meta: { driverAdapterError: { cause: { kind: 'DatabaseNotReachable' } } } }],
+  ])('maps %s to 503 with Retry-After', (_name, error) => {
+    const mapped = asUnavailable(error);
+    expect(mapped?.code).toBe('service_unavailable');
+    expect(mapped?.headers['Retry-After']).toBe('5');
+  });
+
+  it.each([
+    ['a plain bug', new TypeError('undefined is not a function')],
+    ['a unique violation', Object.assign(new Error('dup'), { code: 'P2002' })],
+    ['a syntax error SQLSTATE', { meta: { driverAdapterError: { cause: { originalCode: '42601' } } } }],
+    ['nothing', null],
+  ])('leaves %s alone', (_name, error) => {
+    expect(asUnavailable(error)).toBeNull();
+  });
+});
