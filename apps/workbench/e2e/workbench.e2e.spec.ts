@@ -225,9 +225,9 @@ describe('reviewer workbench in chromium', () => {
     await Promise.all([alice.getByRole('button', { name: 'Promote' }).click(), bob.getByRole('button', { name: 'Promote' }).click()]);
     const told = async (page: Page) => (await page.getByRole('alert').filter({ hasText: /Another reviewer/ }).count()) > 0;
     await agent.waitFor(id, 'promoted', 20_000);
+    // Exactly one wins. Which one depends on whose claim and decision reach the API first, which a
+    // loaded machine may reorder, so the test asserts the property, not the winner.
     await expect.poll(async () => [await told(alice), await told(bob)].filter(Boolean).length, { timeout: 20_000 }).toBe(1);
-    // Alice opened it first and holds the claim: she wins, Bob is told.
-    expect(await told(bob)).toBe(true);
     await screenshot((await told(alice)) ? alice : bob, 'race-loser');
   });
 

@@ -128,6 +128,11 @@ export async function receiveFrameParts(req: Request, limits: MultipartLimits): 
     parser.on('file', (name, stream, info) => {
       // A body cut off inside a part errors the part's stream; unheard, it would crash the process.
       stream.on('error', (error: Error) => fail(new DomainError('invalid_request', `The multipart body is malformed: ${error.message}.`)));
+      // Parts the parser had buffered can still arrive after the request failed: never spool them.
+      if (settled) {
+        stream.resume();
+        return;
+      }
       if (name === 'video' || name === 'media_upload_id') {
         stream.resume();
         return fail(unsupported(`The "${name}" part is not supported. ${VIDEO_REFUSED}`));
