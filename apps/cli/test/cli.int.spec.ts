@@ -1,33 +1,15 @@
 // The admin CLI as people run it: a real process against a real database of its own.
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '@framedesk/testing';
+import { createTestDatabase, runApp, type TestDatabase } from '@framedesk/testing';
 
 const root = resolve(import.meta.dirname, '../../..');
 
-function run(app: 'cli' | 'api' | 'worker', args: string[], env: Record<string, string>, stdin = '') {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(root, `apps/${app}/src/main.ts`), ...args], {
-      cwd: root,
-      env: { ...process.env, TSX_TSCONFIG_PATH: join(root, 'tsconfig.base.json'), ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.stdin.end(stdin);
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      done({ code, stdout, stderr });
-    });
-  });
-}
+const run = (app: 'cli' | 'api' | 'worker', args: string[], env: Record<string, string>, stdin = '') => runApp(app, args, env, stdin);
 
 describe('framedesk CLI', () => {
   let database: TestDatabase;

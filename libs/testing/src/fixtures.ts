@@ -1,16 +1,5 @@
-import { deflateSync } from 'node:zlib';
-
-const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
-
-function crc32(buffer: Buffer): number {
-  let c = 0xffffffff;
-  for (const byte of buffer) c = CRC_TABLE[(c ^ byte) & 0xff]! ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
+import { randomBytes } from 'node:crypto';
+import { crc32, deflateSync } from 'node:zlib';
 
 function chunk(type: string, data: Buffer): Buffer {
   const length = Buffer.alloc(4);
@@ -63,4 +52,16 @@ export function makePngBomb(side = 20_000): Buffer {
   const rows = Buffer.alloc(row.length * 256);
   const idat = deflateSync(rows, { level: 9 }); // a prefix of the image is enough to declare the size
   return Buffer.concat([PNG_SIGNATURE, chunk('IHDR', header), chunk('IDAT', idat), chunk('IEND', Buffer.alloc(0))]);
+}
+
+/** A valid RGB PNG of random pixels: it does not compress, so its size is about width×height×3. */
+export function makeNoisePng(width: number, height: number): Buffer {
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header[8] = 8;
+  header[9] = 2;
+  const rows = randomBytes(height * (1 + width * 3));
+  for (let y = 0; y < height; y++) rows[y * (1 + width * 3)] = 0; // filter byte: none
+  return Buffer.concat([PNG_SIGNATURE, chunk('IHDR', header), chunk('IDAT', deflateSync(rows, { level: 1 })), chunk('IEND', Buffer.alloc(0))]);
 }

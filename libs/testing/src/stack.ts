@@ -56,6 +56,33 @@ export function startApp(name: 'api' | 'worker' | 'cli', env: Record<string, str
   };
 }
 
+export interface AppRun {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs one of our apps to completion (the admin CLI, or an app expected to refuse to start). */
+export function runApp(name: 'api' | 'worker' | 'cli', args: string[], env: Record<string, string>, stdin = '', timeoutMs = 60_000): Promise<AppRun> {
+  return new Promise((resolveRun) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(workspaceRoot, `apps/${name}/src/main.ts`), ...args], {
+      cwd: workspaceRoot,
+      // eslint-disable-next-line no-restricted-properties -- the child inherits PATH and friends.
+      env: { ...process.env, TSX_TSCONFIG_PATH: join(workspaceRoot, 'tsconfig.base.json'), ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.stdin.end(stdin);
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolveRun({ code, stdout, stderr });
+    });
+  });
+}
+
 export async function waitForHttp(url: string, timeoutMs = 30_000, process?: RunningProcess): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -139,20 +166,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     await waitForHttp(`http://127.0.0.1:${port}/healthz`, 30_000, worker);
     return worker;
   };
-  const cli = (args: string[], stdin?: string) =>
-    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolveRun) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', join(workspaceRoot, 'apps/cli/src/main.ts'), ...args], {
-        cwd: workspaceRoot,
-        // eslint-disable-next-line no-restricted-properties -- the child inherits PATH and friends.
-        env: { ...process.env, TSX_TSCONFIG_PATH: join(workspaceRoot, 'tsconfig.base.json'), ...env },
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-      child.stdin.end(stdin ?? '');
-      child.on('exit', (code) => resolveRun({ code, stdout, stderr }));
-    });
+  const cli = (args: string[], stdin?: string) => runApp('cli', args, env, stdin);
   try {
     await waitForHttp(`${apiUrl}/healthz`, 30_000, api);
     for (let i = 0; i < (options.workers ?? 1); i++) await startWorker();

@@ -2,7 +2,8 @@
 // kept, no submission exists, and the retry with the same Idempotency-Key succeeds once.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkIntegrity, leftoverTempFiles, noisePng, originalFiles, type RelStack, reportFigures, sleep, startRelStack, submitFrame, waitForSettled } from './harness';
+import { checkIntegrity, leftoverTempFiles, originalFiles, type RelStack, reportFigures, sleep, startRelStack, submitFrame, waitForSettled } from './harness';
+import { makeNoisePng } from '@framedesk/testing';
 import { multipartBody, rawRequest, requestBytes } from './raw-http';
 
 describe('fault: the API killed mid-upload', () => {
@@ -24,7 +25,7 @@ describe('fault: the API killed mid-upload', () => {
     let leftoverTotal = 0;
     for (const fraction of rounds) {
       const idempotencyKey = randomUUID();
-      const png = noisePng(1400, 1200); // ~5 MB, under the 10 MB limit
+      const png = makeNoisePng(1400, 1200); // ~5 MB, under the 10 MB limit
       const metadata = { agent_slug: 'bot', channel_slug: 'news', date: '20260101', title: `killed at ${fraction}` };
       const { body, contentType } = multipartBody([
         { name: 'metadata', contentType: 'application/json', body: JSON.stringify(metadata) },

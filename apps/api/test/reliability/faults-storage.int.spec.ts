@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classify } from './burst';
-import { type ApiAnswer, checkIntegrity, leftoverTempFiles, noisePng, ORIGINALS_BUCKET, type RelStack, reportFigures, startRelStack, submitFrame, waitForSettled } from './harness';
+import { type ApiAnswer, checkIntegrity, leftoverTempFiles, ORIGINALS_BUCKET, type RelStack, reportFigures, startRelStack, submitFrame, waitForSettled } from './harness';
+import { makeNoisePng } from '@framedesk/testing';
 
 function tryMountTmpfs(dir: string, size: string, remount = false): boolean {
   if (process.getuid?.() !== 0) return false;
@@ -45,7 +46,7 @@ describe('fault: storage writes failing (disk full)', () => {
 
   it('refuses with 5xx problem+json and never accepts what it could not store', async () => {
     const answers: ApiAnswer[] = [];
-    const png = () => noisePng(180, 180); // ~100 KB that does not compress
+    const png = () => makeNoisePng(180, 180); // ~100 KB that does not compress
     // Fill the disk (tmpfs), or make the bucket read-only once it exists.
     for (let i = 0; i < 30; i++) {
       if (!tmpfs && i === 3) {

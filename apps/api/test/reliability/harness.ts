@@ -1,18 +1,17 @@
 // The real api and worker processes on services a test may break: its own database (shared or
 // private PostgreSQL), Redis (shared with a prefix, or private) and storage directory.
-import { spawn } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { crc32, deflateSync } from 'node:zlib';
 import pg from 'pg';
 import {
   createTestDatabase,
   createTestRedisPrefix,
   freePort,
   makePng,
+  runApp,
   type RunningProcess,
   startApp,
   testRedisUrl,
@@ -98,19 +97,7 @@ export async function startRelStack(options: RelStackOptions = {}): Promise<RelS
     await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60_000, worker);
     return worker;
   };
-  const cli = (args: string[], stdin?: string) =>
-    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolveRun) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'apps/cli/src/main.ts'), ...args], {
-        cwd: root,
-        env: { ...process.env, TSX_TSCONFIG_PATH: join(root, 'tsconfig.base.json'), ...env },
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-      child.stdin.end(stdin ?? '');
-      child.on('exit', (code) => resolveRun({ code, stdout, stderr }));
-    });
+  const cli = (args: string[], stdin?: string) => runApp('cli', args, env, stdin);
 
   const stop = async () => {
     await Promise.all([...apis, ...workers].map((p) => p.stop('SIGKILL')));
@@ -295,24 +282,3 @@ export function reportFigures(test: string, figures: Record<string, unknown>): v
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function pngChunk(type: string, data: Buffer): Buffer {
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(data.length);
-  const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(body));
-  return Buffer.concat([length, body, crc]);
-}
-
-/** A valid RGB PNG of random pixels: it does not compress, so its size is about width×height×3. */
-export function noisePng(width: number, height: number): Buffer {
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(width, 0);
-  header.writeUInt32BE(height, 4);
-  header[8] = 8;
-  header[9] = 2;
-  const rows = randomBytes(height * (1 + width * 3));
-  for (let y = 0; y < height; y++) rows[y * (1 + width * 3)] = 0; // filter byte: none
-  const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-  return Buffer.concat([signature, pngChunk('IHDR', header), pngChunk('IDAT', deflateSync(rows, { level: 1 })), pngChunk('IEND', Buffer.alloc(0))]);
-}

@@ -22,13 +22,6 @@ export interface HostileCase {
   readonly hangUp?: boolean;
 }
 
-/**
- * Defects this corpus finds in code outside the reliability suite and that are not fixed yet.
- * Each case is left out of the main run and kept as a skipped test naming the defect; delete the
- * entry once the fix lands. (Empty: the unhandled busboy stream error and non-UTF-8 metadata it
- * found are fixed in apps/api/src/http/multipart.ts.)
- */
-export const KNOWN_DEFECTS: Readonly<Record<string, string>> = {};
 
 export interface CorpusContext {
   readonly key: string;
