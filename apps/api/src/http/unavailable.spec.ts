@@ -8,6 +8,7 @@ describe('asUnavailable', () => {
     ['a refused socket deep in the causes', new Error('outer', { cause: new Error('inner', { cause: Object.assign(new Error('x'), { code: 'ECONNREFUSED' }) }) })],
     ['a dropped pg connection (no code)', new Error('Connection terminated unexpectedly')],
     ['a server shutting down (57P01)', { meta: { driverAdapterError: { cause: { originalCode: '57P01', kind: 'postgres' } } } }],
+    ['a full disk under the storage driver', new Error('put failed', { cause: Object.assign(new Error('no space left on device'), { code: 'ENOSPC' }) })],
     ['an adapter kind', { meta: { driverAdapterError: { cause: { kind: 'DatabaseNotReachable' } } } }],
   ])('maps %s to 503 with Retry-After', (_name, error) => {
     const mapped = asUnavailable(error);

@@ -60,6 +60,8 @@ describe('fault: storage writes failing (disk full)', () => {
     const wrong = answers.filter((a) => a.status !== 202 && !(a.status >= 500 && a.contentType.startsWith('application/problem+json') && typeof a.body?.['code'] === 'string'));
     expect(wrong.map((a) => `${a.status} ${a.error ?? JSON.stringify(a.body)}`), 'answers other than 202 or 5xx problem+json').toEqual([]);
     expect(refused.length, 'the fault really happened').toBeGreaterThan(0);
+    // A full disk is a dependency that may recover: 503 with Retry-After tells agents to retry.
+    expect([...new Set(refused.map((a) => `${a.status} ${String(a.body?.['code'])}`))]).toEqual(['503 service_unavailable']);
 
     const integrity = await checkIntegrity(stack);
     const leftovers = await leftoverTempFiles(stack);
