@@ -1,3 +1,4 @@
+import type { SubmissionStatus } from '@framedesk/domain';
 import type { DbClient } from './prisma';
 
 export interface MediaUploadRow {
@@ -22,12 +23,12 @@ export interface MediaUploadWithSubmission extends MediaUploadRow {
   readonly submission: {
     readonly id: string;
     readonly agentId: string;
-    readonly status: MediaUploadStatus;
+    /** An upload has no status of its own: it reports its submission's. */
+    readonly status: SubmissionStatus;
     readonly failureCode: string | null;
     readonly failureMessage: string | null;
   };
 }
-type MediaUploadStatus = 'received' | 'waiting_for_upload' | 'media_processing' | 'needs_review' | 'promoted' | 'rejected' | 'failed';
 
 export interface NewMediaUpload {
   readonly id: string;
