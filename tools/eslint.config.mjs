@@ -1,5 +1,6 @@
 // Lint that carries its reasons (STYLE.md 11). Run as `eslint --config tools/eslint.config.mjs <dir>`.
 import nx from '@nx/eslint-plugin';
+import prettier from 'eslint-config-prettier';
 import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
@@ -62,4 +63,6 @@ export default tseslint.config(
     plugins: { 'react-hooks': reactHooks },
     rules: { 'react-hooks/rules-of-hooks': 'error', 'react-hooks/exhaustive-deps': 'error' },
   },
+  // Last: layout is Prettier's job (npm run format), so no lint rule may disagree with it.
+  prettier,
 );

@@ -30,6 +30,15 @@ if (missing.length > 0) {
   }
 }
 
+// The formatter first: a change that is not formatted fails in seconds, not after the suite.
+if (process.argv.slice(2).length === 0) {
+  const format = spawnSync('npx', ['prettier', '--check', '.', '--log-level', 'warn'], { cwd: root, stdio: 'inherit' });
+  if (format.status !== 0) {
+    console.error('[test] npm run format:check failed: run `npm run format` and commit the result.');
+    process.exit(1);
+  }
+}
+
 const admin = new URL(process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL);
 admin.pathname = '/postgres';
 const results = join(root, 'test-results');
