@@ -3,7 +3,14 @@
 // client, PostgreSQL and Redis), then tools/bench/run.ts. Benchmarks are never part of npm test.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL, ensureDependencies, ensureServices, generatePrismaClient, root } from './setup.mjs';
+import {
+  DEFAULT_DATABASE_URL,
+  DEFAULT_REDIS_URL,
+  ensureDependencies,
+  ensureServices,
+  generatePrismaClient,
+  root,
+} from './setup.mjs';
 
 ensureDependencies();
 generatePrismaClient();
@@ -18,5 +25,9 @@ const env = {
   FRAMEDESK_TEST_ADMIN_URL: admin.toString(),
   FRAMEDESK_TEST_REDIS_URL: process.env.REDIS_URL ?? DEFAULT_REDIS_URL,
 };
-const run = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'tools/bench/run.ts'), ...process.argv.slice(2)], { cwd: root, env, stdio: 'inherit' });
+const run = spawnSync(
+  process.execPath,
+  ['--import', 'tsx', join(root, 'tools/bench/run.ts'), ...process.argv.slice(2)],
+  { cwd: root, env, stdio: 'inherit' },
+);
 process.exit(run.status ?? 1);

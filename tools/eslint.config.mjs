@@ -6,7 +6,19 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['**/node_modules/**', '**/dist/**', '**/generated/**', '**/.nx/**', '**/test-results/**', '**/*.mjs', '**/*.js', '**/*.cjs', '.config/**', '**/vite.config.ts', '**/vite.*.config.ts'],
+    ignores: [
+      '**/node_modules/**',
+      '**/dist/**',
+      '**/generated/**',
+      '**/.nx/**',
+      '**/test-results/**',
+      '**/*.mjs',
+      '**/*.js',
+      '**/*.cjs',
+      '.config/**',
+      '**/vite.config.ts',
+      '**/vite.*.config.ts',
+    ],
   },
   ...tseslint.configs.recommended,
   {
@@ -46,17 +58,39 @@ export default tseslint.config(
       // Files stay readable in one sitting; nobody disables this.
       'max-lines': ['error', { max: 400, skipBlankLines: true, skipComments: true }],
       // The environment is read once, by libs/config's loadSettings; everything else gets Settings.
-      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read settings from loadSettings() (libs/config), not process.env.' }],
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'process',
+          property: 'env',
+          message: 'Read settings from loadSettings() (libs/config), not process.env.',
+        },
+      ],
       'no-console': ['error', { allow: ['error'] }],
     },
   },
   {
-    files: ['libs/config/src/settings.ts', 'apps/*/src/main.ts', 'apps/cli/src/**/*.ts', 'tools/**/*.ts', '**/*.spec.ts', '**/*.spec.tsx', 'apps/*/test/**/*.ts', '**/vite.config.ts', '**/vite.*.config.ts'],
+    files: [
+      'libs/config/src/settings.ts',
+      'apps/*/src/main.ts',
+      'apps/cli/src/**/*.ts',
+      'tools/**/*.ts',
+      '**/*.spec.ts',
+      '**/*.spec.tsx',
+      'apps/*/test/**/*.ts',
+      '**/vite.config.ts',
+      '**/vite.*.config.ts',
+    ],
     rules: { 'no-restricted-properties': 'off', 'no-console': 'off' },
   },
   {
     files: ['**/*.spec.ts', '**/*.spec.tsx', 'apps/*/test/**/*.ts'],
-    rules: { '@nx/enforce-module-boundaries': ['error', { allow: ['@framedesk/testing'], depConstraints: [{ sourceTag: '*', onlyDependOnLibsWithTags: ['*'] }] }] },
+    rules: {
+      '@nx/enforce-module-boundaries': [
+        'error',
+        { allow: ['@framedesk/testing'], depConstraints: [{ sourceTag: '*', onlyDependOnLibsWithTags: ['*'] }] },
+      ],
+    },
   },
   {
     files: ['apps/workbench/**/*.tsx', 'apps/workbench/**/*.ts'],

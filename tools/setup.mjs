@@ -40,7 +40,9 @@ const isRoot = () => process.getuid?.() === 0;
 
 function stamp(name, inputs) {
   const file = join(root, 'node_modules/.cache/framedesk', `${name}.stamp`);
-  const hash = createHash('sha256').update(inputs.map((f) => (existsSync(f) ? readFileSync(f) : '')).join('\0')).digest('hex');
+  const hash = createHash('sha256')
+    .update(inputs.map((f) => (existsSync(f) ? readFileSync(f) : '')).join('\0'))
+    .digest('hex');
   return {
     fresh: existsSync(file) && readFileSync(file, 'utf8') === hash,
     save() {
@@ -99,7 +101,10 @@ function aptInstall(packages) {
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   if (!aptUpdated) spawnSync('apt-get', ['update', '-qq'], { stdio: 'ignore', env });
   aptUpdated = true;
-  return spawnSync('apt-get', ['install', '-y', '-qq', ...packages], { stdio: quiet ? 'ignore' : 'inherit', env }).status === 0;
+  return (
+    spawnSync('apt-get', ['install', '-y', '-qq', ...packages], { stdio: quiet ? 'ignore' : 'inherit', env }).status ===
+    0
+  );
 }
 
 function startPostgresFromPackages() {
@@ -113,15 +118,33 @@ function startPostgresFromPackages() {
 
 function startRedisFromPackages() {
   if (!has('redis-server') && !aptInstall(['redis-server'])) return false;
-  return spawnSync('redis-server', ['--daemonize', 'yes', '--bind', '127.0.0.1', '-::1', '--port', '6379', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' }).status === 0;
+  return (
+    spawnSync(
+      'redis-server',
+      ['--daemonize', 'yes', '--bind', '127.0.0.1', '-::1', '--port', '6379', '--save', '', '--appendonly', 'no'],
+      { stdio: 'ignore' },
+    ).status === 0
+  );
 }
 
-async function ensureService({ name, envName, url, defaultUrl, defaultPort, composeService, startFromPackages, install }) {
+async function ensureService({
+  name,
+  envName,
+  url,
+  defaultUrl,
+  defaultPort,
+  composeService,
+  startFromPackages,
+  install,
+}) {
   const target = new URL(url ?? defaultUrl);
   const host = target.hostname;
   const port = Number(target.port || defaultPort);
   if (await portOpen(host, port)) return;
-  if (url) fail(`${envName} points at ${host}:${port}, which does not answer. Start ${name} there, or unset ${envName} to use a local one.`);
+  if (url)
+    fail(
+      `${envName} points at ${host}:${port}, which does not answer. Start ${name} there, or unset ${envName} to use a local one.`,
+    );
   if (dockerEngineAnswers()) {
     log(`starting ${name} with docker compose`);
     run('docker', ['compose', 'up', '-d', composeService]);
@@ -130,7 +153,9 @@ async function ensureService({ name, envName, url, defaultUrl, defaultPort, comp
     startFromPackages();
   }
   if (!(await waitForPort(host, port, 30))) {
-    fail(`${name} is not reachable on ${host}:${port} and could not be started here.\n  Install it (${install}), start it, or set ${envName}.`);
+    fail(
+      `${name} is not reachable on ${host}:${port} and could not be started here.\n  Install it (${install}), start it, or set ${envName}.`,
+    );
   }
 }
 
@@ -191,7 +216,7 @@ async function appliedMigrations(url) {
   await client.connect();
   try {
     const { rows } = await client.query(
-      "SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL",
+      'SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
     );
     return new Set(rows.map((r) => r.migration_name));
   } catch {
@@ -203,7 +228,9 @@ async function appliedMigrations(url) {
 
 /** `prisma migrate deploy`, skipped when every committed migration is already applied. */
 export async function migrate(url) {
-  const committed = readdirSync(join(root, 'prisma/migrations'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+  const committed = readdirSync(join(root, 'prisma/migrations'), { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name);
   const applied = await appliedMigrations(url);
   if (committed.every((name) => applied.has(name))) return;
   log('applying migrations');

@@ -11,15 +11,21 @@ const env = { ...process.env, TSX_TSCONFIG_PATH: join(root, 'tsconfig.base.json'
 const bin = (name) => join(root, 'node_modules/.bin', name);
 const app = (name) => `node --import tsx apps/${name}/src/main.ts`;
 
-const seed = spawnSync(process.execPath, ['--import', 'tsx', 'apps/cli/src/main.ts', 'demo', 'seed'], { cwd: root, env, stdio: 'inherit' });
+const seed = spawnSync(process.execPath, ['--import', 'tsx', 'apps/cli/src/main.ts', 'demo', 'seed'], {
+  cwd: root,
+  env,
+  stdio: 'inherit',
+});
 if (seed.status !== 0) process.exit(seed.status ?? 1);
 
 const child = spawn(
   bin('concurrently'),
   [
     '--kill-others',
-    '--names', 'api,worker,workbench',
-    '--prefix-colors', 'cyan,magenta,green',
+    '--names',
+    'api,worker,workbench',
+    '--prefix-colors',
+    'cyan,magenta,green',
     app('api'),
     app('worker'),
     `${bin('vite')} --config apps/workbench/vite.config.ts`,

@@ -5,7 +5,14 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL, ensureDependencies, ensureServices, generatePrismaClient, root } from './setup.mjs';
+import {
+  DEFAULT_DATABASE_URL,
+  DEFAULT_REDIS_URL,
+  ensureDependencies,
+  ensureServices,
+  generatePrismaClient,
+  root,
+} from './setup.mjs';
 
 ensureDependencies();
 generatePrismaClient();
@@ -25,7 +32,9 @@ if (missing.length > 0) {
     const r = spawnSync('apt-get', ['install', '-y', '-qq', ...packages], { stdio: 'inherit', env });
     if (r.status !== 0) process.exit(r.status ?? 1);
   } else {
-    console.error(`[test] missing: ${packages.join(', ')}. Install them (Debian: apt-get install ${packages.join(' ')}) and run npm test again.`);
+    console.error(
+      `[test] missing: ${packages.join(', ')}. Install them (Debian: apt-get install ${packages.join(' ')}) and run npm test again.`,
+    );
     process.exit(1);
   }
 }
@@ -53,11 +62,15 @@ const env = {
   FRAMEDESK_TEST_REDIS_URL: process.env.REDIS_URL ?? DEFAULT_REDIS_URL,
 };
 const targets = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['typecheck', 'lint', 'test'];
-const run = spawnSync('npx', ['nx', 'run-many', '-t', ...targets, '--parallel=2', '--outputStyle=stream', '--skip-nx-cache'], {
-  cwd: root,
-  env,
-  stdio: 'inherit',
-});
+const run = spawnSync(
+  'npx',
+  ['nx', 'run-many', '-t', ...targets, '--parallel=2', '--outputStyle=stream', '--skip-nx-cache'],
+  {
+    cwd: root,
+    env,
+    stdio: 'inherit',
+  },
+);
 
 // One closing line over every project's vitest report.
 let passed = 0;

@@ -6,4 +6,7 @@ import { renderEnvTable } from './workspace/env-table';
 
 const file = resolve(import.meta.dirname, '../README.md');
 const readme = readFileSync(file, 'utf8');
-writeFileSync(file, readme.replace(/(<!-- env-table:start -->)[\s\S]*?(<!-- env-table:end -->)/, `$1\n${renderEnvTable()}\n$2`));
+writeFileSync(
+  file,
+  readme.replace(/(<!-- env-table:start -->)[\s\S]*?(<!-- env-table:end -->)/, `$1\n${renderEnvTable()}\n$2`),
+);

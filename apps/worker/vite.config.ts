@@ -1,3 +1,5 @@
 import { defineProject } from '../../tools/vitest.shared.ts';
 
-export default defineProject(import.meta.dirname, { test: { include: ['src/**/*.spec.ts', 'test/**/*.spec.ts'], fileParallelism: true } });
+export default defineProject(import.meta.dirname, {
+  test: { include: ['src/**/*.spec.ts', 'test/**/*.spec.ts'], fileParallelism: true },
+});

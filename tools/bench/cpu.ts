@@ -25,7 +25,10 @@ export async function machineCpuMs(): Promise<{ busy: number; total: number }> {
 }
 
 /** CPU used by `pids` and by the machine while `work` runs. */
-export async function measureCpu<T>(pids: readonly number[], work: () => Promise<T>): Promise<{ result: T; processMs: number[]; machineBusyShare: number; wallMs: number }> {
+export async function measureCpu<T>(
+  pids: readonly number[],
+  work: () => Promise<T>,
+): Promise<{ result: T; processMs: number[]; machineBusyShare: number; wallMs: number }> {
   const before = await Promise.all(pids.map(processCpuMs));
   const machineBefore = await machineCpuMs();
   const started = performance.now();

@@ -69,9 +69,22 @@ export async function startBenchStack(options: { workers: number; multipartMaxBy
 export const today = () => new Date().toISOString().slice(0, 10).replaceAll('-', '');
 
 /** POST /v1/frame-submissions as an agent does: unique Idempotency-Key, metadata and image parts. */
-export function submitFrame(s: BenchStack, image: readonly Buffer[], agent?: Agent, apiUrl = s.stack.apiUrl): Promise<HttpResult> {
-  const body = multipartBody({ agent_slug: s.agent, channel_slug: s.channel, date: today(), title: 'bench frame' }, image);
-  return post(`${apiUrl}/v1/frame-submissions`, body, { authorization: `Bearer ${s.apiKey}`, 'idempotency-key': randomUUID() }, agent);
+export function submitFrame(
+  s: BenchStack,
+  image: readonly Buffer[],
+  agent?: Agent,
+  apiUrl = s.stack.apiUrl,
+): Promise<HttpResult> {
+  const body = multipartBody(
+    { agent_slug: s.agent, channel_slug: s.channel, date: today(), title: 'bench frame' },
+    image,
+  );
+  return post(
+    `${apiUrl}/v1/frame-submissions`,
+    body,
+    { authorization: `Bearer ${s.apiKey}`, 'idempotency-key': randomUUID() },
+    agent,
+  );
 }
 
 export const submissionId = (result: HttpResult): string | null => {
@@ -80,20 +93,35 @@ export const submissionId = (result: HttpResult): string | null => {
 };
 
 /** Polls PostgreSQL until every id has left the in-progress states; returns the final counts. */
-export async function waitUntilSettled(db: pg.Pool, ids: readonly string[], timeoutMs: number): Promise<Record<string, number>> {
+export async function waitUntilSettled(
+  db: pg.Pool,
+  ids: readonly string[],
+  timeoutMs: number,
+): Promise<Record<string, number>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const { rows } = await db.query<{ status: string; n: string }>('SELECT status, count(*) AS n FROM submissions WHERE id = ANY($1) GROUP BY status', [ids]);
+    const { rows } = await db.query<{ status: string; n: string }>(
+      'SELECT status, count(*) AS n FROM submissions WHERE id = ANY($1) GROUP BY status',
+      [ids],
+    );
     const counts = Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
-    const pending = (counts['received'] ?? 0) + (counts['media_processing'] ?? 0) + ids.length - rows.reduce((n, r) => n + Number(r.n), 0);
+    const pending =
+      (counts['received'] ?? 0) +
+      (counts['media_processing'] ?? 0) +
+      ids.length -
+      rows.reduce((n, r) => n + Number(r.n), 0);
     if (pending === 0) return counts;
-    if (Date.now() > deadline) throw new Error(`gave up after ${timeoutMs} ms: ${JSON.stringify(counts)} of ${ids.length}`);
+    if (Date.now() > deadline)
+      throw new Error(`gave up after ${timeoutMs} ms: ${JSON.stringify(counts)} of ${ids.length}`);
     await sleep(200);
   }
 }
 
 /** When each submission entered media_processing and needs_review, from its event rows (ms since epoch). */
-export async function transitionTimes(db: pg.Pool, ids: readonly string[]): Promise<Map<string, { processing?: number; review?: number }>> {
+export async function transitionTimes(
+  db: pg.Pool,
+  ids: readonly string[],
+): Promise<Map<string, { processing?: number; review?: number }>> {
   const { rows } = await db.query<{ submission_id: string; to_status: string; at: string }>(
     `SELECT submission_id, to_status, extract(epoch FROM created_at) * 1000 AS at FROM submission_events
       WHERE submission_id = ANY($1) AND to_status IN ('media_processing', 'needs_review')`,
@@ -113,12 +141,17 @@ export async function transitionTimes(db: pg.Pool, ids: readonly string[]): Prom
 
 /** Process ids of the PostgreSQL backends serving this stack's database (the API's pool). */
 export async function databaseBackendPids(s: BenchStack): Promise<number[]> {
-  const { rows } = await s.db.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+  const { rows } = await s.db.query<{ pid: number }>(
+    'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+  );
   return rows.map((r) => r.pid);
 }
 
 /** Storage keys of the originals of `ids`, as the API recorded them. */
 export async function originalKeys(db: pg.Pool, ids: readonly string[]): Promise<{ bucket: string; keys: string[] }> {
-  const { rows } = await db.query<{ bucket: string; key: string }>("SELECT bucket, key FROM media_objects WHERE submission_id = ANY($1) AND kind = 'original' ORDER BY submission_id", [ids]);
+  const { rows } = await db.query<{ bucket: string; key: string }>(
+    "SELECT bucket, key FROM media_objects WHERE submission_id = ANY($1) AND kind = 'original' ORDER BY submission_id",
+    [ids],
+  );
   return { bucket: rows[0]?.bucket ?? exampleConfig.storage.vendor_originals_bucket, keys: rows.map((r) => r.key) };
 }

@@ -9,7 +9,11 @@ export interface MultipartBody {
   readonly length: number;
 }
 
-export function multipartBody(metadata: Record<string, unknown>, image: readonly Buffer[], filename = 'frame.png'): MultipartBody {
+export function multipartBody(
+  metadata: Record<string, unknown>,
+  image: readonly Buffer[],
+  filename = 'frame.png',
+): MultipartBody {
   const boundary = `----fdbench${randomBytes(12).toString('hex')}`;
   const head = Buffer.from(
     `--${boundary}\r\nContent-Disposition: form-data; name="metadata"\r\nContent-Type: application/json\r\n\r\n` +
@@ -18,7 +22,11 @@ export function multipartBody(metadata: Record<string, unknown>, image: readonly
   );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   const parts = [head, ...image, tail];
-  return { contentType: `multipart/form-data; boundary=${boundary}`, parts, length: parts.reduce((n, p) => n + p.length, 0) };
+  return {
+    contentType: `multipart/form-data; boundary=${boundary}`,
+    parts,
+    length: parts.reduce((n, p) => n + p.length, 0),
+  };
 }
 
 export interface HttpResult {
@@ -34,7 +42,12 @@ export function keepAliveAgent(maxSockets: number): Agent {
 }
 
 /** One POST with a streamed body; resolves with the status, never rejects. */
-export function post(url: string, body: MultipartBody, headers: Record<string, string>, agent?: Agent): Promise<HttpResult> {
+export function post(
+  url: string,
+  body: MultipartBody,
+  headers: Record<string, string>,
+  agent?: Agent,
+): Promise<HttpResult> {
   const started = performance.now();
   return new Promise((resolve) => {
     let settled = false;
@@ -45,7 +58,11 @@ export function post(url: string, body: MultipartBody, headers: Record<string, s
     };
     const req = request(
       url,
-      { method: 'POST', agent, headers: { ...headers, 'content-type': body.contentType, 'content-length': String(body.length) } },
+      {
+        method: 'POST',
+        agent,
+        headers: { ...headers, 'content-type': body.contentType, 'content-length': String(body.length) },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -119,7 +136,8 @@ export async function closedLoop(options: {
     elapsedMs,
     requests,
     accepted: latencies.length,
-    acceptedPerSecond: estimator === 'window' ? (inWindow / options.durationMs) * 1000 : (latencies.length / elapsedMs) * 1000,
+    acceptedPerSecond:
+      estimator === 'window' ? (inWindow / options.durationMs) * 1000 : (latencies.length / elapsedMs) * 1000,
     estimator,
     p50Ms: percentile(latencies, 50),
     p99Ms: percentile(latencies, 99),

@@ -29,13 +29,17 @@ interface Run extends LoadResult {
   readonly databaseWritesPerAccepted: number;
 }
 
-const DB_COUNTERS = "SELECT xact_commit + xact_rollback AS xacts, tup_inserted + tup_updated + tup_deleted AS writes FROM pg_stat_database WHERE datname = current_database()";
+const DB_COUNTERS =
+  'SELECT xact_commit + xact_rollback AS xacts, tup_inserted + tup_updated + tup_deleted AS writes FROM pg_stat_database WHERE datname = current_database()';
 
 /**
  * CPU the stack's PostgreSQL backends use while `work` runs (backends that appear meanwhile count
  * whole), and the transactions and row writes it caused (every autocommit statement counts one).
  */
-async function databaseCpu<T>(s: BenchStack, work: () => Promise<T>): Promise<{ result: T; cpuMs: number; xacts: number; writes: number }> {
+async function databaseCpu<T>(
+  s: BenchStack,
+  work: () => Promise<T>,
+): Promise<{ result: T; cpuMs: number; xacts: number; writes: number }> {
   const before = new Map<number, number>();
   for (const pid of await databaseBackendPids(s)) before.set(pid, (await processCpuMs(pid)) ?? 0);
   await sleep(1_100); // backends flush their statistics at most once a second
@@ -47,7 +51,12 @@ async function databaseCpu<T>(s: BenchStack, work: () => Promise<T>): Promise<{ 
   await sleep(1_100);
   const c1 = await counters();
   // Our own counter query is one transaction.
-  return { result, cpuMs, xacts: Number(c1.xacts) - Number(c0.xacts) - 1, writes: Number(c1.writes) - Number(c0.writes) };
+  return {
+    result,
+    cpuMs,
+    xacts: Number(c1.xacts) - Number(c0.xacts) - 1,
+    writes: Number(c1.writes) - Number(c0.writes),
+  };
 }
 
 /**
@@ -67,8 +76,20 @@ export async function ingestScenario(s: BenchStack, options: BenchOptions['inges
     const metadata = { agent_slug: s.agent, channel_slug: s.channel, date: today(), title: 'bench frame' };
     const send: Record<System, (n: number, rep: string, agent: Agent) => Promise<HttpResult>> = {
       framedesk: (n, rep, agent) => submitFrame(s, uniquePngParts(images[n % images.length]!, `${rep}-${n}`), agent),
-      bare: (n, rep, agent) => post(`${bare.url}/v1/frame-submissions`, multipartBody(metadata, uniquePngParts(images[n % images.length]!, `${rep}-${n}`)), {}, agent),
-      naive: (n, rep, agent) => post(`${naive.url}/v1/frame-submissions`, multipartBody(metadata, uniquePngParts(images[n % images.length]!, `${rep}-${n}`)), {}, agent),
+      bare: (n, rep, agent) =>
+        post(
+          `${bare.url}/v1/frame-submissions`,
+          multipartBody(metadata, uniquePngParts(images[n % images.length]!, `${rep}-${n}`)),
+          {},
+          agent,
+        ),
+      naive: (n, rep, agent) =>
+        post(
+          `${naive.url}/v1/frame-submissions`,
+          multipartBody(metadata, uniquePngParts(images[n % images.length]!, `${rep}-${n}`)),
+          {},
+          agent,
+        ),
     };
     const accepted: Record<System, (r: HttpResult) => boolean> = {
       framedesk: (r) => r.status === 202,
@@ -76,12 +97,31 @@ export async function ingestScenario(s: BenchStack, options: BenchOptions['inges
       naive: (r) => r.status === 201,
     };
     const pid: Record<System, number> = { framedesk: s.stack.api.child.pid!, bare: bare.pid, naive: naive.pid };
-    const load = async (system: System, rep: string, durationMs: number, concurrency = options.concurrency): Promise<Run> => {
+    const load = async (
+      system: System,
+      rep: string,
+      durationMs: number,
+      concurrency = options.concurrency,
+    ): Promise<Run> => {
       const agent = keepAliveAgent(concurrency);
       try {
         const measured = () =>
-          measureCpu([pid[system], process.pid], () => closedLoop({ concurrency, durationMs, send: (n) => send[system](n, rep, agent), accepted: accepted[system] }));
-        const { result: cpu, cpuMs: databaseMs, xacts, writes } = system === 'framedesk' ? await databaseCpu(s, measured) : { result: await measured(), cpuMs: 0, xacts: 0, writes: 0 };
+          measureCpu([pid[system], process.pid], () =>
+            closedLoop({
+              concurrency,
+              durationMs,
+              send: (n) => send[system](n, rep, agent),
+              accepted: accepted[system],
+            }),
+          );
+        const {
+          result: cpu,
+          cpuMs: databaseMs,
+          xacts,
+          writes,
+        } = system === 'framedesk'
+          ? await databaseCpu(s, measured)
+          : { result: await measured(), cpuMs: 0, xacts: 0, writes: 0 };
         const [server = Number.NaN, harness = Number.NaN] = cpu.processMs;
         return {
           ...cpu.result,
@@ -102,28 +142,108 @@ export async function ingestScenario(s: BenchStack, options: BenchOptions['inges
 
     const runs: Record<System, Run[]> = { framedesk: [], bare: [], naive: [] };
     for (let rep = 0; rep < options.reps; rep++) {
-      for (const system of ['framedesk', 'bare', 'naive'] as const) runs[system].push(await load(system, `r${rep}`, options.durationMs));
+      for (const system of ['framedesk', 'bare', 'naive'] as const)
+        runs[system].push(await load(system, `r${rep}`, options.durationMs));
     }
     const per = (system: System, pick: (r: Run) => number) => runs[system].map(pick);
-    const ratio = (other: System) => runs.framedesk.map((r, i) => r.acceptedPerSecond / runs[other][i]!.acceptedPerSecond);
-    const cpuRatio = (other: System) => runs.framedesk.map((r, i) => runs[other][i]!.serverCpuMsPerAccepted / (r.serverCpuMsPerAccepted + r.databaseCpuMsPerAccepted));
+    const ratio = (other: System) =>
+      runs.framedesk.map((r, i) => r.acceptedPerSecond / runs[other][i]!.acceptedPerSecond);
+    const cpuRatio = (other: System) =>
+      runs.framedesk.map(
+        (r, i) => runs[other][i]!.serverCpuMsPerAccepted / (r.serverCpuMsPerAccepted + r.databaseCpuMsPerAccepted),
+      );
     const c = options.concurrency;
     const rows = [
-      row('Ingest', `Framedesk accepted/s (c=${c})`, '/s', per('framedesk', (r) => r.acceptedPerSecond)),
-      row('Ingest', 'Framedesk latency p50', 'ms', per('framedesk', (r) => r.p50Ms)),
-      row('Ingest', 'Framedesk latency p99', 'ms', per('framedesk', (r) => r.p99Ms)),
-      row('Ingest', `(a) bare node:http accepted/s (c=${c})`, '/s', per('bare', (r) => r.acceptedPerSecond)),
-      row('Ingest', '(a) bare node:http latency p50', 'ms', per('bare', (r) => r.p50Ms)),
-      row('Ingest', '(a) bare node:http latency p99', 'ms', per('bare', (r) => r.p99Ms)),
-      row('Ingest', `(b) Express+multer+sharp accepted/s (c=${c})`, '/s', per('naive', (r) => r.acceptedPerSecond)),
-      row('Ingest', '(b) Express+multer+sharp latency p50', 'ms', per('naive', (r) => r.p50Ms)),
-      row('Ingest', '(b) Express+multer+sharp latency p99', 'ms', per('naive', (r) => r.p99Ms)),
-      row('Ingest', 'Framedesk API CPU per accepted request', 'ms', per('framedesk', (r) => r.serverCpuMsPerAccepted)),
-      row('Ingest', 'Framedesk PostgreSQL backends CPU per accepted request', 'ms', per('framedesk', (r) => r.databaseCpuMsPerAccepted)),
-      row('Ingest', 'Framedesk PostgreSQL transactions per request', '', per('framedesk', (r) => r.databaseXactsPerAccepted)),
-      row('Ingest', 'Framedesk PostgreSQL row writes per accepted request', '', per('framedesk', (r) => r.databaseWritesPerAccepted)),
-      row('Ingest', '(a) bare node:http CPU per accepted request', 'ms', per('bare', (r) => r.serverCpuMsPerAccepted)),
-      row('Ingest', '(b) Express+multer+sharp CPU per accepted request', 'ms', per('naive', (r) => r.serverCpuMsPerAccepted)),
+      row(
+        'Ingest',
+        `Framedesk accepted/s (c=${c})`,
+        '/s',
+        per('framedesk', (r) => r.acceptedPerSecond),
+      ),
+      row(
+        'Ingest',
+        'Framedesk latency p50',
+        'ms',
+        per('framedesk', (r) => r.p50Ms),
+      ),
+      row(
+        'Ingest',
+        'Framedesk latency p99',
+        'ms',
+        per('framedesk', (r) => r.p99Ms),
+      ),
+      row(
+        'Ingest',
+        `(a) bare node:http accepted/s (c=${c})`,
+        '/s',
+        per('bare', (r) => r.acceptedPerSecond),
+      ),
+      row(
+        'Ingest',
+        '(a) bare node:http latency p50',
+        'ms',
+        per('bare', (r) => r.p50Ms),
+      ),
+      row(
+        'Ingest',
+        '(a) bare node:http latency p99',
+        'ms',
+        per('bare', (r) => r.p99Ms),
+      ),
+      row(
+        'Ingest',
+        `(b) Express+multer+sharp accepted/s (c=${c})`,
+        '/s',
+        per('naive', (r) => r.acceptedPerSecond),
+      ),
+      row(
+        'Ingest',
+        '(b) Express+multer+sharp latency p50',
+        'ms',
+        per('naive', (r) => r.p50Ms),
+      ),
+      row(
+        'Ingest',
+        '(b) Express+multer+sharp latency p99',
+        'ms',
+        per('naive', (r) => r.p99Ms),
+      ),
+      row(
+        'Ingest',
+        'Framedesk API CPU per accepted request',
+        'ms',
+        per('framedesk', (r) => r.serverCpuMsPerAccepted),
+      ),
+      row(
+        'Ingest',
+        'Framedesk PostgreSQL backends CPU per accepted request',
+        'ms',
+        per('framedesk', (r) => r.databaseCpuMsPerAccepted),
+      ),
+      row(
+        'Ingest',
+        'Framedesk PostgreSQL transactions per request',
+        '',
+        per('framedesk', (r) => r.databaseXactsPerAccepted),
+      ),
+      row(
+        'Ingest',
+        'Framedesk PostgreSQL row writes per accepted request',
+        '',
+        per('framedesk', (r) => r.databaseWritesPerAccepted),
+      ),
+      row(
+        'Ingest',
+        '(a) bare node:http CPU per accepted request',
+        'ms',
+        per('bare', (r) => r.serverCpuMsPerAccepted),
+      ),
+      row(
+        'Ingest',
+        '(b) Express+multer+sharp CPU per accepted request',
+        'ms',
+        per('naive', (r) => r.serverCpuMsPerAccepted),
+      ),
       // What the throughput ratio would be if every system were bound by its own CPU alone: an
       // estimate that does not move with the shared machine's load (Redis is left out).
       row('Ingest', 'CPU-cost ratio (a) / Framedesk API + PostgreSQL', '×', cpuRatio('bare')),
@@ -144,10 +264,14 @@ export async function ingestScenario(s: BenchStack, options: BenchOptions['inges
         });
         agent.destroy();
       };
-      profile = await profileApi(s.stack, profileLoad, Math.min(options.durationMs, 6_000)).catch((error: unknown) => [`profiling failed: ${String(error).slice(0, 300)}`]);
+      profile = await profileApi(s.stack, profileLoad, Math.min(options.durationMs, 6_000)).catch((error: unknown) => [
+        `profiling failed: ${String(error).slice(0, 300)}`,
+      ]);
     }
     const refused = (Object.keys(runs) as System[]).flatMap((system) =>
-      runs[system].filter((r) => r.firstFailure).map((r) => `${system}: ${r.requests - r.accepted} of ${r.requests} not accepted, first: ${r.firstFailure}`),
+      runs[system]
+        .filter((r) => r.firstFailure)
+        .map((r) => `${system}: ${r.requests - r.accepted} of ${r.requests} not accepted, first: ${r.firstFailure}`),
     );
     return {
       name: 'Ingest',
@@ -156,10 +280,14 @@ export async function ingestScenario(s: BenchStack, options: BenchOptions['inges
       notes: [
         `${options.concurrency} concurrent keep-alive clients for ${options.durationMs / 1000} s per system and repetition; 1280×720 RGB PNGs of ${(meanBytes / 1e6).toFixed(2)} MB (noise in the low bit of each channel, so they do not compress away), every request with unique bytes and a unique Idempotency-Key.`,
         'Framedesk: the real API process, no worker running (ingest alone). (a) busboy + temp file + fsync + rename, the same durability as the fs storage driver. (b) multer memory storage, then libs/media processImage for every configured variant inside the request, sharp at its defaults.',
-        'The load generator runs in the harness process on the same 2 cores, for all three systems alike. CPU per request is the server process\'s own user + system time (/proc/<pid>/stat) over accepted requests: unlike requests/s it does not depend on what else the shared machine is doing.',
+        "The load generator runs in the harness process on the same 2 cores, for all three systems alike. CPU per request is the server process's own user + system time (/proc/<pid>/stat) over accepted requests: unlike requests/s it does not depend on what else the shared machine is doing.",
         `Busy share of the whole machine during the runs (all processes, everyone's): ${(Object.keys(runs) as System[]).map((k) => `${k} ${runs[k].map((r) => `${(r.machineBusyShare * 100).toFixed(0)}%`).join('/')}`).join(', ')}; server cores used: ${(Object.keys(runs) as System[]).map((k) => `${k} ${runs[k].map((r) => r.serverCores.toFixed(2)).join('/')}`).join(', ')}; load generator cores: ${(Object.keys(runs) as System[]).map((k) => `${k} ${runs[k].map((r) => r.harnessCores.toFixed(2)).join('/')}`).join(', ')}.`,
         ...refused.map((r) => `Not accepted: ${r}`),
-        ...(profile.length ? ['A target was missed: the API was profiled (--cpu-prof, a second API process on the same database, same load); summary below.'] : []),
+        ...(profile.length
+          ? [
+              'A target was missed: the API was profiled (--cpu-prof, a second API process on the same database, same load); summary below.',
+            ]
+          : []),
       ],
       ...(profile.length ? { evidence: [`Ingest: CPU profile of the API under load\n${profile.join('\n')}`] } : {}),
     };

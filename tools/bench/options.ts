@@ -49,14 +49,18 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
   const value = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
   const onlyArg = value('only');
   const only = new Set<ScenarioName>(
-    onlyArg ? onlyArg.split(',').map((s) => {
-      if (!(SCENARIOS as readonly string[]).includes(s)) throw new Error(`--only: unknown scenario ${s} (one of ${SCENARIOS.join(', ')})`);
-      return s as ScenarioName;
-    }) : SCENARIOS,
+    onlyArg
+      ? onlyArg.split(',').map((s) => {
+          if (!(SCENARIOS as readonly string[]).includes(s))
+            throw new Error(`--only: unknown scenario ${s} (one of ${SCENARIOS.join(', ')})`);
+          return s as ScenarioName;
+        })
+      : SCENARIOS,
   );
   const repsArg = value('reps');
   const durationArg = value('duration');
-  const reps = (quickDefault: number, fullDefault: number) => (repsArg ? Number(repsArg) : quick ? quickDefault : fullDefault);
+  const reps = (quickDefault: number, fullDefault: number) =>
+    repsArg ? Number(repsArg) : quick ? quickDefault : fullDefault;
   return {
     quick,
     only,
@@ -75,7 +79,14 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       steadyDurationMs: durationArg ? Number(durationArg) : quick ? 6_000 : 30_000,
       singleSamples: quick ? 5 : 20,
     },
-    memory: { reps: reps(2, 3), uploads: 16, overLimit: 16, uploadBytes: 40 * MB, limitBytes: 50 * MB, overLimitBytes: 60 * MB },
+    memory: {
+      reps: reps(2, 3),
+      uploads: 16,
+      overLimit: 16,
+      uploadBytes: 40 * MB,
+      limitBytes: 50 * MB,
+      overLimitBytes: 60 * MB,
+    },
     review: {
       reps: reps(1, 3),
       submissions: Number(value('rows') ?? (quick ? 50_000 : 500_000)),

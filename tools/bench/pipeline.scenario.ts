@@ -4,7 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadSettings } from '@framedesk/config';
 import { processCpuMs } from './cpu';
-import { type BenchStack, exampleConfig, originalKeys, submissionId, submitFrame, transitionTimes, waitUntilSettled } from './framedesk';
+import {
+  type BenchStack,
+  exampleConfig,
+  originalKeys,
+  submissionId,
+  submitFrame,
+  transitionTimes,
+  waitUntilSettled,
+} from './framedesk';
 import { keepAliveAgent } from './http-load';
 import { noisyPng, uniquePngParts } from './images';
 import { type BenchOptions } from './options';
@@ -19,13 +27,27 @@ interface LoopResult {
 }
 
 /** The plain sharp loop over the same originals, in its own process like the worker. */
-async function sharpLoop(s: BenchStack, ids: readonly string[], concurrency: number, tag: string, warmup = false): Promise<LoopResult> {
+async function sharpLoop(
+  s: BenchStack,
+  ids: readonly string[],
+  concurrency: number,
+  tag: string,
+  warmup = false,
+): Promise<LoopResult> {
   const { bucket, keys } = await originalKeys(s.db, ids);
   if (keys.length !== ids.length) throw new Error(`found ${keys.length} originals for ${ids.length} submissions`);
   const job = join(tmpdir(), `framedesk-bench-loop-${randomUUID()}.json`);
   await writeFile(
     job,
-    JSON.stringify({ storageRoot: s.stack.env['STORAGE_FS_ROOT'], bucket, keys, variants: exampleConfig.delivery.vendor_image_variants, concurrency, outputPrefix: `bench-loop/${tag}`, warmup }),
+    JSON.stringify({
+      storageRoot: s.stack.env['STORAGE_FS_ROOT'],
+      bucket,
+      keys,
+      variants: exampleConfig.delivery.vendor_image_variants,
+      concurrency,
+      outputPrefix: `bench-loop/${tag}`,
+      warmup,
+    }),
   );
   try {
     return await runScript<LoopResult>('baselines/sharp-loop.ts', [job], 30 * 60_000);
@@ -121,30 +143,94 @@ export async function pipelineScenario(s: BenchStack, options: BenchOptions['pip
         spanMs: end - start,
         loopMs: loop.elapsedMs,
         workerCpuMsPerImage: workerCpuMs / ids.length,
-        jobSpanMs: median(times.flatMap((t) => (t.processing !== undefined && t.review !== undefined ? [t.review - t.processing] : []))),
+        jobSpanMs: median(
+          times.flatMap((t) => (t.processing !== undefined && t.review !== undefined ? [t.review - t.processing] : [])),
+        ),
         loopImageMs: median(loop.perImageMs),
         loopCpuMsPerImage: loop.cpuMs / ids.length,
         statuses,
       },
-      steady: { p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), singleMs: median(single.perImageMs), count: latencies.length, statuses: steadyStatuses },
+      steady: {
+        p50Ms: percentile(latencies, 50),
+        p99Ms: percentile(latencies, 99),
+        singleMs: median(single.perImageMs),
+        count: latencies.length,
+        statuses: steadyStatuses,
+      },
     });
   }
   const b = (pick: (r: (typeof reps)[number]) => number) => reps.map(pick);
-  const failed = reps.filter((r) => (r.batch.statuses['needs_review'] ?? 0) !== options.batch || (r.steady.statuses['needs_review'] ?? 0) !== r.steady.count);
+  const failed = reps.filter(
+    (r) =>
+      (r.batch.statuses['needs_review'] ?? 0) !== options.batch ||
+      (r.steady.statuses['needs_review'] ?? 0) !== r.steady.count,
+  );
   return {
     name: 'Pipeline',
     rows: [
-      row('Pipeline', `Framedesk images/s, ${options.batch} at once, 1 worker × ${concurrency}`, '/s', b((r) => r.batch.framedeskPerSecond)),
-      row('Pipeline', `plain sharp loop images/s, concurrency ${concurrency}`, '/s', b((r) => r.batch.loopPerSecond)),
-      row('Pipeline', 'Framedesk / plain loop', '×', b((r) => r.batch.framedeskPerSecond / r.batch.loopPerSecond), atLeast(0.85)),
-      row('Pipeline', 'worker process CPU per image', 'ms', b((r) => r.batch.workerCpuMsPerImage)),
-      row('Pipeline', 'plain loop process CPU per image', 'ms', b((r) => r.batch.loopCpuMsPerImage)),
+      row(
+        'Pipeline',
+        `Framedesk images/s, ${options.batch} at once, 1 worker × ${concurrency}`,
+        '/s',
+        b((r) => r.batch.framedeskPerSecond),
+      ),
+      row(
+        'Pipeline',
+        `plain sharp loop images/s, concurrency ${concurrency}`,
+        '/s',
+        b((r) => r.batch.loopPerSecond),
+      ),
+      row(
+        'Pipeline',
+        'Framedesk / plain loop',
+        '×',
+        b((r) => r.batch.framedeskPerSecond / r.batch.loopPerSecond),
+        atLeast(0.85),
+      ),
+      row(
+        'Pipeline',
+        'worker process CPU per image',
+        'ms',
+        b((r) => r.batch.workerCpuMsPerImage),
+      ),
+      row(
+        'Pipeline',
+        'plain loop process CPU per image',
+        'ms',
+        b((r) => r.batch.loopCpuMsPerImage),
+      ),
       // The throughput ratio if both were bound by their own CPU alone: steady on a shared machine.
-      row('Pipeline', 'CPU-cost ratio loop / worker per image', '×', b((r) => r.batch.loopCpuMsPerImage / r.batch.workerCpuMsPerImage)),
-      row('Pipeline', `202 → needs_review p50 at ${options.steadyPerSecond}/s`, 'ms', b((r) => r.steady.p50Ms)),
-      row('Pipeline', `202 → needs_review p99 at ${options.steadyPerSecond}/s`, 'ms', b((r) => r.steady.p99Ms)),
-      row('Pipeline', 'plain single-image processing time', 'ms', b((r) => r.steady.singleMs)),
-      row('Pipeline', 'p50 latency / (1.5 × single + 50 ms)', '×', b((r) => r.steady.p50Ms / (1.5 * r.steady.singleMs + 50)), atMost(1)),
+      row(
+        'Pipeline',
+        'CPU-cost ratio loop / worker per image',
+        '×',
+        b((r) => r.batch.loopCpuMsPerImage / r.batch.workerCpuMsPerImage),
+      ),
+      row(
+        'Pipeline',
+        `202 → needs_review p50 at ${options.steadyPerSecond}/s`,
+        'ms',
+        b((r) => r.steady.p50Ms),
+      ),
+      row(
+        'Pipeline',
+        `202 → needs_review p99 at ${options.steadyPerSecond}/s`,
+        'ms',
+        b((r) => r.steady.p99Ms),
+      ),
+      row(
+        'Pipeline',
+        'plain single-image processing time',
+        'ms',
+        b((r) => r.steady.singleMs),
+      ),
+      row(
+        'Pipeline',
+        'p50 latency / (1.5 × single + 50 ms)',
+        '×',
+        b((r) => r.steady.p50Ms / (1.5 * r.steady.singleMs + 50)),
+        atMost(1),
+      ),
     ],
     details: { concurrency, variants: exampleConfig.delivery.vendor_image_variants, reps },
     notes: [
@@ -153,7 +239,10 @@ export async function pipelineScenario(s: BenchStack, options: BenchOptions['pip
       `Steady latency: ${options.steadyPerSecond} submissions/s for ${options.steadyDurationMs / 1000} s, from the client receiving 202 to the needs_review event's timestamp (same clock). Single-image time: the plain loop at concurrency 1 over ${options.singleSamples} of those originals after one untimed warm-up image (median).`,
       `Where the time goes, per repetition: median media_processing → needs_review per image ${reps.map((r) => r.batch.jobSpanMs.toFixed(0)).join('/')} ms vs the loop's per-image ${reps.map((r) => r.batch.loopImageMs.toFixed(0)).join('/')} ms; worker CPU per image ${reps.map((r) => r.batch.workerCpuMsPerImage.toFixed(0)).join('/')} ms vs loop ${reps.map((r) => r.batch.loopCpuMsPerImage.toFixed(0)).join('/')} ms (the worker's includes its queue, database and status-machine work and its boot-time JIT).`,
       `Per repetition: throughput ratio ${reps.map((r) => (r.batch.framedeskPerSecond / r.batch.loopPerSecond).toFixed(2)).join('/')}; steady p50 ${reps.map((r) => r.steady.p50Ms.toFixed(0)).join('/')} ms against 1.5 × single + 50 ms = ${reps.map((r) => (1.5 * r.steady.singleMs + 50).toFixed(0)).join('/')} ms.`,
-      ...failed.map((r) => `Not every submission reached needs_review: batch ${JSON.stringify(r.batch.statuses)}, steady ${JSON.stringify(r.steady.statuses)}.`),
+      ...failed.map(
+        (r) =>
+          `Not every submission reached needs_review: batch ${JSON.stringify(r.batch.statuses)}, steady ${JSON.stringify(r.steady.statuses)}.`,
+      ),
     ],
   };
 }

@@ -74,12 +74,21 @@ export async function runScript<T>(file: string, args: readonly string[], timeou
 }
 
 /** Resident set size of a process in bytes, from /proc (Linux). */
-export async function rssBytes(pid: number): Promise<{ rss: number; hwm: number; anon: number; file: number; threads: number } | null> {
+export async function rssBytes(
+  pid: number,
+): Promise<{ rss: number; hwm: number; anon: number; file: number; threads: number } | null> {
   try {
     const status = await readFile(`/proc/${pid}/status`, 'utf8');
-    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN) * 1024;
+    const kb = (field: string) =>
+      Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN) * 1024;
     // RssAnon: heap, wasm and malloc'd memory; RssFile: mapped code (node, libvips, …).
-    return { rss: kb('VmRSS'), hwm: kb('VmHWM'), anon: kb('RssAnon'), file: kb('RssFile'), threads: Number(/^Threads:\s+(\d+)/m.exec(status)?.[1] ?? Number.NaN) };
+    return {
+      rss: kb('VmRSS'),
+      hwm: kb('VmHWM'),
+      anon: kb('RssAnon'),
+      file: kb('RssFile'),
+      threads: Number(/^Threads:\s+(\d+)/m.exec(status)?.[1] ?? Number.NaN),
+    };
   } catch {
     return null;
   }

@@ -38,7 +38,8 @@ function summarise(profile: CpuProfile, fromUs: number, toUs: number, top: numbe
   const responsible = (id: number): string | null => {
     for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
       const url = byId.get(at)?.callFrame.url ?? '';
-      if (url.includes('/node_modules/') || /\/(libs|apps)\//.test(url) || url.startsWith('wasm://')) return owner(url, '');
+      if (url.includes('/node_modules/') || /\/(libs|apps)\//.test(url) || url.startsWith('wasm://'))
+        return owner(url, '');
     }
     return null;
   };
@@ -64,7 +65,9 @@ function summarise(profile: CpuProfile, fromUs: number, toUs: number, top: numbe
   const sorted = (m: Map<string, number>) => [...m.entries()].sort((a, b) => b[1] - a[1]).slice(0, top);
   return [
     `main-thread samples over ${(total / 1e6).toFixed(1)} s of load:`,
-    `  by owner (native and Node frames charged to their nearest package or lib caller): ${sorted(byOwner).map(([k, v]) => `${k} ${pct(v)}`).join(', ')}`,
+    `  by owner (native and Node frames charged to their nearest package or lib caller): ${sorted(byOwner)
+      .map(([k, v]) => `${k} ${pct(v)}`)
+      .join(', ')}`,
     '  top functions (self time):',
     ...sorted(byFunction).map(([k, v]) => `    ${pct(v).padStart(6)}  ${k}`),
   ];
@@ -75,15 +78,30 @@ function summarise(profile: CpuProfile, fromUs: number, toUs: number, top: numbe
  * `load` runs against it, then it is stopped (the profile is written on exit) and summarised,
  * counting only the samples taken while the load ran (not boot or shutdown).
  */
-export async function profileApi(stack: Stack, load: (apiUrl: string, durationMs: number) => Promise<void>, durationMs: number): Promise<string[]> {
+export async function profileApi(
+  stack: Stack,
+  load: (apiUrl: string, durationMs: number) => Promise<void>,
+  durationMs: number,
+): Promise<string[]> {
   const dir = await mkdtemp(join(tmpdir(), 'framedesk-bench-prof-'));
   const port = await freePort();
   // Node refuses --cpu-prof in NODE_OPTIONS, so this is startApp with the flag on the command line.
-  const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-interval=500', '--import', 'tsx', join(workspaceRoot, 'apps/api/src/main.ts')], {
-    cwd: workspaceRoot,
-    env: { ...process.env, ...stack.env, API_PORT: String(port) },
-    stdio: 'ignore',
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      '--cpu-prof',
+      `--cpu-prof-dir=${dir}`,
+      '--cpu-prof-interval=500',
+      '--import',
+      'tsx',
+      join(workspaceRoot, 'apps/api/src/main.ts'),
+    ],
+    {
+      cwd: workspaceRoot,
+      env: { ...process.env, ...stack.env, API_PORT: String(port) },
+      stdio: 'ignore',
+    },
+  );
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   const stop = async (signal: NodeJS.Signals) => {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);

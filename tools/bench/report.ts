@@ -27,17 +27,29 @@ export interface ScenarioResult {
   readonly evidence?: string[];
 }
 
-export function row(scenario: string, metric: string, unit: string, values: readonly number[], target?: (median: number) => { text: string; met: boolean }): Row {
+export function row(
+  scenario: string,
+  metric: string,
+  unit: string,
+  values: readonly number[],
+  target?: (median: number) => { text: string; met: boolean },
+): Row {
   const f = figure(values);
   return { scenario, metric, unit, figure: f, ...(target ? { target: target(f.median) } : {}) };
 }
 
-export const atLeast = (limit: number, unit = '') => (value: number) => ({ text: `≥ ${limit}${unit}`, met: value >= limit });
-export const atMost = (limit: number, unit = '') => (value: number) => ({ text: `≤ ${limit}${unit}`, met: value <= limit });
+export const atLeast =
+  (limit: number, unit = '') =>
+  (value: number) => ({ text: `≥ ${limit}${unit}`, met: value >= limit });
+export const atMost =
+  (limit: number, unit = '') =>
+  (value: number) => ({ text: `≤ ${limit}${unit}`, met: value <= limit });
 
 function packageVersion(name: string): string {
   try {
-    return (JSON.parse(readFileSync(join(workspaceRoot, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+    return (
+      JSON.parse(readFileSync(join(workspaceRoot, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }
+    ).version;
   } catch {
     return 'missing';
   }
@@ -61,9 +73,23 @@ export function machine() {
     platform: `${os.type()} ${os.release()} ${os.arch()}`,
     node: process.version,
     packages: Object.fromEntries(
-      ['express', 'multer', 'busboy', 'sharp', '@img/sharp-libvips-linux-x64', 'bullmq', 'ioredis', '@prisma/client', 'pg', 'tsx'].map((p) => [p, packageVersion(p)]),
+      [
+        'express',
+        'multer',
+        'busboy',
+        'sharp',
+        '@img/sharp-libvips-linux-x64',
+        'bullmq',
+        'ioredis',
+        '@prisma/client',
+        'pg',
+        'tsx',
+      ].map((p) => [p, packageVersion(p)]),
     ),
-    git: { commit: git(['rev-parse', 'HEAD']), changedFiles: git(['status', '--porcelain']).split('\n').filter(Boolean).length },
+    git: {
+      commit: git(['rev-parse', 'HEAD']),
+      changedFiles: git(['status', '--porcelain']).split('\n').filter(Boolean).length,
+    },
   };
 }
 
@@ -82,9 +108,19 @@ export function markdownTable(results: readonly ScenarioResult[]): string {
   return lines.join('\n');
 }
 
-type Machine = ReturnType<typeof machine> & { readonly loadAverageAtEnd?: number[]; readonly configs?: Record<string, unknown> };
+type Machine = ReturnType<typeof machine> & {
+  readonly loadAverageAtEnd?: number[];
+  readonly configs?: Record<string, unknown>;
+};
 
-export function markdownReport(input: { startedAt: Date; options: BenchOptions; results: readonly ScenarioResult[]; failures: readonly string[]; machine: Machine; durationMs: number }): string {
+export function markdownReport(input: {
+  startedAt: Date;
+  options: BenchOptions;
+  results: readonly ScenarioResult[];
+  failures: readonly string[];
+  machine: Machine;
+  durationMs: number;
+}): string {
   const m = input.machine;
   const out = [
     `# Benchmark results ${input.startedAt.toISOString()}${input.options.quick ? ' (--quick)' : ''}`,
@@ -103,20 +139,36 @@ export function markdownReport(input: { startedAt: Date; options: BenchOptions; 
     out.push(`## ${result.name}`, '', ...result.notes.map((n) => `- ${n}`), '');
     for (const evidence of result.evidence ?? []) out.push('```', evidence, '```', '');
   }
-  if (input.failures.length > 0) out.push('## Scenarios that did not run to the end', '', ...input.failures.map((f) => `- ${f}`), '');
+  if (input.failures.length > 0)
+    out.push('## Scenarios that did not run to the end', '', ...input.failures.map((f) => `- ${f}`), '');
   return out.join('\n');
 }
 
-export async function writeResults(input: Parameters<typeof markdownReport>[0]): Promise<{ json: string; markdown: string }> {
+export async function writeResults(
+  input: Parameters<typeof markdownReport>[0],
+): Promise<{ json: string; markdown: string }> {
   const dir = join(workspaceRoot, 'bench/results');
   await mkdir(dir, { recursive: true });
   const stamp = input.startedAt.toISOString().replace(/[:.]/g, '-');
   const json = join(dir, `${stamp}.json`);
   const markdown = join(dir, 'latest.md');
-  const replacer = (_key: string, value: unknown) => (typeof value === 'bigint' ? Number(value) : value instanceof Set ? [...value] : value);
+  const replacer = (_key: string, value: unknown) =>
+    typeof value === 'bigint' ? Number(value) : value instanceof Set ? [...value] : value;
   await writeFile(
     json,
-    JSON.stringify({ startedAt: input.startedAt, durationMs: input.durationMs, quick: input.options.quick, options: input.options, machine: input.machine, results: input.results, failures: input.failures }, replacer, 2),
+    JSON.stringify(
+      {
+        startedAt: input.startedAt,
+        durationMs: input.durationMs,
+        quick: input.options.quick,
+        options: input.options,
+        machine: input.machine,
+        results: input.results,
+        failures: input.failures,
+      },
+      replacer,
+      2,
+    ),
   );
   await writeFile(markdown, markdownReport(input));
   return { json, markdown };

@@ -7,7 +7,10 @@ import type pg from 'pg';
  * spread over 330 days (20% needs_review, 50% promoted, 15% rejected, 5% failed, 10% processing),
  * each with its original and, once processed, its three variants as media objects.
  */
-export async function loadReviewData(db: pg.Client, sizes: { submissions: number; channels: number; agents: number }): Promise<Record<string, number>> {
+export async function loadReviewData(
+  db: pg.Client,
+  sizes: { submissions: number; channels: number; agents: number },
+): Promise<Record<string, number>> {
   const timings: Record<string, number> = {};
   const step = async (name: string, sql: string, params: unknown[] = []) => {
     if (!sql) return;
@@ -24,8 +27,16 @@ export async function loadReviewData(db: pg.Client, sizes: { submissions: number
     "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' AND tablename IN ('submissions', 'media_objects') AND indexname NOT LIKE '%\\_pkey'",
   );
   await step('drop indexes', indexes.map((i) => `DROP INDEX "${i.indexname}";`).join('\n'));
-  await step('channels', `INSERT INTO channels (id, slug, name) SELECT 'ch_' || c, 'channel-' || c, 'Channel ' || c FROM generate_series(1, $1::int) c`, [channels]);
-  await step('agents', `INSERT INTO agents (id, slug, name) SELECT 'ag_' || a, 'agent-' || a, 'Agent ' || a FROM generate_series(1, $1::int) a`, [agents]);
+  await step(
+    'channels',
+    `INSERT INTO channels (id, slug, name) SELECT 'ch_' || c, 'channel-' || c, 'Channel ' || c FROM generate_series(1, $1::int) c`,
+    [channels],
+  );
+  await step(
+    'agents',
+    `INSERT INTO agents (id, slug, name) SELECT 'ag_' || a, 'agent-' || a, 'Agent ' || a FROM generate_series(1, $1::int) a`,
+    [agents],
+  );
   await step(
     'agent_channels',
     `INSERT INTO agent_channels (agent_id, channel_id) SELECT 'ag_' || a, 'ch_' || c FROM generate_series(1, $1::int) a, generate_series(1, $2::int) c`,
@@ -69,5 +80,8 @@ export async function loadReviewData(db: pg.Client, sizes: { submissions: number
 
 /** The id and agent of the g-th generated submission, as the SQL above makes them. */
 export function generatedSubmission(g: number, agents: number): { id: string; agentId: string } {
-  return { id: `sub_${createHash('md5').update(String(g)).digest('hex').slice(0, 22)}`, agentId: `ag_${1 + (g % agents)}` };
+  return {
+    id: `sub_${createHash('md5').update(String(g)).digest('hex').slice(0, 22)}`,
+    agentId: `ag_${1 + (g % agents)}`,
+  };
 }

@@ -83,10 +83,16 @@ export async function reviewScenario(options: BenchOptions['review']): Promise<S
     // CPU per call, ours (Prisma + driver) and PostgreSQL's, does not depend on how busy the
     // shared machine is; wall-clock percentiles do.
     const backends = async () => {
-      const { rows } = await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+      const { rows } = await admin.query<{ pid: number }>(
+        'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+      );
       return Promise.all(rows.map(async (r) => ({ pid: r.pid, ms: (await processCpuMs(r.pid)) ?? 0 })));
     };
-    const reps: Record<Query, { p50: number; p99: number; clientCpuMs: number; databaseCpuMs: number }[]> = { queue: [], timeline: [], get: [] };
+    const reps: Record<Query, { p50: number; p99: number; clientCpuMs: number; databaseCpuMs: number }[]> = {
+      queue: [],
+      timeline: [],
+      get: [],
+    };
     for (let rep = 0; rep < options.reps; rep++) {
       for (const q of ['queue', 'timeline', 'get'] as const) {
         const samples: number[] = [];
@@ -118,18 +124,45 @@ export async function reviewScenario(options: BenchOptions['review']): Promise<S
       const statements = await captureSql(calls[q]);
       profiles[q].statements = statements.length;
       for (const s of statements) {
-        const { rows } = await admin.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${s.text}`, [...s.values]);
+        const { rows } = await admin.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${s.text}`, [
+          ...s.values,
+        ]);
         const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
-        profiles[q].executionMs += Number(/Planning Time: ([\d.]+) ms/.exec(plan)?.[1] ?? 0) + Number(/Execution Time: ([\d.]+) ms/.exec(plan)?.[1] ?? 0);
-        profiles[q].plans.push(`${shorten(s.text.replace(/^SELECT .*? FROM/, 'SELECT … FROM'))}\n${plan.split('\n').map(shorten).join('\n')}`);
+        profiles[q].executionMs +=
+          Number(/Planning Time: ([\d.]+) ms/.exec(plan)?.[1] ?? 0) +
+          Number(/Execution Time: ([\d.]+) ms/.exec(plan)?.[1] ?? 0);
+        profiles[q].plans.push(
+          `${shorten(s.text.replace(/^SELECT .*? FROM/, 'SELECT … FROM'))}\n${plan.split('\n').map(shorten).join('\n')}`,
+        );
       }
     }
 
     const rows = (['queue', 'timeline', 'get'] as const).flatMap((q) => [
-      row('Review queries', `${LABEL[q]} p50`, 'ms', reps[q].map((r) => r.p50)),
-      row('Review queries', `${LABEL[q]} p99`, 'ms', reps[q].map((r) => r.p99), atMost(TARGET_P99_MS[q], ' ms')),
-      row('Review queries', `${LABEL[q]}: CPU per call, Prisma + driver`, 'ms', reps[q].map((r) => r.clientCpuMs)),
-      row('Review queries', `${LABEL[q]}: CPU per call, PostgreSQL backend`, 'ms', reps[q].map((r) => r.databaseCpuMs)),
+      row(
+        'Review queries',
+        `${LABEL[q]} p50`,
+        'ms',
+        reps[q].map((r) => r.p50),
+      ),
+      row(
+        'Review queries',
+        `${LABEL[q]} p99`,
+        'ms',
+        reps[q].map((r) => r.p99),
+        atMost(TARGET_P99_MS[q], ' ms'),
+      ),
+      row(
+        'Review queries',
+        `${LABEL[q]}: CPU per call, Prisma + driver`,
+        'ms',
+        reps[q].map((r) => r.clientCpuMs),
+      ),
+      row(
+        'Review queries',
+        `${LABEL[q]}: CPU per call, PostgreSQL backend`,
+        'ms',
+        reps[q].map((r) => r.databaseCpuMs),
+      ),
     ]);
     const missed = rows.filter((r) => r.target && !r.target.met).map((r) => r.metric);
     const evidence = (['queue', 'timeline', 'get'] as const)
@@ -140,11 +173,16 @@ export async function reviewScenario(options: BenchOptions['review']): Promise<S
       rows,
       details: { loadMs, loadTimings, sizes, reps, profiles },
       notes: [
-        `${options.submissions.toLocaleString('en')} submissions${options.submissions < 500_000 ? ' (--quick: the full run loads 500,000)' : ''}, ${options.channels} channels, ${options.agents} agents, with original + 3 variant media rows each once processed; bulk-loaded with INSERT … SELECT generate_series in ${(loadMs / 1000).toFixed(1)} s (${Object.entries(loadTimings).map(([k, v]) => `${k} ${(v / 1000).toFixed(1)} s`).join(', ')}).`,
+        `${options.submissions.toLocaleString('en')} submissions${options.submissions < 500_000 ? ' (--quick: the full run loads 500,000)' : ''}, ${options.channels} channels, ${options.agents} agents, with original + 3 variant media rows each once processed; bulk-loaded with INSERT … SELECT generate_series in ${(loadMs / 1000).toFixed(1)} s (${Object.entries(
+          loadTimings,
+        )
+          .map(([k, v]) => `${k} ${(v / 1000).toFixed(1)} s`)
+          .join(', ')}).`,
         `Server-side here means in-process around the repository call the route delegates to (libs/db review.queue, review.timeline, submissions.findResourceForAgent): Prisma, the pg driver and PostgreSQL, ${options.iterations} calls each per repetition, a random channel or id each time; HTTP, auth and JSON rendering are not included.`,
         `Pages returned: queue ${sizes.queue}, timeline ${sizes.timeline}, get ${sizes.get ? 'found' : 'NOT FOUND'}.`,
         ...(['queue', 'timeline', 'get'] as const).map(
-          (q) => `Profile of one ${LABEL[q]}: ${profiles[q].statements} SQL statements, PostgreSQL planning + execution ${profiles[q].executionMs.toFixed(2)} ms in total (EXPLAIN ANALYZE); the rest of the call is Prisma and the driver.`,
+          (q) =>
+            `Profile of one ${LABEL[q]}: ${profiles[q].statements} SQL statements, PostgreSQL planning + execution ${profiles[q].executionMs.toFixed(2)} ms in total (EXPLAIN ANALYZE); the rest of the call is Prisma and the driver.`,
         ),
       ],
       evidence,

@@ -28,7 +28,11 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-async function withStack(name: string, options: Parameters<typeof startBenchStack>[0], work: (s: BenchStack) => Promise<void>): Promise<void> {
+async function withStack(
+  name: string,
+  options: Parameters<typeof startBenchStack>[0],
+  work: (s: BenchStack) => Promise<void>,
+): Promise<void> {
   log(`starting the stack (${name})`);
   let stack: BenchStack;
   try {
@@ -54,7 +58,9 @@ async function scenario(name: string, work: () => Promise<ScenarioResult>): Prom
     results.push(await work());
     log(`${name} done in ${((performance.now() - started) / 1000).toFixed(0)} s`);
   } catch (error) {
-    failures.push(`${name}: ${error instanceof Error ? error.message.split('\n').slice(0, 6).join(' ') : String(error)}`);
+    failures.push(
+      `${name}: ${error instanceof Error ? error.message.split('\n').slice(0, 6).join(' ') : String(error)}`,
+    );
     log(`${name} FAILED: ${String(error)}`);
   }
 }
@@ -72,7 +78,14 @@ if (options.only.has('pipeline') || options.only.has('memory') || options.only.h
 if (options.only.has('review')) await scenario('Review queries', () => reviewScenario(options.review));
 
 const durationMs = Date.now() - startedAt.getTime();
-const files = await writeResults({ startedAt, options, results, failures, machine: { ...machineInfo, configs, loadAverageAtEnd: os.loadavg() }, durationMs });
+const files = await writeResults({
+  startedAt,
+  options,
+  results,
+  failures,
+  machine: { ...machineInfo, configs, loadAverageAtEnd: os.loadavg() },
+  durationMs,
+});
 process.stdout.write(`\n${markdownTable(results)}\n\n`);
 for (const failure of failures) process.stdout.write(`NOT RUN: ${failure}\n`);
 process.stdout.write(`wrote ${files.json}\n      ${files.markdown}\n(${(durationMs / 1000).toFixed(0)} s)\n`);

@@ -165,7 +165,13 @@ export function connectionError(err, { database, host }) {
       `Authentication failed against database server at \`${host}\`, the provided database credentials are not valid.\n\nPlease make sure to provide valid database credentials for the database server at \`${host}\`.`,
     );
   }
-  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ENOENT' || code === 'EHOSTUNREACH') {
+  if (
+    code === 'ECONNREFUSED' ||
+    code === 'ENOTFOUND' ||
+    code === 'EAI_AGAIN' ||
+    code === 'ENOENT' ||
+    code === 'EHOSTUNREACH'
+  ) {
     return new EngineError(
       'P1001',
       `Can't reach database server at \`${host}\`\n\nPlease make sure your database server is running at \`${host}\`.`,

@@ -156,7 +156,14 @@ describe('schema-engine.mjs under the real Prisma CLI', { timeout: TIMEOUT }, ()
     const dir = join(workDir, 'migrations', '20250101000000_init');
     await mkdir(dir, { recursive: true });
     const out = await prisma([
-      'migrate', 'diff', '--from-empty', '--to-schema', 'schema.prisma', '--script', '-o', join(dir, 'migration.sql'),
+      'migrate',
+      'diff',
+      '--from-empty',
+      '--to-schema',
+      'schema.prisma',
+      '--script',
+      '-o',
+      join(dir, 'migration.sql'),
     ]);
     expect(out.code, describeRun(out)).toBe(0);
     expect(await readFile(join(dir, 'migration.sql'), 'utf8')).toContain('CREATE TABLE "Frame"');
@@ -175,9 +182,14 @@ describe('schema-engine.mjs under the real Prisma CLI', { timeout: TIMEOUT }, ()
     expect(applied).toEqual([{ migration_name: '20250101000000_init', ok: true }]);
 
     // The $$ body survived intact: the trigger trims, and raises on an empty title.
-    const [row] = await query<{ title: string }>(databaseUrl, `INSERT INTO "Frame"(title) VALUES ('  padded  ') RETURNING title`);
+    const [row] = await query<{ title: string }>(
+      databaseUrl,
+      `INSERT INTO "Frame"(title) VALUES ('  padded  ') RETURNING title`,
+    );
     expect(row?.title).toBe('padded');
-    await expect(query(databaseUrl, `INSERT INTO "Frame"(title) VALUES ('   ')`)).rejects.toThrow(/empty title; refusing/);
+    await expect(query(databaseUrl, `INSERT INTO "Frame"(title) VALUES ('   ')`)).rejects.toThrow(
+      /empty title; refusing/,
+    );
     await expect(query(databaseUrl, `INSERT INTO "Frame"(title, status) VALUES ('x', 'bogus')`)).rejects.toThrow(
       /Frame_status_check/,
     );
@@ -193,13 +205,28 @@ describe('schema-engine.mjs under the real Prisma CLI', { timeout: TIMEOUT }, ()
   // pg_constraint.contype ("char", OID 18) for the CHECK constraint.
   it('migrate diff --from-migrations --exit-code: 0 in sync, 2 on drift', async () => {
     const inSync = await prisma([
-      'migrate', 'diff', '--from-migrations', 'migrations', '--to-schema', 'schema.prisma', '--exit-code',
+      'migrate',
+      'diff',
+      '--from-migrations',
+      'migrations',
+      '--to-schema',
+      'schema.prisma',
+      '--exit-code',
     ]);
     expect(inSync.code, describeRun(inSync)).toBe(0);
 
-    await writeFile(join(workDir, 'drifted.prisma'), SCHEMA.replace('createdAt DateTime', 'note String?\n  createdAt DateTime'));
+    await writeFile(
+      join(workDir, 'drifted.prisma'),
+      SCHEMA.replace('createdAt DateTime', 'note String?\n  createdAt DateTime'),
+    );
     const drift = await prisma([
-      'migrate', 'diff', '--from-migrations', 'migrations', '--to-schema', 'drifted.prisma', '--exit-code',
+      'migrate',
+      'diff',
+      '--from-migrations',
+      'migrations',
+      '--to-schema',
+      'drifted.prisma',
+      '--exit-code',
     ]);
     expect(drift.code, describeRun(drift)).toBe(2);
     expect(drift.stdout).toContain('Added column `note`');
@@ -213,7 +240,10 @@ describe('schema-engine.mjs under the real Prisma CLI', { timeout: TIMEOUT }, ()
     const r = await prisma(['migrate', 'deploy']);
     expect(r.code, describeRun(r)).not.toBe(0);
     expect(r.stderr + r.stdout).toContain('no_such_function');
-    const [half] = await query<{ present: boolean }>(databaseUrl, `SELECT to_regclass('"Half"') IS NOT NULL AS present`);
+    const [half] = await query<{ present: boolean }>(
+      databaseUrl,
+      `SELECT to_regclass('"Half"') IS NOT NULL AS present`,
+    );
     expect(half?.present).toBe(false);
 
     const resolved = await prisma(['migrate', 'resolve', '--rolled-back', '20250102000000_broken']);

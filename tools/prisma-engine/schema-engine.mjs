@@ -41,7 +41,8 @@ function parseArgs(argv) {
     else if (a === '--help' || a === '-h') args.help = true;
     else if (a === '--datamodels' || a === '-d') {
       // `--datamodels a b c` or repeated `--datamodels a --datamodels b`.
-      while (i + 1 < argv.length && !argv[i + 1].startsWith('-') && argv[i + 1] !== 'cli') args.datamodels.push(argv[++i]);
+      while (i + 1 < argv.length && !argv[i + 1].startsWith('-') && argv[i + 1] !== 'cli')
+        args.datamodels.push(argv[++i]);
     } else if (a === '--datasource') args.datasource = JSON.parse(argv[++i]);
     else if (a === '--enabled-preview-features' || a === '--extension-types') i++;
     else if (a === 'cli') {
@@ -96,7 +97,10 @@ async function adminOrExplain(parsed, fn) {
     return await fn();
   } catch (err) {
     if (err?.code === '42P04') {
-      throw new EngineError('P1009', `Database \`${parsed.database}\` already exists on the database server at \`${parsed.host}\``);
+      throw new EngineError(
+        'P1009',
+        `Database \`${parsed.database}\` already exists on the database server at \`${parsed.host}\``,
+      );
     }
     throw pgUserError(err, parsed);
   }
@@ -142,9 +146,7 @@ class RpcServer {
 
   async datamodels() {
     if (this.args.datamodels.length === 0) return undefined;
-    return Promise.all(
-      this.args.datamodels.map(async (file) => [file, await readFile(path.resolve(file), 'utf8')]),
-    );
+    return Promise.all(this.args.datamodels.map(async (file) => [file, await readFile(path.resolve(file), 'utf8')]));
   }
 
   /**
@@ -211,7 +213,8 @@ class RpcServer {
         const urlTarget = targets.find((t) => t?.tag === 'url');
         let result;
         if (urlTarget) result = await this.invoke(urlTarget.url, 'diff', params, { withDatamodels: false });
-        else if (targets.some((t) => t?.tag === 'schemaDatasource')) result = await this.invoke(this.datasource.url, 'diff', params);
+        else if (targets.some((t) => t?.tag === 'schemaDatasource'))
+          result = await this.invoke(this.datasource.url, 'diff', params);
         else result = await this.invoke(this.datasource.url, 'diff', params, { detached: true });
         // Like the native engine: hand the output to the CLI with a `print` request (the CLI
         // writes it to stdout, or to the --output file), and return no stdout in the result.
@@ -445,7 +448,7 @@ async function runRpc(args) {
   // (what the native engine does on a panic).
   process.on('uncaughtException', (err) => {
     const panic = err?.name === 'RuntimeError';
-    const message = panic ? lastPanicMessage() || String(err) : err?.stack ?? String(err);
+    const message = panic ? lastPanicMessage() || String(err) : (err?.stack ?? String(err));
     log('ERROR', message, panic ? { is_panic: true } : {});
     if (server.inFlight !== undefined) {
       const error = panic ? Object.assign(new PanicError(message), { stack: err?.stack }) : err;

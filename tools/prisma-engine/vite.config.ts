@@ -1,3 +1,5 @@
 import { defineProject } from '../vitest.shared.ts';
 
-export default defineProject(import.meta.dirname, { test: { include: ['*.spec.ts'], testTimeout: 120_000, hookTimeout: 120_000 } });
+export default defineProject(import.meta.dirname, {
+  test: { include: ['*.spec.ts'], testTimeout: 120_000, hookTimeout: 120_000 },
+});

@@ -8,11 +8,18 @@ import { settingsTable } from '@framedesk/config';
 
 const root = resolve(import.meta.dirname, '../..');
 const compose = readFileSync(resolve(root, 'docker-compose.yml'), 'utf8');
-const client = ['docker-compose', 'docker'].find((c) => spawnSync('sh', ['-c', `command -v ${c}`]).status === 0 && (c === 'docker-compose' || spawnSync('docker', ['compose', 'version']).status === 0));
+const client = ['docker-compose', 'docker'].find(
+  (c) =>
+    spawnSync('sh', ['-c', `command -v ${c}`]).status === 0 &&
+    (c === 'docker-compose' || spawnSync('docker', ['compose', 'version']).status === 0),
+);
 
 describe('docker-compose.yml', () => {
   it.runIf(client)('is valid compose grammar', () => {
-    const args = client === 'docker' ? ['compose', '-f', 'docker-compose.yml', 'config', '-q'] : ['-f', 'docker-compose.yml', 'config', '-q'];
+    const args =
+      client === 'docker'
+        ? ['compose', '-f', 'docker-compose.yml', 'config', '-q']
+        : ['-f', 'docker-compose.yml', 'config', '-q'];
     expect(() => execFileSync(client!, args, { cwd: root, stdio: 'pipe' })).not.toThrow();
   });
 

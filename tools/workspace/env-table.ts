@@ -3,8 +3,9 @@
 import { settingsTable } from '@framedesk/config';
 
 export function renderEnvTable(): string {
-  const rows = settingsTable().map(({ name, defaultValue, description }) =>
-    `| \`${name}\` | ${defaultValue === '' ? '—' : `\`${defaultValue}\``} | ${description} |`,
+  const rows = settingsTable().map(
+    ({ name, defaultValue, description }) =>
+      `| \`${name}\` | ${defaultValue === '' ? '—' : `\`${defaultValue}\``} | ${description} |`,
   );
   return ['| Variable | Default | Meaning |', '|---|---|---|', ...rows].join('\n');
 }

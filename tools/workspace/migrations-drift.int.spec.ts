@@ -12,10 +12,20 @@ const run = promisify(execFile);
 
 async function drift(schema: string, migrations: string): Promise<number> {
   try {
-    await run(process.execPath, [
-      join(root, 'node_modules/prisma/build/index.js'),
-      'migrate', 'diff', '--from-migrations', migrations, '--to-schema', schema, '--exit-code',
-    ], { cwd: root });
+    await run(
+      process.execPath,
+      [
+        join(root, 'node_modules/prisma/build/index.js'),
+        'migrate',
+        'diff',
+        '--from-migrations',
+        migrations,
+        '--to-schema',
+        schema,
+        '--exit-code',
+      ],
+      { cwd: root },
+    );
     return 0;
   } catch (error) {
     return (error as { code: number }).code;

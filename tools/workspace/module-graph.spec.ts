@@ -12,12 +12,19 @@ it('has apps depending only on libs, and libs never on apps', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'framedesk-graph-'));
   try {
     const file = join(dir, 'graph.json');
-    await promisify(execFile)(process.execPath, [join(root, 'node_modules/nx/dist/bin/nx.js'), 'graph', `--file=${file}`], {
-      cwd: root,
-      env: { ...process.env, NX_DAEMON: 'false' },
-    });
+    await promisify(execFile)(
+      process.execPath,
+      [join(root, 'node_modules/nx/dist/bin/nx.js'), 'graph', `--file=${file}`],
+      {
+        cwd: root,
+        env: { ...process.env, NX_DAEMON: 'false' },
+      },
+    );
     const { graph } = JSON.parse(await readFile(file, 'utf8')) as {
-      graph: { nodes: Record<string, { type: string; data: { root: string } }>; dependencies: Record<string, { target: string }[]> };
+      graph: {
+        nodes: Record<string, { type: string; data: { root: string } }>;
+        dependencies: Record<string, { target: string }[]>;
+      };
     };
     const kind = (name: string) => graph.nodes[name]?.data.root.split('/')[0];
     const apps = Object.keys(graph.nodes).filter((n) => kind(n) === 'apps');

@@ -57,6 +57,10 @@ export function createApp(deps: ApiDependencies): express.Express {
   // Last before the 404: the built workbench and its client-route fallback.
   app.use(workbenchRoutes(deps.settings.WORKBENCH_DIST, deps.settings.workspaceRoot));
   app.use(notFoundHandler);
-  app.use(errorHandler((error, req) => deps.logger.error({ err: error, request_id: req.res?.locals['requestId'] }, 'unhandled error')));
+  app.use(
+    errorHandler((error, req) =>
+      deps.logger.error({ err: error, request_id: req.res?.locals['requestId'] }, 'unhandled error'),
+    ),
+  );
   return app;
 }

@@ -1,12 +1,28 @@
 import { join } from 'node:path';
-import { apiKeysService, type ApiKeysService, createRateLimiter, type RateLimiter, signMediaUrl } from '@framedesk/access';
+import {
+  apiKeysService,
+  type ApiKeysService,
+  createRateLimiter,
+  type RateLimiter,
+  signMediaUrl,
+} from '@framedesk/access';
 import type { ProjectConfig, Settings } from '@framedesk/config';
 import { createDatabase, type Database } from '@framedesk/db';
 import { createMetricsRegistry, type Logger, type Registry } from '@framedesk/observability';
 import { createQueueProducer, createRedis, type QueueProducer, type Redis } from '@framedesk/queues';
 import { createStorage, type ObjectStorage } from '@framedesk/storage';
-import { createVideoService, createVideoUploadService, type VideoService, type VideoUploadService } from '@framedesk/submissions';
-import { requestValidators, type RequestValidators, submissionsService, type SubmissionsService } from '@framedesk/submissions';
+import {
+  createVideoService,
+  createVideoUploadService,
+  type VideoService,
+  type VideoUploadService,
+} from '@framedesk/submissions';
+import {
+  requestValidators,
+  type RequestValidators,
+  submissionsService,
+  type SubmissionsService,
+} from '@framedesk/submissions';
 import { createVideoProvider, type VideoProvider } from '@framedesk/video-provider';
 
 /** Everything the API's routes are built from; tests build their own. */
@@ -42,7 +58,10 @@ export function createApiDependencies(settings: Settings, config: ProjectConfig,
   const storage = createStorage(settings);
   // Variant links in GET resources: signed, valid for 15 minutes.
   const variantUrl = (submissionId: string, name: string) =>
-    new URL(signMediaUrl(settings.SESSION_SECRET, { submissionId, name }, new Date(Date.now() + 15 * 60_000)), config.api.base_url).toString();
+    new URL(
+      signMediaUrl(settings.SESSION_SECRET, { submissionId, name }, new Date(Date.now() + 15 * 60_000)),
+      config.api.base_url,
+    ).toString();
   const submissions = submissionsService({ db, storage, queues, videoProvider, config, logger, variantUrl });
   return {
     settings,
@@ -55,7 +74,14 @@ export function createApiDependencies(settings: Settings, config: ProjectConfig,
     metrics: createMetricsRegistry('api'),
     apiKeys: apiKeysService(db),
     videoProvider,
-    videoUploads: createVideoUploadService({ db, storage, queues, config, spoolDir: join(settings.STORAGE_FS_ROOT, '.uploads'), log: logger }),
+    videoUploads: createVideoUploadService({
+      db,
+      storage,
+      queues,
+      config,
+      spoolDir: join(settings.STORAGE_FS_ROOT, '.uploads'),
+      log: logger,
+    }),
     video: createVideoService({ db, storage, queues, provider: videoProvider, config }),
     submissions,
     validators: requestValidators(config),

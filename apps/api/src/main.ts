@@ -1,5 +1,11 @@
 import { createServer } from 'node:http';
-import { ConfigError, loadSettings, readProjectConfig, resolveProjectConfigPath, SettingsError } from '@framedesk/config';
+import {
+  ConfigError,
+  loadSettings,
+  readProjectConfig,
+  resolveProjectConfigPath,
+  SettingsError,
+} from '@framedesk/config';
 import { createLogger, onShutdown } from '@framedesk/observability';
 import { VideoProviderConfigError } from '@framedesk/video-provider';
 import { createApp } from './app';

@@ -8,9 +8,18 @@ let api: TestApi;
 let key: string;
 let otherKey: string;
 const png = makePng(32, 24);
-const meta = (over: Record<string, unknown> = {}) => ({ agent_slug: 'bot-a', channel_slug: 'news', date: '20261122', ...over });
+const meta = (over: Record<string, unknown> = {}) => ({
+  agent_slug: 'bot-a',
+  channel_slug: 'news',
+  date: '20261122',
+  ...over,
+});
 const post = (form: FormData, k: string | undefined = key, idem: string | null = randomUUID()) =>
-  api.call('POST', '/v1/frame-submissions', { ...(k ? { key: k } : {}), headers: idem ? { 'idempotency-key': idem } : {}, body: form });
+  api.call('POST', '/v1/frame-submissions', {
+    ...(k ? { key: k } : {}),
+    headers: idem ? { 'idempotency-key': idem } : {},
+    body: form,
+  });
 
 beforeAll(async () => {
   api = await startTestApi();
@@ -25,9 +34,19 @@ afterAll(async () => {
 describe('POST /v1/frame-submissions', () => {
   it('accepts a PNG: 202, status received, original stored, submission + event + media row, job enqueued', async () => {
     const zones = [{ x: 0.1, y: 0.1, width: 0.5, height: 0.3, url: 'https://example.com/a', label: 'A' }];
-    const res = await post(frameForm(meta({ title: 'Hello', caption: 'c', click_zones: zones, external_ref: 'ref-1' }), png));
+    const res = await post(
+      frameForm(meta({ title: 'Hello', caption: 'c', click_zones: zones, external_ref: 'ref-1' }), png),
+    );
     expect(res.status).toBe(202);
-    expect(res.body).toMatchObject({ status: 'received', agent_slug: 'bot-a', channel_slug: 'news', date: '20261122', media_type: 'image', title: 'Hello', click_zones: zones });
+    expect(res.body).toMatchObject({
+      status: 'received',
+      agent_slug: 'bot-a',
+      channel_slug: 'news',
+      date: '20261122',
+      media_type: 'image',
+      title: 'Hello',
+      click_zones: zones,
+    });
     expect(res.body.id).toMatch(/^sub_[0-9A-Za-z]{22}$/);
     expect(new Date(res.body.created_at).toISOString()).toBe(res.body.created_at);
     expect(res.headers.get('location')).toBe(`/v1/frame-submissions/${res.body.id}`);
@@ -51,7 +70,10 @@ describe('POST /v1/frame-submissions', () => {
   });
 
   it.each([
-    ['a video part', (f: FormData) => f.append('video', new Blob([new Uint8Array(10)], { type: 'video/mp4' }), 'v.mp4')],
+    [
+      'a video part',
+      (f: FormData) => f.append('video', new Blob([new Uint8Array(10)], { type: 'video/mp4' }), 'v.mp4'),
+    ],
     ['a media_upload_id field', (f: FormData) => f.append('media_upload_id', 'upl_0000000000000000000000')],
   ])('refuses %s with 415 unsupported_media_type, whatever else the request holds', async (_name, extra) => {
     for (const form of [frameForm(meta(), png, extra), frameForm({ bad: true }, null, extra)]) {
@@ -70,7 +92,9 @@ describe('POST /v1/frame-submissions', () => {
   it('refuses images that are not PNG by magic bytes or by declared type (415)', async () => {
     const fake = frameForm(meta(), Buffer.from('GIF89a not a png at all'));
     expect((await post(fake)).body.code).toBe('unsupported_media_type');
-    const jpeg = frameForm(meta(), null, (f) => f.append('image', new Blob([new Uint8Array(png)], { type: 'image/jpeg' }), 'x.jpg'));
+    const jpeg = frameForm(meta(), null, (f) =>
+      f.append('image', new Blob([new Uint8Array(png)], { type: 'image/jpeg' }), 'x.jpg'),
+    );
     const res = await post(jpeg);
     expect([res.status, res.body.code]).toEqual([415, 'unsupported_media_type']);
     expect(await api.storedFiles()).toHaveLength(2);
@@ -87,13 +111,37 @@ describe('POST /v1/frame-submissions', () => {
 
   it('answers 422 validation_failed listing every field error', async () => {
     const zones = Array.from({ length: 21 }, () => ({ x: 0.9, y: 0, width: 0.2, height: 0.1, url: 'ftp://x' }));
-    const res = await post(frameForm({ agent_slug: 'Bad Slug', date: '20230229', title: 'x'.repeat(201), extra: 1, click_zones: zones }, png));
+    const res = await post(
+      frameForm(
+        { agent_slug: 'Bad Slug', date: '20230229', title: 'x'.repeat(201), extra: 1, click_zones: zones },
+        png,
+      ),
+    );
     expect([res.status, res.body.code]).toEqual([422, 'validation_failed']);
     const pointers = (res.body.errors as { pointer: string }[]).map((e) => e.pointer);
-    expect(pointers).toEqual(expect.arrayContaining(['/metadata/agent_slug', '/metadata/channel_slug', '/metadata/title', '/metadata/extra', '/metadata/click_zones']));
-    const inside = await post(frameForm(meta({ date: '20230229', click_zones: [{ x: 0.9, y: 0.5, width: 0.2, height: 0.6, url: 'https://e.com' }] }), png));
-    expect((inside.body.errors as { pointer: string }[]).map((e) => e.pointer).sort()).toEqual(['/metadata/click_zones/0/height', '/metadata/click_zones/0/width', '/metadata/date']);
-    const badUrl = await post(frameForm(meta({ click_zones: [{ x: 0, y: 0, width: 1, height: 1, url: 'javascript:alert(1)' }] }), png));
+    expect(pointers).toEqual(
+      expect.arrayContaining([
+        '/metadata/agent_slug',
+        '/metadata/channel_slug',
+        '/metadata/title',
+        '/metadata/extra',
+        '/metadata/click_zones',
+      ]),
+    );
+    const inside = await post(
+      frameForm(
+        meta({ date: '20230229', click_zones: [{ x: 0.9, y: 0.5, width: 0.2, height: 0.6, url: 'https://e.com' }] }),
+        png,
+      ),
+    );
+    expect((inside.body.errors as { pointer: string }[]).map((e) => e.pointer).sort()).toEqual([
+      '/metadata/click_zones/0/height',
+      '/metadata/click_zones/0/width',
+      '/metadata/date',
+    ]);
+    const badUrl = await post(
+      frameForm(meta({ click_zones: [{ x: 0, y: 0, width: 1, height: 1, url: 'javascript:alert(1)' }] }), png),
+    );
     expect(badUrl.body.errors[0].pointer).toBe('/metadata/click_zones/0/url');
   });
 
@@ -115,12 +163,20 @@ describe('POST /v1/frame-submissions', () => {
     });
     const tooMany = await post(manyParts);
     expect([tooMany.status, tooMany.body.code]).toEqual([400, 'invalid_request']);
-    const noBoundary = await api.call('POST', '/v1/frame-submissions', { key, headers: { 'content-type': 'multipart/form-data', 'idempotency-key': randomUUID() }, body: 'x' });
+    const noBoundary = await api.call('POST', '/v1/frame-submissions', {
+      key,
+      headers: { 'content-type': 'multipart/form-data', 'idempotency-key': randomUUID() },
+      body: 'x',
+    });
     expect([noBoundary.status, noBoundary.body.code]).toEqual([400, 'invalid_request']);
   });
 
-  it('answers 403 when agent_slug is not the key\'s agent or the channel is not allowed (or unknown)', async () => {
-    for (const m of [meta({ agent_slug: 'bot-b' }), meta({ channel_slug: 'closed' }), meta({ channel_slug: 'nowhere' })]) {
+  it("answers 403 when agent_slug is not the key's agent or the channel is not allowed (or unknown)", async () => {
+    for (const m of [
+      meta({ agent_slug: 'bot-b' }),
+      meta({ channel_slug: 'closed' }),
+      meta({ channel_slug: 'nowhere' }),
+    ]) {
       const res = await post(frameForm(m, png));
       expect([res.status, res.body.code]).toEqual([403, 'forbidden']);
     }
@@ -129,8 +185,17 @@ describe('POST /v1/frame-submissions', () => {
   it('answers 401 unauthenticated with WWW-Authenticate for missing, malformed, unknown and revoked keys', async () => {
     const revoked = await api.createAgent('bot-revoked', ['news']);
     await api.deps.db.repos.apiKeys.revokeByPrefix(revoked.slice(0, 16));
-    for (const authorization of [undefined, 'Basic abc', 'Bearer nope', `Bearer fd_live_${'A'.repeat(33)}`, `Bearer ${revoked}`]) {
-      const res = await api.call('POST', '/v1/frame-submissions', { headers: { ...(authorization ? { authorization } : {}), 'idempotency-key': randomUUID() }, body: frameForm(meta(), png) });
+    for (const authorization of [
+      undefined,
+      'Basic abc',
+      'Bearer nope',
+      `Bearer fd_live_${'A'.repeat(33)}`,
+      `Bearer ${revoked}`,
+    ]) {
+      const res = await api.call('POST', '/v1/frame-submissions', {
+        headers: { ...(authorization ? { authorization } : {}), 'idempotency-key': randomUUID() },
+        body: frameForm(meta(), png),
+      });
       expect([res.status, res.body.code]).toEqual([401, 'unauthenticated']);
       expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
     }
@@ -138,25 +203,50 @@ describe('POST /v1/frame-submissions', () => {
 });
 
 describe('GET /v1/frame-submissions', () => {
-  it('returns the full resource, and another agent\'s id is 404 exactly like an unknown one', async () => {
+  it("returns the full resource, and another agent's id is 404 exactly like an unknown one", async () => {
     const created = await post(frameForm(meta({ title: 'T' }), png));
     const id = created.body.id as string;
     const res = await api.call('GET', `/v1/frame-submissions/${id}`, { key });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id, status: 'received', visibility: 'promotion_eligible', variants: {}, failure: null, review: null, media_upload_id: null, title: 'T' });
+    expect(res.body).toMatchObject({
+      id,
+      status: 'received',
+      visibility: 'promotion_eligible',
+      variants: {},
+      failure: null,
+      review: null,
+      media_upload_id: null,
+      title: 'T',
+    });
     const probe = await api.call('GET', `/v1/frame-submissions/${id}`, { key: otherKey });
     const unknown = await api.call('GET', `/v1/frame-submissions/sub_${'0'.repeat(22)}`, { key: otherKey });
     const garbage = await api.call('GET', '/v1/frame-submissions/whatever', { key: otherKey });
-    for (const r of [probe, unknown, garbage]) expect([r.status, r.body.code, r.body.title]).toEqual([404, 'not_found', 'No such resource']);
+    for (const r of [probe, unknown, garbage])
+      expect([r.status, r.body.code, r.body.title]).toEqual([404, 'not_found', 'No such resource']);
     expect(probe.body.detail.replace(id, 'ID')).toBe(unknown.body.detail.replace(`sub_${'0'.repeat(22)}`, 'ID'));
   });
 
   it('shows failure and review once they exist, and signed variant URLs once processed', async () => {
     const id = (await post(frameForm(meta(), png))).body.id as string;
     const bytes = Buffer.from('RIFFxxxxWEBPfake');
-    await api.deps.storage.put('framedesk-originals', `variants/${id}/thumbnail.webp`, bytes, { contentType: 'image/webp' });
-    await api.deps.db.repos.mediaObjects.upsert({ submissionId: id, kind: 'variant', name: 'thumbnail', bucket: 'framedesk-originals', key: `variants/${id}/thumbnail.webp`, contentType: 'image/webp', byteSize: bytes.length });
-    await api.deps.db.transition({ id, to: 'failed', actor: { type: 'system' }, patch: { failureCode: 'invalid_image', failureMessage: 'broken' } });
+    await api.deps.storage.put('framedesk-originals', `variants/${id}/thumbnail.webp`, bytes, {
+      contentType: 'image/webp',
+    });
+    await api.deps.db.repos.mediaObjects.upsert({
+      submissionId: id,
+      kind: 'variant',
+      name: 'thumbnail',
+      bucket: 'framedesk-originals',
+      key: `variants/${id}/thumbnail.webp`,
+      contentType: 'image/webp',
+      byteSize: bytes.length,
+    });
+    await api.deps.db.transition({
+      id,
+      to: 'failed',
+      actor: { type: 'system' },
+      patch: { failureCode: 'invalid_image', failureMessage: 'broken' },
+    });
     const res = await api.call('GET', `/v1/frame-submissions/${id}`, { key });
     expect(res.body.failure).toEqual({ code: 'invalid_image', message: 'broken' });
     const url = new URL(res.body.variants.thumbnail as string);
@@ -174,17 +264,20 @@ describe('GET /v1/frame-submissions', () => {
     const listKey = await api.createAgent('lister', ['news', 'sports']);
     const ids: string[] = [];
     for (const channel of ['news', 'sports', 'news', 'news', 'sports']) {
-      const res = await post(frameForm({ agent_slug: 'lister', channel_slug: channel, date: '20261122' }, makePng(4, 4, { seed: ids.length })), listKey);
+      const res = await post(
+        frameForm(
+          { agent_slug: 'lister', channel_slug: channel, date: '20261122' },
+          makePng(4, 4, { seed: ids.length }),
+        ),
+        listKey,
+      );
       ids.push(res.body.id);
     }
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: { status: number; body: { data: { id: string }[]; next_cursor: string | null; has_more: boolean } } = await api.call(
-        'GET',
-        `/v1/frame-submissions?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
-        { key: listKey },
-      );
+      const page: { status: number; body: { data: { id: string }[]; next_cursor: string | null; has_more: boolean } } =
+        await api.call('GET', `/v1/frame-submissions?limit=2${cursor ? `&cursor=${cursor}` : ''}`, { key: listKey });
       expect(page.status).toBe(200);
       seen.push(...page.body.data.map((s) => s.id));
       cursor = page.body.next_cursor;
@@ -207,7 +300,11 @@ describe('every error is problem+json', () => {
     const unknown = await api.call('GET', '/v2/nothing');
     expect([unknown.status, unknown.body.code]).toEqual([404, 'not_found']);
     const wrongMethod = await api.call('DELETE', '/v1/frame-submissions', { key });
-    expect([wrongMethod.status, wrongMethod.body.code, wrongMethod.headers.get('allow')]).toEqual([405, 'method_not_allowed', 'GET, POST']);
+    expect([wrongMethod.status, wrongMethod.body.code, wrongMethod.headers.get('allow')]).toEqual([
+      405,
+      'method_not_allowed',
+      'GET, POST',
+    ]);
     expect(wrongMethod.body.request_id).toBe(wrongMethod.headers.get('x-request-id'));
   });
 

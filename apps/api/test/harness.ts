@@ -6,12 +6,19 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { loadSettings, type ProjectConfig } from '@framedesk/config';
 import { createLogger } from '@framedesk/observability';
-import { createTestDatabase, createTestRedisPrefix, freePort, testRedisUrl, type TestDatabase } from '@framedesk/testing';
+import {
+  createTestDatabase,
+  createTestRedisPrefix,
+  freePort,
+  testRedisUrl,
+  type TestDatabase,
+} from '@framedesk/testing';
 import { createApp } from '../src/app';
 import { type ApiDependencies, closeApiDependencies, createApiDependencies } from '../src/dependencies';
 
 const workspaceRoot = resolve(import.meta.dirname, '../../..');
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
+const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ??
+  addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
 
 export interface TestApiOptions {
   /** Changes to config/project.example.json. */
@@ -36,7 +43,11 @@ export interface TestApi {
   readonly storageRoot: string;
   /** Creates an agent allowed on `channels` (created when missing) and returns its API key. */
   createAgent(slug: string, channels: string[]): Promise<string>;
-  call(method: string, path: string, init?: { key?: string; headers?: Record<string, string>; body?: RequestInit['body']; duplex?: 'half' }): Promise<CallResult>;
+  call(
+    method: string,
+    path: string,
+    init?: { key?: string; headers?: Record<string, string>; body?: RequestInit['body']; duplex?: 'half' },
+  ): Promise<CallResult>;
   /** Every response so far that did not match /v1/openapi.json (empty when all did). */
   contractViolations(): string[];
   /** Files (not directories) under the storage root. */
@@ -91,7 +102,12 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
     async call(method, path, init = {}) {
       const headers: Record<string, string> = { ...init.headers };
       if (init.key) headers['authorization'] = `Bearer ${init.key}`;
-      const response = await fetch(url + path, { method, headers, ...(init.body !== undefined ? { body: init.body } : {}), ...(init.duplex ? { duplex: init.duplex } : {}) } as RequestInit);
+      const response = await fetch(url + path, {
+        method,
+        headers,
+        ...(init.body !== undefined ? { body: init.body } : {}),
+        ...(init.duplex ? { duplex: init.duplex } : {}),
+      } as RequestInit);
       const text = await response.text();
       const type = response.headers.get('content-type') ?? '';
       const body = type.includes('json') && text ? JSON.parse(text) : text;
@@ -101,7 +117,9 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
     },
     contractViolations: () => [...violations],
     async storedFiles() {
-      const entries = await readdir(join(storageRoot, 'storage'), { recursive: true, withFileTypes: true }).catch(() => []);
+      const entries = await readdir(join(storageRoot, 'storage'), { recursive: true, withFileTypes: true }).catch(
+        () => [],
+      );
       return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
     },
     async stop() {
@@ -135,7 +153,8 @@ export async function contractChecker(baseUrl: string) {
   const ajv = new Ajv({ allErrors: true, strict: true });
   addFormats(ajv);
   const validators = new Map<string, ValidateFunction>();
-  for (const [name, schema] of Object.entries(document['components'].schemas as Json)) validators.set(`#/components/schemas/${name}`, ajv.compile(schema));
+  for (const [name, schema] of Object.entries(document['components'].schemas as Json))
+    validators.set(`#/components/schemas/${name}`, ajv.compile(schema));
   const validate = (ref: string, body: unknown) => {
     const v = validators.get(ref);
     if (!v) return `no schema ${ref}`;
@@ -163,9 +182,17 @@ export async function contractChecker(baseUrl: string) {
 }
 
 /** A frame submission's multipart body. */
-export function frameForm(metadata: unknown, image: Buffer | null, extra: (form: FormData) => void = () => undefined): FormData {
+export function frameForm(
+  metadata: unknown,
+  image: Buffer | null,
+  extra: (form: FormData) => void = () => undefined,
+): FormData {
   const form = new FormData();
-  form.append('metadata', new Blob([typeof metadata === 'string' ? metadata : JSON.stringify(metadata)], { type: 'application/json' }), 'metadata.json');
+  form.append(
+    'metadata',
+    new Blob([typeof metadata === 'string' ? metadata : JSON.stringify(metadata)], { type: 'application/json' }),
+    'metadata.json',
+  );
   if (image) form.append('image', new Blob([new Uint8Array(image)], { type: 'image/png' }), 'frame.png');
   extra(form);
   return form;

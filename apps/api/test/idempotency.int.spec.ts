@@ -9,7 +9,11 @@ let keyB: string;
 const png = makePng(16, 16);
 const meta = { agent_slug: 'bot-a', channel_slug: 'news', date: '20261122' };
 const post = (idem: string | undefined, form = frameForm(meta, png), k = key) =>
-  api.call('POST', '/v1/frame-submissions', { key: k, headers: idem === undefined ? {} : { 'idempotency-key': idem }, body: form });
+  api.call('POST', '/v1/frame-submissions', {
+    key: k,
+    headers: idem === undefined ? {} : { 'idempotency-key': idem },
+    body: form,
+  });
 const count = async () => (await api.deps.db.repos.submissions.countByStatus())['received'] ?? 0;
 const apiKeyId = async (k: string) => (await api.deps.apiKeys.authenticate(`Bearer ${k}`)).apiKeyId;
 
@@ -26,7 +30,11 @@ describe('Idempotency-Key', () => {
   it('is required on both POSTs, and must be a UUID (bare or quoted)', async () => {
     const missing = await post(undefined);
     expect([missing.status, missing.body.code]).toEqual([400, 'idempotency_key_required']);
-    const upload = await api.call('POST', '/v1/media-uploads', { key, headers: { 'content-type': 'application/json' }, body: '{}' });
+    const upload = await api.call('POST', '/v1/media-uploads', {
+      key,
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect([upload.status, upload.body.code]).toEqual([400, 'idempotency_key_required']);
     expect((await post('not-a-uuid')).body.code).toBe('invalid_idempotency_key');
     const quoted = randomUUID();
@@ -43,7 +51,11 @@ describe('Idempotency-Key', () => {
     expect(first.headers.get('idempotent-replayed')).toBeNull();
     // A new multipart boundary and key order: the same request by its parsed content.
     const again = await post(idem, frameForm({ date: '20261122', channel_slug: 'news', agent_slug: 'bot-a' }, png));
-    expect([again.status, again.headers.get('idempotent-replayed'), again.body.id]).toEqual([202, 'true', first.body.id]);
+    expect([again.status, again.headers.get('idempotent-replayed'), again.body.id]).toEqual([
+      202,
+      'true',
+      first.body.id,
+    ]);
     expect(await count()).toBe(before + 1);
     const different = await post(idem, frameForm(meta, makePng(16, 16, { seed: 9 })));
     expect([different.status, different.body.code]).toEqual([422, 'idempotency_key_reused']);
@@ -65,7 +77,11 @@ describe('Idempotency-Key', () => {
     }
     expect(await count()).toBe(before + 1);
     const settled = await post(idem);
-    expect([settled.status, settled.body.id, settled.headers.get('idempotent-replayed')]).toEqual([202, [...ids][0], 'true']);
+    expect([settled.status, settled.body.id, settled.headers.get('idempotent-replayed')]).toEqual([
+      202,
+      [...ids][0],
+      'true',
+    ]);
   });
 
   it('answers 409 with Retry-After while the first request is in flight', async () => {
@@ -75,10 +91,21 @@ describe('Idempotency-Key', () => {
     // A live claim for the same request, as if another attempt with idem2 were still running.
     const record = await api.deps.db.repos.idempotency.find(await apiKeyId(key), idem);
     const idem2 = randomUUID();
-    const claim = await api.deps.db.repos.idempotency.claim({ apiKeyId: await apiKeyId(key), key: idem2, fingerprint: record!.fingerprint, now: new Date(), lockMs: 60_000, retentionMs: 3_600_000 });
+    const claim = await api.deps.db.repos.idempotency.claim({
+      apiKeyId: await apiKeyId(key),
+      key: idem2,
+      fingerprint: record!.fingerprint,
+      now: new Date(),
+      lockMs: 60_000,
+      retentionMs: 3_600_000,
+    });
     expect(claim.kind).toBe('claimed');
     const blocked = await post(idem2);
-    expect([blocked.status, blocked.body.code, blocked.headers.get('retry-after')]).toEqual([409, 'idempotency_key_in_use', '1']);
+    expect([blocked.status, blocked.body.code, blocked.headers.get('retry-after')]).toEqual([
+      409,
+      'idempotency_key_in_use',
+      '1',
+    ]);
     const different = await post(idem2, frameForm(meta, makePng(8, 8)));
     expect([different.status, different.body.code]).toEqual([422, 'idempotency_key_reused']);
   });
@@ -90,7 +117,14 @@ describe('Idempotency-Key', () => {
     const { fingerprint } = (await api.deps.db.repos.idempotency.find(await apiKeyId(key), idem))!;
     const crashed = randomUUID();
     const past = new Date(Date.now() - 120_000);
-    const claim = await api.deps.db.repos.idempotency.claim({ apiKeyId: await apiKeyId(key), key: crashed, fingerprint, now: past, lockMs: 60_000, retentionMs: 24 * 3_600_000 });
+    const claim = await api.deps.db.repos.idempotency.claim({
+      apiKeyId: await apiKeyId(key),
+      key: crashed,
+      fingerprint,
+      now: past,
+      lockMs: 60_000,
+      retentionMs: 24 * 3_600_000,
+    });
     expect(claim.kind).toBe('claimed');
     const before = await count();
     const retry = await post(crashed);
@@ -98,7 +132,13 @@ describe('Idempotency-Key', () => {
     expect(retry.body.id).not.toBe(probe.body.id);
     expect(await count()).toBe(before + 1);
     // The crashed request cannot complete afterwards: its lock token was taken over.
-    const stale = await api.deps.db.repos.idempotency.complete({ apiKeyId: await apiKeyId(key), key: crashed, lockedUntil: claim.kind === 'claimed' ? claim.lockedUntil : new Date(), status: 202, body: {} });
+    const stale = await api.deps.db.repos.idempotency.complete({
+      apiKeyId: await apiKeyId(key),
+      key: crashed,
+      lockedUntil: claim.kind === 'claimed' ? claim.lockedUntil : new Date(),
+      status: 202,
+      body: {},
+    });
     expect(stale).toBe(false);
   });
 

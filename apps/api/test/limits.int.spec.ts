@@ -62,12 +62,14 @@ describe('media.multipart_max_bytes', () => {
       peak = Math.max(peak, process.memoryUsage().rss);
     }, 20);
     const { stream, contentType } = hugeMultipart(50 * MB);
-    const res = await api.call('POST', '/v1/frame-submissions', {
-      key,
-      headers: { 'content-type': contentType, 'idempotency-key': randomUUID() },
-      body: stream,
-      duplex: 'half',
-    }).finally(() => clearInterval(sampler));
+    const res = await api
+      .call('POST', '/v1/frame-submissions', {
+        key,
+        headers: { 'content-type': contentType, 'idempotency-key': randomUUID() },
+        body: stream,
+        duplex: 'half',
+      })
+      .finally(() => clearInterval(sampler));
     const growth = peak - rssBefore;
     expect([res.status, res.body.code]).toEqual([413, 'payload_too_large']);
     // Buffering the body would grow by 50 MB or more; streaming stays at a constant overhead (13–23 MB measured).
@@ -91,7 +93,11 @@ describe('media.multipart_max_bytes', () => {
   });
 
   it('accepts an image just under the limit and leaves no spool file', async () => {
-    const res = await api.call('POST', '/v1/frame-submissions', { key, headers: { 'idempotency-key': randomUUID() }, body: frameForm(meta, makePng(600, 400)) });
+    const res = await api.call('POST', '/v1/frame-submissions', {
+      key,
+      headers: { 'idempotency-key': randomUUID() },
+      body: frameForm(meta, makePng(600, 400)),
+    });
     expect(res.status).toBe(202);
     expect(await readdir(api.deps.spoolDir)).toEqual([]);
   });
@@ -129,7 +135,11 @@ describe('dependencies down', () => {
     const noRedis = await startTestApi({ env: { REDIS_URL: 'redis://127.0.0.1:1' } });
     try {
       const k = await noRedis.createAgent('bot-a', ['news']);
-      const res = await noRedis.call('POST', '/v1/frame-submissions', { key: k, headers: { 'idempotency-key': randomUUID() }, body: frameForm(meta, makePng(8, 8)) });
+      const res = await noRedis.call('POST', '/v1/frame-submissions', {
+        key: k,
+        headers: { 'idempotency-key': randomUUID() },
+        body: frameForm(meta, makePng(8, 8)),
+      });
       expect(res.status).toBe(202);
       expect(res.headers.get('ratelimit-limit')).toBeNull();
       const row = await noRedis.deps.db.repos.submissions.findById(res.body.id);
@@ -167,7 +177,11 @@ describe('other answers', () => {
     try {
       const k = await broken.createAgent('bot-a', ['news']);
       const res = await broken.call('GET', `/v1/frame-submissions/sub_${'0'.repeat(22)}`, { key: k });
-      expect([res.status, res.body.code, res.headers.get('content-type')]).toEqual([500, 'internal_error', 'application/problem+json; charset=utf-8']);
+      expect([res.status, res.body.code, res.headers.get('content-type')]).toEqual([
+        500,
+        'internal_error',
+        'application/problem+json; charset=utf-8',
+      ]);
       expect(res.text).not.toMatch(/boom|secret|at /);
       expect(res.body.request_id).toMatch(/^req_/);
     } finally {

@@ -3,7 +3,8 @@ import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contractChecker, startTestApi, type TestApi } from './harness';
 
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
+const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ??
+  addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 let api: TestApi;
@@ -23,7 +24,9 @@ afterAll(async () => {
 function refs(value: unknown, at = '#'): [string, string][] {
   if (Array.isArray(value)) return value.flatMap((v, i) => refs(v, `${at}/${i}`));
   if (value && typeof value === 'object') {
-    return Object.entries(value as Json).flatMap(([k, v]) => (k === '$ref' && typeof v === 'string' ? [[at, v] as [string, string]] : refs(v, `${at}/${k}`)));
+    return Object.entries(value as Json).flatMap(([k, v]) =>
+      k === '$ref' && typeof v === 'string' ? [[at, v] as [string, string]] : refs(v, `${at}/${k}`),
+    );
   }
   return [];
 }
@@ -32,10 +35,25 @@ describe('GET /v1/openapi.json', () => {
   it('is an OpenAPI 3.1 document of the agent API, served without authentication', () => {
     expect(document['openapi']).toBe('3.1.0');
     expect(document['info']).toMatchObject({ title: expect.any(String), version: expect.any(String) });
-    expect(Object.keys(document['paths']).sort()).toEqual(['/v1/frame-submissions', '/v1/frame-submissions/{submission_id}', '/v1/media-uploads', '/v1/media-uploads/{upload_id}']);
-    expect(document['components'].securitySchemes.bearerAuth).toEqual(expect.objectContaining({ type: 'http', scheme: 'bearer' }));
-    const operations = Object.values(document['paths'] as Json).flatMap((item) => Object.values(item as Json)) as Json[];
-    expect(operations.map((o) => o['operationId']).sort()).toEqual(['createFrameSubmission', 'createMediaUpload', 'getFrameSubmission', 'getMediaUpload', 'listFrameSubmissions']);
+    expect(Object.keys(document['paths']).sort()).toEqual([
+      '/v1/frame-submissions',
+      '/v1/frame-submissions/{submission_id}',
+      '/v1/media-uploads',
+      '/v1/media-uploads/{upload_id}',
+    ]);
+    expect(document['components'].securitySchemes.bearerAuth).toEqual(
+      expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+    );
+    const operations = Object.values(document['paths'] as Json).flatMap((item) =>
+      Object.values(item as Json),
+    ) as Json[];
+    expect(operations.map((o) => o['operationId']).sort()).toEqual([
+      'createFrameSubmission',
+      'createMediaUpload',
+      'getFrameSubmission',
+      'getMediaUpload',
+      'listFrameSubmissions',
+    ]);
     for (const op of operations) {
       expect(Object.keys(op['responses']).some((s) => /^2\d\d$/.test(s))).toBe(true);
       expect(op['responses']['401']).toBeDefined();
@@ -51,10 +69,15 @@ describe('GET /v1/openapi.json', () => {
       expect(() => ajv.compile(schema), name).not.toThrow();
     }
     for (const [at, ref] of refs(document)) {
-      const target = ref.replace(/^#\//, '').split('/').reduce<unknown>((node, part) => (node as Json | undefined)?.[part], document);
+      const target = ref
+        .replace(/^#\//, '')
+        .split('/')
+        .reduce<unknown>((node, part) => (node as Json | undefined)?.[part], document);
       expect(target, `${at} → ${ref}`).toBeDefined();
     }
-    for (const op of Object.values(document['paths'] as Json).flatMap((item) => Object.values(item as Json)) as Json[]) {
+    for (const op of Object.values(document['paths'] as Json).flatMap((item) =>
+      Object.values(item as Json),
+    ) as Json[]) {
       for (const p of op['parameters'] ?? []) expect(() => ajv.compile(p.schema)).not.toThrow();
     }
   });
@@ -64,7 +87,14 @@ describe('GET /v1/openapi.json', () => {
     expect(metadata.properties.click_zones.maxItems).toBe(7);
     expect(metadata.required.sort()).toEqual(['agent_slug', 'channel_slug', 'date']);
     expect(document['paths']['/v1/frame-submissions'].post.description).toContain('16384');
-    expect(document['components'].schemas.MediaUploadRequest.required.sort()).toEqual(['agent_slug', 'byte_size', 'channel_slug', 'content_type', 'filename', 'media_type']);
+    expect(document['components'].schemas.MediaUploadRequest.required.sort()).toEqual([
+      'agent_slug',
+      'byte_size',
+      'channel_slug',
+      'content_type',
+      'filename',
+      'media_type',
+    ]);
   });
 
   it('describes what the server enforces: 8 zones fail, 7 pass schema validation', async () => {
@@ -82,10 +112,14 @@ describe('GET /v1/openapi.json', () => {
 describe('the response checker the integration tests use', () => {
   it('catches bodies and error answers that break the document', async () => {
     const checker = await contractChecker(api.url);
-    expect(checker.check('GET', '/v1/frame-submissions/sub_x', 200, 'application/json', { id: 'sub_x' })).toMatch(/FrameSubmission/);
+    expect(checker.check('GET', '/v1/frame-submissions/sub_x', 200, 'application/json', { id: 'sub_x' })).toMatch(
+      /FrameSubmission/,
+    );
     expect(checker.check('GET', '/v1/media-uploads/upl_x', 404, 'text/html', '<h1>')).toMatch(/problem\+json/);
     expect(checker.check('POST', '/v1/media-uploads', 202, 'application/json', {})).toMatch(/undocumented status/);
-    expect(checker.check('GET', '/v1/media-uploads/upl_x', 500, 'application/problem+json', { code: 'x' })).toMatch(/Problem/);
+    expect(checker.check('GET', '/v1/media-uploads/upl_x', 500, 'application/problem+json', { code: 'x' })).toMatch(
+      /Problem/,
+    );
   });
 });
 

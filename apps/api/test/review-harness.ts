@@ -18,7 +18,14 @@ export interface ReviewHarness {
   readonly deps: ApiDependencies;
   readonly db: Database;
   seedReviewer(email: string, password: string): Promise<void>;
-  seedSubmission(input?: { channel?: string; agent?: string; title?: string; visibility?: Visibility; mediaType?: 'image' | 'video'; date?: string }): Promise<string>;
+  seedSubmission(input?: {
+    channel?: string;
+    agent?: string;
+    title?: string;
+    visibility?: Visibility;
+    mediaType?: 'image' | 'video';
+    date?: string;
+  }): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -26,7 +33,14 @@ export async function startReviewHarness(env: Record<string, string> = {}): Prom
   const database = await createTestDatabase();
   const redis = createTestRedisPrefix();
   const settings = loadSettings(
-    { DATABASE_URL: database.url, REDIS_URL: testRedisUrl(), REDIS_PREFIX: redis.prefix, STORAGE_FS_ROOT: join(root, '.data/test-review', redis.prefix), LOG_LEVEL: 'silent', ...env },
+    {
+      DATABASE_URL: database.url,
+      REDIS_URL: testRedisUrl(),
+      REDIS_PREFIX: redis.prefix,
+      STORAGE_FS_ROOT: join(root, '.data/test-review', redis.prefix),
+      LOG_LEVEL: 'silent',
+      ...env,
+    },
     root,
   );
   const config = readProjectConfig(join(root, 'config/project.example.json'));
@@ -46,7 +60,8 @@ export async function startReviewHarness(env: Record<string, string> = {}): Prom
       const id = newId('submission');
       await db.transaction(async (repos) => {
         const { channel } = await repos.channels.ensure(input.channel ?? 'news');
-        const agent = (await repos.agents.findBySlug(input.agent ?? 'bot')) ?? (await repos.agents.create(input.agent ?? 'bot'));
+        const agent =
+          (await repos.agents.findBySlug(input.agent ?? 'bot')) ?? (await repos.agents.create(input.agent ?? 'bot'));
         await repos.submissions.create(
           {
             id,
@@ -55,7 +70,11 @@ export async function startReviewHarness(env: Record<string, string> = {}): Prom
             agentId: agent.id,
             channelId: channel.id,
             date: input.date ?? '20260101',
-            metadata: { title: input.title ?? 'A frame', caption: 'cap', click_zones: [{ x: 0.1, y: 0.1, width: 0.2, height: 0.2, url: 'https://example.com/a', label: 'Buy' }] },
+            metadata: {
+              title: input.title ?? 'A frame',
+              caption: 'cap',
+              click_zones: [{ x: 0.1, y: 0.1, width: 0.2, height: 0.2, url: 'https://example.com/a', label: 'Buy' }],
+            },
             title: input.title ?? 'A frame',
             visibility: input.visibility ?? 'promotion_eligible',
           },

@@ -52,7 +52,11 @@ describe('review API', () => {
     });
 
     it('refuses anonymous calls, agent keys and unknown cookies with 401 problem+json', async () => {
-      for (const headers of [{}, { authorization: 'Bearer fd_live_abcdefghijklmnopqrstuvwxyz0123456' }, { cookie: 'fd_session=nope' }] as Record<string, string>[]) {
+      for (const headers of [
+        {},
+        { authorization: 'Bearer fd_live_abcdefghijklmnopqrstuvwxyz0123456' },
+        { cookie: 'fd_session=nope' },
+      ] as Record<string, string>[]) {
         const res = await fetch(`${h.url}/review/queue`, { headers });
         expect(res.status).toBe(401);
         expect(res.headers.get('content-type')).toContain('application/problem+json');
@@ -73,7 +77,9 @@ describe('review API', () => {
       const wrong = await c.login('bob@example.com', 'not the password');
       const unknown = await c.login('nobody@example.com', 'not the password');
       expect([wrong.status, unknown.status]).toEqual([401, 401]);
-      expect(((await wrong.json()) as { detail: string }).detail).toBe(((await unknown.json()) as { detail: string }).detail);
+      expect(((await wrong.json()) as { detail: string }).detail).toBe(
+        ((await unknown.json()) as { detail: string }).detail,
+      );
       expect(wrong.headers.get('set-cookie')).toBeNull();
     });
 
@@ -98,7 +104,12 @@ describe('review API', () => {
       const noToken = await alice.call('POST', `/review/submissions/${id}/claim`, {}, { 'x-csrf-token': '' });
       expect(noToken.status).toBe(403);
       expect(((await noToken.json()) as { code: string }).code).toBe('csrf_failed');
-      const otherSessions = await alice.call('POST', `/review/submissions/${id}/claim`, {}, { 'x-csrf-token': bob.csrf });
+      const otherSessions = await alice.call(
+        'POST',
+        `/review/submissions/${id}/claim`,
+        {},
+        { 'x-csrf-token': bob.csrf },
+      );
       expect(otherSessions.status).toBe(403);
       expect((await alice.call('POST', `/review/submissions/${id}/claim`, {})).status).toBe(200);
     });
@@ -108,7 +119,9 @@ describe('review API', () => {
       await c.login('alice@example.com', PASSWORD);
       const first = c.cookie;
       const me = await c.call('GET', '/review/session');
-      expect(((await me.json()) as { reviewer: { email: string }; csrf_token: string }).reviewer.email).toBe('alice@example.com');
+      expect(((await me.json()) as { reviewer: { email: string }; csrf_token: string }).reviewer.email).toBe(
+        'alice@example.com',
+      );
       await c.login('alice@example.com', PASSWORD);
       expect(c.cookie).not.toBe(first);
       expect((await fetch(`${h.url}/review/session`, { headers: { cookie: first } })).status).toBe(401);
@@ -117,31 +130,56 @@ describe('review API', () => {
       expect(out.headers.get('set-cookie')).toContain('Max-Age=0');
       expect((await c.call('GET', '/review/session')).status).toBe(401);
     });
-
   });
 
   describe('queue and detail', () => {
     it('lists needs_review oldest first with filters, counts per channel and keyset pages', async () => {
       const a = await h.seedSubmission({ channel: 'sports', agent: 'ag-one', title: 'First', date: '20260301' });
-      const b = await h.seedSubmission({ channel: 'sports', agent: 'ag-two', title: 'Second', date: '20260302', mediaType: 'video' });
+      const b = await h.seedSubmission({
+        channel: 'sports',
+        agent: 'ag-two',
+        title: 'Second',
+        date: '20260302',
+        mediaType: 'video',
+      });
       const c = await h.seedSubmission({ channel: 'sports', agent: 'ag-one', title: 'Third', date: '20260303' });
-      const all = (await (await alice.call('GET', '/review/queue?channel=sports')).json()) as { items: { id: string; title: string; channel_slug: string }[] };
+      const all = (await (await alice.call('GET', '/review/queue?channel=sports')).json()) as {
+        items: { id: string; title: string; channel_slug: string }[];
+      };
       expect(all.items.map((i) => i.id)).toEqual([a, b, c]);
-      expect(all.items[0]).toMatchObject({ title: 'First', channel_slug: 'sports', agent_slug: 'ag-one', media_type: 'image' });
-      const byAgent = (await (await alice.call('GET', '/review/queue?channel=sports&agent=ag-one')).json()) as { items: { id: string }[] };
+      expect(all.items[0]).toMatchObject({
+        title: 'First',
+        channel_slug: 'sports',
+        agent_slug: 'ag-one',
+        media_type: 'image',
+      });
+      const byAgent = (await (await alice.call('GET', '/review/queue?channel=sports&agent=ag-one')).json()) as {
+        items: { id: string }[];
+      };
       expect(byAgent.items.map((i) => i.id)).toEqual([a, c]);
-      const videos = (await (await alice.call('GET', '/review/queue?channel=sports&media_type=video')).json()) as { items: { id: string }[] };
+      const videos = (await (await alice.call('GET', '/review/queue?channel=sports&media_type=video')).json()) as {
+        items: { id: string }[];
+      };
       expect(videos.items.map((i) => i.id)).toEqual([b]);
-      const dated = (await (await alice.call('GET', '/review/queue?channel=sports&date_from=20260302&date_to=20260303')).json()) as { items: { id: string }[] };
+      const dated = (await (
+        await alice.call('GET', '/review/queue?channel=sports&date_from=20260302&date_to=20260303')
+      ).json()) as { items: { id: string }[] };
       expect(dated.items.map((i) => i.id)).toEqual([b, c]);
-      const page1 = (await (await alice.call('GET', '/review/queue?channel=sports&limit=2')).json()) as { items: { id: string }[]; next_cursor: string };
+      const page1 = (await (await alice.call('GET', '/review/queue?channel=sports&limit=2')).json()) as {
+        items: { id: string }[];
+        next_cursor: string;
+      };
       expect(page1.items.map((i) => i.id)).toEqual([a, b]);
-      const page2 = (await (await alice.call('GET', `/review/queue?channel=sports&limit=2&cursor=${page1.next_cursor}`)).json()) as { items: { id: string }[]; next_cursor: string | null };
+      const page2 = (await (
+        await alice.call('GET', `/review/queue?channel=sports&limit=2&cursor=${page1.next_cursor}`)
+      ).json()) as { items: { id: string }[]; next_cursor: string | null };
       expect(page2.items.map((i) => i.id)).toEqual([c]);
       expect(page2.next_cursor).toBeNull();
       const bad = await alice.call('GET', '/review/queue?media_type=gif&date_from=2026');
       expect(bad.status).toBe(422);
-      const counts = (await (await alice.call('GET', '/review/channels')).json()) as { channels: { slug: string; needs_review: number }[] };
+      const counts = (await (await alice.call('GET', '/review/channels')).json()) as {
+        channels: { slug: string; needs_review: number }[];
+      };
       expect(counts.channels.find((ch) => ch.slug === 'sports')?.needs_review).toBe(3);
     });
 
@@ -150,9 +188,21 @@ describe('review API', () => {
       const res = await alice.call('GET', `/review/submissions/${id}`);
       expect(res.status).toBe(200);
       const body = (await res.json()) as Record<string, unknown>;
-      expect(body).toMatchObject({ id, title: 'Detailed', caption: 'cap', status: 'needs_review', visibility: 'promotion_eligible' });
-      expect(body['click_zones']).toEqual([{ x: 0.1, y: 0.1, width: 0.2, height: 0.2, url: 'https://example.com/a', label: 'Buy' }]);
-      expect((body['events'] as { to: string }[]).map((e) => e.to)).toEqual(['received', 'media_processing', 'needs_review']);
+      expect(body).toMatchObject({
+        id,
+        title: 'Detailed',
+        caption: 'cap',
+        status: 'needs_review',
+        visibility: 'promotion_eligible',
+      });
+      expect(body['click_zones']).toEqual([
+        { x: 0.1, y: 0.1, width: 0.2, height: 0.2, url: 'https://example.com/a', label: 'Buy' },
+      ]);
+      expect((body['events'] as { to: string }[]).map((e) => e.to)).toEqual([
+        'received',
+        'media_processing',
+        'needs_review',
+      ]);
       expect((await alice.call('GET', '/review/submissions/sub_0000000000000000000000')).status).toBe(404);
     });
   });
@@ -162,8 +212,18 @@ describe('review API', () => {
       const id = await h.seedSubmission({ mediaType: 'video', title: 'Clip' });
       const bytes = Buffer.from(Array.from({ length: 1000 }, (_, i) => i % 256));
       const bucket = h.deps.config.storage.vendor_originals_bucket;
-      const stored = await h.deps.storage.put(bucket, `originals/${id}/original.mp4`, bytes, { contentType: 'video/mp4' });
-      await h.db.repos.mediaObjects.upsert({ submissionId: id, kind: 'original', name: 'original', bucket, key: `originals/${id}/original.mp4`, contentType: 'video/mp4', byteSize: stored.byteSize });
+      const stored = await h.deps.storage.put(bucket, `originals/${id}/original.mp4`, bytes, {
+        contentType: 'video/mp4',
+      });
+      await h.db.repos.mediaObjects.upsert({
+        submissionId: id,
+        kind: 'original',
+        name: 'original',
+        bucket,
+        key: `originals/${id}/original.mp4`,
+        contentType: 'video/mp4',
+        byteSize: stored.byteSize,
+      });
       const detail = (await (await alice.call('GET', `/review/submissions/${id}`)).json()) as { video_url: string };
       expect(detail.video_url).toBe(`/review/submissions/${id}/original`);
       const whole = await alice.call('GET', detail.video_url);
@@ -184,11 +244,18 @@ describe('review API', () => {
       expect((await alice.call('POST', `/review/submissions/${id}/claim`)).status).toBe(200);
       const other = await bob.call('POST', `/review/submissions/${id}/claim`);
       expect(other.status).toBe(409);
-      expect(((await other.json()) as { code: string; detail: string })).toMatchObject({ code: 'claimed_by_other', detail: expect.stringContaining('alice@example.com') });
+      expect((await other.json()) as { code: string; detail: string }).toMatchObject({
+        code: 'claimed_by_other',
+        detail: expect.stringContaining('alice@example.com'),
+      });
       const decided = await bob.call('POST', `/review/submissions/${id}/decision`, { decision: 'promote' });
       expect(decided.status).toBe(409);
       // An expired claim frees the frame.
-      await h.db.repos.submissions.update(id, { claimedUntil: new Date(Date.now() - 1000) }, { type: 'test', actor: { type: 'system' } });
+      await h.db.repos.submissions.update(
+        id,
+        { claimedUntil: new Date(Date.now() - 1000) },
+        { type: 'test', actor: { type: 'system' } },
+      );
       expect((await bob.call('POST', `/review/submissions/${id}/claim`)).status).toBe(200);
     });
 
@@ -197,16 +264,26 @@ describe('review API', () => {
       const earlier = await h.seedSubmission({ channel: 'timeline-ch', title: 'Earlier day', date: '20260101' });
       const res = await alice.call('POST', `/review/submissions/${id}/decision`, { decision: 'promote' });
       expect(res.status).toBe(200);
-      expect(((await res.json()) as { status: string; review: { decision: string; reviewer_email: string } })).toMatchObject({
+      expect(
+        (await res.json()) as { status: string; review: { decision: string; reviewer_email: string } },
+      ).toMatchObject({
         status: 'promoted',
         review: { decision: 'promoted', reviewer_email: 'alice@example.com' },
       });
       await alice.call('POST', `/review/submissions/${earlier}/decision`, { decision: 'promote' });
-      const timeline = (await (await alice.call('GET', '/review/channels/timeline-ch/timeline')).json()) as { items: { id: string }[] };
+      const timeline = (await (await alice.call('GET', '/review/channels/timeline-ch/timeline')).json()) as {
+        items: { id: string }[];
+      };
       expect(timeline.items.map((i) => i.id)).toEqual([earlier, id]);
-      const again = await bob.call('POST', `/review/submissions/${id}/decision`, { decision: 'reject', reason: 'Duplicate' });
+      const again = await bob.call('POST', `/review/submissions/${id}/decision`, {
+        decision: 'reject',
+        reason: 'Duplicate',
+      });
       expect(again.status).toBe(409);
-      expect(((await again.json()) as { code: string; detail: string })).toMatchObject({ code: 'invalid_transition', detail: expect.stringContaining('decided this frame first') });
+      expect((await again.json()) as { code: string; detail: string }).toMatchObject({
+        code: 'invalid_transition',
+        detail: expect.stringContaining('decided this frame first'),
+      });
       expect((await alice.call('GET', '/review/channels/nope/timeline')).status).toBe(404);
     });
 
@@ -224,11 +301,23 @@ describe('review API', () => {
     it('requires a reason to reject and stores it with the free text', async () => {
       const id = await h.seedSubmission();
       expect((await alice.call('POST', `/review/submissions/${id}/decision`, { decision: 'reject' })).status).toBe(422);
-      expect((await alice.call('POST', `/review/submissions/${id}/decision`, { decision: 'reject', reason: 'Other' })).status).toBe(422);
-      const ok = await alice.call('POST', `/review/submissions/${id}/decision`, { decision: 'reject', reason: 'Low quality', note: 'blurry' });
+      expect(
+        (await alice.call('POST', `/review/submissions/${id}/decision`, { decision: 'reject', reason: 'Other' }))
+          .status,
+      ).toBe(422);
+      const ok = await alice.call('POST', `/review/submissions/${id}/decision`, {
+        decision: 'reject',
+        reason: 'Low quality',
+        note: 'blurry',
+      });
       expect(ok.status).toBe(200);
       const row = await h.db.repos.submissions.findById(id);
-      expect(row).toMatchObject({ status: 'rejected', reviewDecision: 'rejected', reviewReason: 'Low quality: blurry', claimedBy: null });
+      expect(row).toMatchObject({
+        status: 'rejected',
+        reviewDecision: 'rejected',
+        reviewReason: 'Low quality: blurry',
+        claimedBy: null,
+      });
     });
 
     it('changes visibility with an event and refuses to promote what is not promotion_eligible', async () => {
@@ -242,35 +331,47 @@ describe('review API', () => {
       expect(body.visibility).toBe('promotion_eligible');
       expect(body.events.map((e) => e.type)).toContain('visibility_changed');
       expect((await alice.call('PATCH', `/review/submissions/${id}`, { visibility: 'public' })).status).toBe(422);
-      expect((await alice.call('POST', `/review/submissions/${id}/decision`, { decision: 'promote' })).status).toBe(200);
+      expect((await alice.call('POST', `/review/submissions/${id}/decision`, { decision: 'promote' })).status).toBe(
+        200,
+      );
     });
   });
 
   describe('ops', () => {
     it('lists failed submissions and retries one through the status machine onto the queue', async () => {
       const id = await h.seedSubmission({ title: 'Broken' });
-      await h.db.transition({ id, to: 'failed', actor: { type: 'system' }, patch: { failureCode: 'invalid_image', failureMessage: 'bad pixels' } });
+      await h.db.transition({
+        id,
+        to: 'failed',
+        actor: { type: 'system' },
+        patch: { failureCode: 'invalid_image', failureMessage: 'bad pixels' },
+      });
       const ops = (await (await alice.call('GET', '/review/ops')).json()) as {
         queues: Record<string, { waiting: number }>;
         recently_failed: { id: string; failure_code: string; failure_message: string }[];
       };
-      expect(ops.recently_failed.find((f) => f.id === id)).toMatchObject({ failure_code: 'invalid_image', failure_message: 'bad pixels' });
+      expect(ops.recently_failed.find((f) => f.id === id)).toMatchObject({
+        failure_code: 'invalid_image',
+        failure_message: 'bad pixels',
+      });
       const before = ops.queues['image-processing']!.waiting;
       const retry = await alice.call('POST', `/review/submissions/${id}/retry`);
       expect(retry.status).toBe(202);
       expect(await h.db.repos.submissions.findById(id)).toMatchObject({ status: 'received', failureCode: null });
-      const after = (await (await alice.call('GET', '/review/ops')).json()) as { queues: Record<string, { waiting: number }> };
+      const after = (await (await alice.call('GET', '/review/ops')).json()) as {
+        queues: Record<string, { waiting: number }>;
+      };
       expect(after.queues['image-processing']!.waiting).toBe(before + 1);
       expect((await alice.call('POST', `/review/submissions/${id}/retry`)).status).toBe(409);
     });
   });
   describe('expiry (last: it ends every session)', () => {
-      it('deletes expired sessions', async () => {
-        const c = new ReviewerClient(h.url);
-        await c.login('alice@example.com', PASSWORD);
-        const deleted = await h.db.repos.reviewerSessions.deleteExpired(new Date(Date.now() + 13 * 3600_000));
-        expect(deleted).toBeGreaterThan(0);
-        expect((await c.call('GET', '/review/session')).status).toBe(401);
-      });
+    it('deletes expired sessions', async () => {
+      const c = new ReviewerClient(h.url);
+      await c.login('alice@example.com', PASSWORD);
+      const deleted = await h.db.repos.reviewerSessions.deleteExpired(new Date(Date.now() + 13 * 3600_000));
+      expect(deleted).toBeGreaterThan(0);
+      expect((await c.call('GET', '/review/session')).status).toBe(401);
+    });
   });
 });

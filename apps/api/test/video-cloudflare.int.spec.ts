@@ -1,5 +1,10 @@
 import { createVideoService } from '@framedesk/submissions';
-import { type FakeCloudflare, signWebhook, startFakeCloudflare, VideoProviderConfigError } from '@framedesk/video-provider';
+import {
+  type FakeCloudflare,
+  signWebhook,
+  startFakeCloudflare,
+  VideoProviderConfigError,
+} from '@framedesk/video-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startVideoHarness, type VideoHarness } from './video-harness';
 
@@ -34,7 +39,10 @@ describe('cloudflare video provider: polling, signed webhooks, expiry (against a
     const time = options.time ?? Math.floor(Date.now() / 1000);
     return fetch(`${h.url}/provider-events/vendor-stream`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'Webhook-Signature': signWebhook(options.secret ?? SECRET, raw, time) },
+      headers: {
+        'Content-Type': 'application/json',
+        'Webhook-Signature': signWebhook(options.secret ?? SECRET, raw, time),
+      },
       body: raw,
     });
   }
@@ -61,11 +69,23 @@ describe('cloudflare video provider: polling, signed webhooks, expiry (against a
     expect(await h.deps.video.processVideo(seeded.submissionId)).toBe('processing');
     expect((await statusOf(seeded.submissionId))?.status).toBe('media_processing');
 
-    const video = { uid, readyToStream: true, status: { state: 'ready' }, duration: 4.2, input: { width: 1280, height: 720 }, thumbnail: 'https://cdn.example/t.jpg' };
+    const video = {
+      uid,
+      readyToStream: true,
+      status: { state: 'ready' },
+      duration: 4.2,
+      input: { width: 1280, height: 720 },
+      thumbnail: 'https://cdn.example/t.jpg',
+    };
     const response = await notify(video);
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ received: true, outcome: 'needs_review' });
-    expect(await statusOf(seeded.submissionId)).toMatchObject({ status: 'needs_review', durationMs: 4200, width: 1280, height: 720 });
+    expect(await statusOf(seeded.submissionId)).toMatchObject({
+      status: 'needs_review',
+      durationMs: 4200,
+      width: 1280,
+      height: 720,
+    });
 
     // The same notification again (a replay or a retry by Stream) changes nothing.
     const events = await eventCount(seeded.submissionId);
@@ -84,7 +104,11 @@ describe('cloudflare video provider: polling, signed webhooks, expiry (against a
     for (const response of [
       await notify(video, { secret: 'guessed-secret' }),
       await notify(video, { time: Math.floor(Date.now() / 1000) - 3600 }),
-      await fetch(`${h.url}/provider-events/vendor-stream`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(video) }),
+      await fetch(`${h.url}/provider-events/vendor-stream`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(video),
+      }),
     ]) {
       expect(response.status).toBe(401);
       expect(response.headers.get('content-type')).toContain('application/problem+json');
@@ -97,19 +121,31 @@ describe('cloudflare video provider: polling, signed webhooks, expiry (against a
   it('a Stream error maps to our failure codes', async () => {
     const seeded = await h.seedUpload({ byteSize: 1000, protocol: 'basic' });
     const uid = await providerRefOf(seeded.uploadId);
-    const response = await notify({ uid, status: { state: 'error', errorReasonCode: 'ERR_DURATION_EXCEED_CONSTRAINT' } });
+    const response = await notify({
+      uid,
+      status: { state: 'error', errorReasonCode: 'ERR_DURATION_EXCEED_CONSTRAINT' },
+    });
     expect(response.status).toBe(200);
     expect(await statusOf(seeded.submissionId)).toMatchObject({ status: 'failed', failureCode: 'duration_exceeded' });
 
     const other = await h.seedUpload({ byteSize: 1000, protocol: 'basic' });
-    fake.setVideo(await providerRefOf(other.uploadId), { status: { state: 'error', errorReasonCode: 'ERR_NON_VIDEO' } });
+    fake.setVideo(await providerRefOf(other.uploadId), {
+      status: { state: 'error', errorReasonCode: 'ERR_NON_VIDEO' },
+    });
     expect(await h.deps.video.processVideo(other.submissionId)).toBe('failed');
     expect(await statusOf(other.submissionId)).toMatchObject({ status: 'failed', failureCode: 'invalid_video' });
   });
 
   it('at expiry: nothing uploaded → upload_expired; bytes at Stream after all → processing goes on', async () => {
     const later = () => new Date(Date.now() + 2 * 3600_000);
-    const service = createVideoService({ db: h.db, storage: h.deps.storage, queues: h.deps.queues, provider: h.deps.videoProvider, config: h.deps.config, now: later });
+    const service = createVideoService({
+      db: h.db,
+      storage: h.deps.storage,
+      queues: h.deps.queues,
+      provider: h.deps.videoProvider,
+      config: h.deps.config,
+      now: later,
+    });
     const idle = await h.seedUpload({ byteSize: 1000, protocol: 'basic' });
     expect(await service.expireUpload(idle.submissionId)).toBe('failed');
     expect(await statusOf(idle.submissionId)).toMatchObject({ status: 'failed', failureCode: 'upload_expired' });
@@ -123,7 +159,12 @@ describe('cloudflare video provider: polling, signed webhooks, expiry (against a
   it('refuses to start with an upload expiry outside Stream bounds', async () => {
     await expect(
       startVideoHarness({
-        env: { VIDEO_PROVIDER: 'cloudflare', CLOUDFLARE_API_BASE: fake.apiBase, CLOUDFLARE_ACCOUNT_ID: 'a', CLOUDFLARE_API_TOKEN: 't' },
+        env: {
+          VIDEO_PROVIDER: 'cloudflare',
+          CLOUDFLARE_API_BASE: fake.apiBase,
+          CLOUDFLARE_ACCOUNT_ID: 'a',
+          CLOUDFLARE_API_TOKEN: 't',
+        },
         config: (c) => ({ ...c, delivery: { ...c.delivery, vendor_stream_upload_expires_seconds: 60 } }),
       }),
     ).rejects.toBeInstanceOf(VideoProviderConfigError);

@@ -45,7 +45,14 @@ describe('video end to end (api + worker processes, local provider)', () => {
     const response = await api('/v1/media-uploads', {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID() },
-      body: JSON.stringify({ agent_slug: 'bot', channel_slug: 'news', media_type: 'video', filename: 'clip.mp4', content_type: 'video/mp4', byte_size: byteSize }),
+      body: JSON.stringify({
+        agent_slug: 'bot',
+        channel_slug: 'news',
+        media_type: 'video',
+        filename: 'clip.mp4',
+        content_type: 'video/mp4',
+        byte_size: byteSize,
+      }),
     });
     expect(response.status).toBe(201);
     return (await response.json()) as UploadResource;
@@ -115,7 +122,13 @@ describe('video end to end (api + worker processes, cloudflare provider against 
   beforeAll(async () => {
     fake = await startFakeCloudflare();
     stack = await startStack({
-      env: { VIDEO_PROVIDER: 'cloudflare', CLOUDFLARE_API_BASE: fake.apiBase, CLOUDFLARE_ACCOUNT_ID: fake.accountId, CLOUDFLARE_API_TOKEN: fake.apiToken, CLOUDFLARE_WEBHOOK_SECRET: secret },
+      env: {
+        VIDEO_PROVIDER: 'cloudflare',
+        CLOUDFLARE_API_BASE: fake.apiBase,
+        CLOUDFLARE_ACCOUNT_ID: fake.accountId,
+        CLOUDFLARE_API_TOKEN: fake.apiToken,
+        CLOUDFLARE_WEBHOOK_SECRET: secret,
+      },
     });
     key = await stack.createAgent('bot', ['news']);
   }, 120_000);
@@ -126,7 +139,12 @@ describe('video end to end (api + worker processes, cloudflare provider against 
 
   it('the API refuses to start with an upload expiry Cloudflare cannot honour', async () => {
     const refused = startStack({
-      env: { VIDEO_PROVIDER: 'cloudflare', CLOUDFLARE_API_BASE: fake.apiBase, CLOUDFLARE_ACCOUNT_ID: fake.accountId, CLOUDFLARE_API_TOKEN: fake.apiToken },
+      env: {
+        VIDEO_PROVIDER: 'cloudflare',
+        CLOUDFLARE_API_BASE: fake.apiBase,
+        CLOUDFLARE_ACCOUNT_ID: fake.accountId,
+        CLOUDFLARE_API_TOKEN: fake.apiToken,
+      },
       config: (c) => void (c['delivery'].vendor_stream_upload_expires_seconds = 60),
       workers: 0,
     });
@@ -137,22 +155,45 @@ describe('video end to end (api + worker processes, cloudflare provider against 
     const created = await fetch(`${stack.apiUrl}/v1/media-uploads`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID() },
-      body: JSON.stringify({ agent_slug: 'bot', channel_slug: 'news', media_type: 'video', filename: 'clip.mp4', content_type: 'video/mp4', byte_size: 5000 }),
+      body: JSON.stringify({
+        agent_slug: 'bot',
+        channel_slug: 'news',
+        media_type: 'video',
+        filename: 'clip.mp4',
+        content_type: 'video/mp4',
+        byte_size: 5000,
+      }),
     });
     expect(created.status).toBe(201);
     const upload = (await created.json()) as UploadResource;
     const uid = [...fake.videos.keys()].at(-1)!;
     expect(upload.upload_url).toContain(`/upload/${uid}`);
-    const direct = JSON.parse(fake.requests.find((r) => r.path.endsWith('/direct_upload'))!.body) as { maxDurationSeconds: number; expiry: string };
+    const direct = JSON.parse(fake.requests.find((r) => r.path.endsWith('/direct_upload'))!.body) as {
+      maxDurationSeconds: number;
+      expiry: string;
+    };
     expect(direct.maxDurationSeconds).toBe(600);
     expect(Math.abs(Date.parse(direct.expiry) - Date.parse(upload.expires_at))).toBeLessThan(1000);
 
-    const raw = JSON.stringify({ uid, readyToStream: true, status: { state: 'ready' }, duration: 2, input: { width: 320, height: 240 } });
+    const raw = JSON.stringify({
+      uid,
+      readyToStream: true,
+      status: { state: 'ready' },
+      duration: 2,
+      input: { width: 320, height: 240 },
+    });
     const send = (signature: string) =>
-      fetch(`${stack.apiUrl}/provider-events/vendor-stream`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'Webhook-Signature': signature }, body: raw });
+      fetch(`${stack.apiUrl}/provider-events/vendor-stream`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'Webhook-Signature': signature },
+        body: raw,
+      });
     const now = Math.floor(Date.now() / 1000);
     expect((await send(signWebhook('not-the-secret', raw, now))).status).toBe(401);
-    const get = async () => (await (await fetch(`${stack.apiUrl}/v1/media-uploads/${upload.id}`, { headers: { Authorization: `Bearer ${key}` } })).json()) as UploadResource;
+    const get = async () =>
+      (await (
+        await fetch(`${stack.apiUrl}/v1/media-uploads/${upload.id}`, { headers: { Authorization: `Bearer ${key}` } })
+      ).json()) as UploadResource;
     expect((await get()).status).toBe('waiting_for_upload');
     expect((await send(signWebhook(secret, raw, now))).status).toBe(200);
     expect((await get()).status).toBe('needs_review');

@@ -38,7 +38,18 @@ export interface VideoHarness {
 /** A short real clip made by ffmpeg (testsrc), as the issue asks. */
 export function makeClip(dir: string, name: string, seconds: number): string {
   const path = join(dir, name);
-  execFileSync('ffmpeg', ['-y', '-loglevel', 'error', '-f', 'lavfi', '-i', `testsrc=duration=${seconds}:size=320x240:rate=10`, '-pix_fmt', 'yuv420p', path]);
+  execFileSync('ffmpeg', [
+    '-y',
+    '-loglevel',
+    'error',
+    '-f',
+    'lavfi',
+    '-i',
+    `testsrc=duration=${seconds}:size=320x240:rate=10`,
+    '-pix_fmt',
+    'yuv420p',
+    path,
+  ]);
   return path;
 }
 
@@ -53,7 +64,14 @@ export async function startVideoHarness(
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const settings = loadSettings(
-    { DATABASE_URL: database.url, REDIS_URL: testRedisUrl(), REDIS_PREFIX: redis.prefix, STORAGE_FS_ROOT: join(storageRoot, 'storage'), LOG_LEVEL: 'silent', ...options.env },
+    {
+      DATABASE_URL: database.url,
+      REDIS_URL: testRedisUrl(),
+      REDIS_PREFIX: redis.prefix,
+      STORAGE_FS_ROOT: join(storageRoot, 'storage'),
+      LOG_LEVEL: 'silent',
+      ...options.env,
+    },
     root,
   );
   const example = readProjectConfig(join(root, 'config/project.example.json'));
@@ -79,7 +97,8 @@ export async function startVideoHarness(
     async seedUpload(input) {
       const submissionId = newId('submission');
       const uploadId = newId('upload');
-      const expiresAt = input.expiresAt ?? new Date(Date.now() + config.delivery.vendor_stream_upload_expires_seconds * 1000);
+      const expiresAt =
+        input.expiresAt ?? new Date(Date.now() + config.delivery.vendor_stream_upload_expires_seconds * 1000);
       const session = await deps.videoProvider.createUpload({
         uploadId,
         submissionId,
@@ -88,13 +107,24 @@ export async function startVideoHarness(
         filename: 'clip.mp4',
         expiresAt,
         protocol: input.protocol,
-        ...(config.media.video_max_duration_seconds ? { maxDurationSeconds: config.media.video_max_duration_seconds } : {}),
+        ...(config.media.video_max_duration_seconds
+          ? { maxDurationSeconds: config.media.video_max_duration_seconds }
+          : {}),
       });
       await db.transaction(async (repos) => {
         const { channel } = await repos.channels.ensure('news');
         const agent = (await repos.agents.findBySlug('bot')) ?? (await repos.agents.create('bot'));
         await repos.submissions.create(
-          { id: submissionId, status: 'waiting_for_upload', mediaType: 'video', agentId: agent.id, channelId: channel.id, date: '20260101', metadata: {}, visibility: 'promotion_eligible' },
+          {
+            id: submissionId,
+            status: 'waiting_for_upload',
+            mediaType: 'video',
+            agentId: agent.id,
+            channelId: channel.id,
+            date: '20260101',
+            metadata: {},
+            visibility: 'promotion_eligible',
+          },
           { type: 'agent', id: agent.id },
         );
         await repos.mediaUploads.create({

@@ -33,7 +33,12 @@ async function brokenPatch(url: string, offset: number, bytes: Buffer, sent: num
   await new Promise<void>((resolve) => {
     const req = httpRequest(url, {
       method: 'PATCH',
-      headers: { ...TUS, 'Content-Type': 'application/offset+octet-stream', 'Upload-Offset': String(offset), 'Content-Length': String(bytes.length) },
+      headers: {
+        ...TUS,
+        'Content-Type': 'application/offset+octet-stream',
+        'Upload-Offset': String(offset),
+        'Content-Length': String(bytes.length),
+      },
     });
     req.on('error', () => resolve());
     req.on('close', () => resolve());
@@ -72,7 +77,11 @@ describe('local video provider: uploads to needs_review', () => {
     expect(seeded.uploadUrl).toMatch(new RegExp(`^${h.url}/uploads/basic/${seeded.uploadId}\\?token=`));
     const response = await fetch(seeded.uploadUrl, { method: 'POST', body: basicForm(clip) });
     expect(response.status).toBe(201);
-    expect(await response.json()).toMatchObject({ upload_id: seeded.uploadId, submission_id: seeded.submissionId, status: 'media_processing' });
+    expect(await response.json()).toMatchObject({
+      upload_id: seeded.uploadId,
+      submission_id: seeded.submissionId,
+      status: 'media_processing',
+    });
     expect((await statusOf(h, seeded.submissionId))?.status).toBe('media_processing');
     const original = await h.db.repos.mediaObjects.find(seeded.submissionId, 'original', 'original');
     expect(original).toMatchObject({ contentType: 'video/mp4', byteSize: BigInt(clip.length) });
@@ -102,7 +111,10 @@ describe('local video provider: uploads to needs_review', () => {
     expect(seeded.uploadUrl).toContain(`/uploads/tus/${seeded.uploadId}?token=`);
     const options = await fetch(seeded.uploadUrl, { method: 'OPTIONS' });
     expect(options.headers.get('tus-version')).toBe('1.0.0');
-    const created = await fetch(seeded.uploadUrl, { method: 'POST', headers: { ...TUS, 'Upload-Length': String(clip.length) } });
+    const created = await fetch(seeded.uploadUrl, {
+      method: 'POST',
+      headers: { ...TUS, 'Upload-Length': String(clip.length) },
+    });
     expect(created.status).toBe(201);
     const location = new URL(created.headers.get('location')!, h.url).toString();
     expect(await headOffset(location)).toBe(0);
@@ -156,7 +168,10 @@ describe('local video provider: uploads to needs_review', () => {
     const over = await patch(tus.uploadUrl, 1000, clip.subarray(1000));
     expect(over.status).toBe(413);
     expect(await headOffset(tus.uploadUrl)).toBe(0);
-    const tooLong = await fetch(tus.uploadUrl, { method: 'POST', headers: { ...TUS, 'Upload-Length': String(clip.length) } });
+    const tooLong = await fetch(tus.uploadUrl, {
+      method: 'POST',
+      headers: { ...TUS, 'Upload-Length': String(clip.length) },
+    });
     expect(tooLong.status).toBe(413);
     expect(spoolFiles(h)).toEqual([]);
   });
@@ -194,7 +209,10 @@ describe('local video provider: uploads to needs_review', () => {
       config: { ...h.deps.config, media: { ...h.deps.config.media, video_max_duration_seconds: 1 } },
     });
     expect(await strict.processVideo(seeded.submissionId)).toBe('failed');
-    expect(await statusOf(h, seeded.submissionId)).toMatchObject({ status: 'failed', failureCode: 'duration_exceeded' });
+    expect(await statusOf(h, seeded.submissionId)).toMatchObject({
+      status: 'failed',
+      failureCode: 'duration_exceeded',
+    });
   });
 
   it('promoted straight away when review is not required', async () => {
@@ -215,7 +233,9 @@ describe('local video provider: uploads to needs_review', () => {
 
   it('two uploads racing to one session: one is taken, the other 409', async () => {
     const seeded = await h.seedUpload({ byteSize: clip.length, protocol: 'basic' });
-    const statuses = await Promise.all([0, 1].map(async () => (await fetch(seeded.uploadUrl, { method: 'POST', body: basicForm(clip) })).status));
+    const statuses = await Promise.all(
+      [0, 1].map(async () => (await fetch(seeded.uploadUrl, { method: 'POST', body: basicForm(clip) })).status),
+    );
     expect(statuses.sort()).toEqual([201, 409]);
     const events = await h.db.repos.submissions.events(seeded.submissionId);
     expect(events.filter((e) => e.toStatus === 'media_processing')).toHaveLength(1);
@@ -223,7 +243,11 @@ describe('local video provider: uploads to needs_review', () => {
   });
 
   it('an upload after expires_at is 410 upload_expired and the session ends failed upload_expired', async () => {
-    const seeded = await h.seedUpload({ byteSize: clip.length, protocol: 'basic', expiresAt: new Date(Date.now() - 1000) });
+    const seeded = await h.seedUpload({
+      byteSize: clip.length,
+      protocol: 'basic',
+      expiresAt: new Date(Date.now() - 1000),
+    });
     const response = await fetch(seeded.uploadUrl, { method: 'POST', body: basicForm(clip) });
     expect(response.status).toBe(410);
     expect(await response.json()).toMatchObject({ code: 'upload_expired' });
@@ -231,9 +255,15 @@ describe('local video provider: uploads to needs_review', () => {
     const again = await fetch(seeded.uploadUrl, { method: 'POST', body: basicForm(clip) });
     expect(again.status).toBe(410);
     const key = await h.agentKey();
-    const resource = await fetch(`${h.url}/v1/media-uploads/${seeded.uploadId}`, { headers: { Authorization: `Bearer ${key}` } });
+    const resource = await fetch(`${h.url}/v1/media-uploads/${seeded.uploadId}`, {
+      headers: { Authorization: `Bearer ${key}` },
+    });
     expect(resource.status).toBe(200);
-    expect(await resource.json()).toMatchObject({ id: seeded.uploadId, status: 'failed', failure: { code: 'upload_expired' } });
+    expect(await resource.json()).toMatchObject({
+      id: seeded.uploadId,
+      status: 'failed',
+      failure: { code: 'upload_expired' },
+    });
     const tus = await h.seedUpload({ byteSize: clip.length, protocol: 'tus', expiresAt: new Date(Date.now() - 1000) });
     expect((await fetch(tus.uploadUrl, { method: 'HEAD', headers: TUS })).status).toBe(410);
   });
@@ -242,10 +272,18 @@ describe('local video provider: uploads to needs_review', () => {
     const seeded = await h.seedUpload({ byteSize: clip.length, protocol: 'tus' });
     expect((await patch(seeded.uploadUrl, 0, clip.subarray(0, 500))).status).toBe(204);
     expect(spoolFiles(h)).toEqual([`${seeded.uploadId}.tus`]);
-    const spool = { db: h.db, storage: h.deps.storage, queues: h.deps.queues, config: h.deps.config, spoolDir: join(h.storageRoot, 'storage', '.uploads') };
+    const spool = {
+      db: h.db,
+      storage: h.deps.storage,
+      queues: h.deps.queues,
+      config: h.deps.config,
+      spoolDir: join(h.storageRoot, 'storage', '.uploads'),
+    };
     // While the session is open, its partial stays.
     expect(await createVideoUploadService(spool).sweepSpool()).toBe(0);
-    expect(await createVideoUploadService({ ...spool, now: () => new Date(Date.now() + 2 * 3600_000) }).sweepSpool()).toBe(1);
+    expect(
+      await createVideoUploadService({ ...spool, now: () => new Date(Date.now() + 2 * 3600_000) }).sweepSpool(),
+    ).toBe(1);
     expect(spoolFiles(h)).toEqual([]);
   });
 
@@ -256,7 +294,10 @@ describe('local video provider: uploads to needs_review', () => {
     const bare = await fetch(seeded.uploadUrl, { method: 'HEAD' });
     expect(bare.status).toBe(412);
     expect(bare.headers.get('tus-version')).toBe('1.0.0');
-    const basicWrong = (await h.seedUpload({ byteSize: clip.length, protocol: 'basic' })).uploadUrl.replace(/token=[^&]+/, 'token=x');
+    const basicWrong = (await h.seedUpload({ byteSize: clip.length, protocol: 'basic' })).uploadUrl.replace(
+      /token=[^&]+/,
+      'token=x',
+    );
     const refused = await fetch(basicWrong, { method: 'POST', body: basicForm(clip) });
     expect(refused.status).toBe(404);
     expect(refused.headers.get('content-type')).toContain('application/problem+json');

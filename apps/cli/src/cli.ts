@@ -58,7 +58,12 @@ export async function run(argv: string[], io: Io): Promise<number> {
   }
   let database: Database | undefined;
   try {
-    const parsed = parseArgs({ args: argv.slice(words), options: command.options ?? {}, allowPositionals: true, strict: true });
+    const parsed = parseArgs({
+      args: argv.slice(words),
+      options: command.options ?? {},
+      allowPositionals: true,
+      strict: true,
+    });
     if (parsed.positionals.length !== command.positionals) {
       throw new UsageError(`usage: framedesk ${command.usage}`);
     }
@@ -93,6 +98,7 @@ function describe(error: unknown, command: Command): string {
   if (isDomainError(error)) return error.detail;
   if (error instanceof ConfigError || error instanceof SettingsError) return error.message;
   const message = error instanceof Error ? error.message : String(error);
-  if (/ECONNREFUSED|connect/i.test(message)) return `cannot reach the database (${message.split('\n')[0]}); is PostgreSQL running and DATABASE_URL right?`;
+  if (/ECONNREFUSED|connect/i.test(message))
+    return `cannot reach the database (${message.split('\n')[0]}); is PostgreSQL running and DATABASE_URL right?`;
   return message.split('\n')[0] ?? 'failed';
 }

@@ -9,7 +9,8 @@ import { createTestDatabase, runApp, type TestDatabase } from '@framedesk/testin
 
 const root = resolve(import.meta.dirname, '../../..');
 
-const run = (app: 'cli' | 'api' | 'worker', args: string[], env: Record<string, string>, stdin = '') => runApp(app, args, env, stdin);
+const run = (app: 'cli' | 'api' | 'worker', args: string[], env: Record<string, string>, stdin = '') =>
+  runApp(app, args, env, stdin);
 
 describe('framedesk CLI', () => {
   let database: TestDatabase;
@@ -69,7 +70,12 @@ describe('framedesk CLI', () => {
   });
 
   it('creates a reviewer from a password on standard input, hashed with scrypt', async () => {
-    const result = await run('cli', ['reviewer', 'create', 'Ana@Example.com', '--password-stdin'], env, 'correct horse battery\n');
+    const result = await run(
+      'cli',
+      ['reviewer', 'create', 'Ana@Example.com', '--password-stdin'],
+      env,
+      'correct horse battery\n',
+    );
     expect(result).toMatchObject({ code: 0 });
     const rows = await query('SELECT email, password_hash FROM reviewers');
     expect(rows).toEqual([{ email: 'ana@example.com', password_hash: expect.stringMatching(/^scrypt\$/) }]);

@@ -29,13 +29,27 @@ describe('docs/api.md walkthrough against the real stack', () => {
   });
 
   it('gives a 202 for the image, replays it, refuses media_upload_id with 415, and polling sees needs_review', async () => {
-    const result = await runBlocks(docBlocks().filter((b) => b.tag === ''), dir, env);
-    expect({ code: result.code, stderr: result.stderr, stdout: result.stdout }).toEqual({ code: 0, stderr: '', stdout: expect.any(String) });
+    const result = await runBlocks(
+      docBlocks().filter((b) => b.tag === ''),
+      dir,
+      env,
+    );
+    expect({ code: result.code, stderr: result.stderr, stdout: result.stdout }).toEqual({
+      code: 0,
+      stderr: '',
+      stdout: expect.any(String),
+    });
 
     const created = outputOf(result.runs, "-F 'image=@frame.png;type=image/png' \\\n  -o submission.json");
     expect(created).toContain('HTTP 202');
     const submission = JSON.parse(created.split('\n')[1]!) as { id: string; status: string };
-    expect(submission).toMatchObject({ id: expect.stringMatching(/^sub_/), status: 'received', agent_slug: 'demo-agent', channel_slug: 'demo', date: '20260115' });
+    expect(submission).toMatchObject({
+      id: expect.stringMatching(/^sub_/),
+      status: 'received',
+      agent_slug: 'demo-agent',
+      channel_slug: 'demo',
+      date: '20260115',
+    });
 
     const replay = outputOf(result.runs, 'curl -sS -i');
     expect(replay).toMatch(/^HTTP\/1\.1 202/m);
@@ -44,9 +58,15 @@ describe('docs/api.md walkthrough against the real stack', () => {
 
     const refused = outputOf(result.runs, 'media_upload_id=');
     expect(refused).toContain('HTTP 415');
-    expect(JSON.parse(refused.split('\n')[0]!)).toMatchObject({ status: 415, code: 'unsupported_media_type', request_id: expect.any(String) });
+    expect(JSON.parse(refused.split('\n')[0]!)).toMatchObject({
+      status: 415,
+      code: 'unsupported_media_type',
+      request_id: expect.any(String),
+    });
 
-    expect(outputOf(result.runs, '"$FRAMEDESK_URL/v1/frame-submissions/$SUBMISSION_ID" \\\n  -H')).toContain(`"id":"${submission.id}"`);
+    expect(outputOf(result.runs, '"$FRAMEDESK_URL/v1/frame-submissions/$SUBMISSION_ID" \\\n  -H')).toContain(
+      `"id":"${submission.id}"`,
+    );
 
     const polled = outputOf(result.runs, 'for attempt').trim().split('\n');
     expect(polled.at(-1)).toBe('status: needs_review');
@@ -55,14 +75,47 @@ describe('docs/api.md walkthrough against the real stack', () => {
   }, 120_000);
 
   it('takes a video through a basic and a tus upload session to needs_review', async () => {
-    await run('ffmpeg', ['-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc=duration=1:size=160x120:rate=10', '-pix_fmt', 'yuv420p', '-y', join(dir, 'clip.mp4')]);
-    await run('ffmpeg', ['-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc2=duration=3:size=640x360:rate=25', '-pix_fmt', 'yuv420p', '-b:v', '2M', '-y', join(dir, 'big.mp4')]);
+    await run('ffmpeg', [
+      '-loglevel',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc=duration=1:size=160x120:rate=10',
+      '-pix_fmt',
+      'yuv420p',
+      '-y',
+      join(dir, 'clip.mp4'),
+    ]);
+    await run('ffmpeg', [
+      '-loglevel',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc2=duration=3:size=640x360:rate=25',
+      '-pix_fmt',
+      'yuv420p',
+      '-b:v',
+      '2M',
+      '-y',
+      join(dir, 'big.mp4'),
+    ]);
     expect((await stat(join(dir, 'clip.mp4'))).size).toBeLessThan(SMALL_VIDEO_MAX_BYTES);
     const bigSize = (await stat(join(dir, 'big.mp4'))).size;
     expect(bigSize).toBeGreaterThan(SMALL_VIDEO_MAX_BYTES * 2);
 
-    const result = await runBlocks(docBlocks().filter((b) => b.tag === 'video'), dir, { ...env, CHUNK: String(SMALL_VIDEO_MAX_BYTES) }, 200_000);
-    expect({ code: result.code, stderr: result.stderr, stdout: result.stdout }).toEqual({ code: 0, stderr: '', stdout: expect.any(String) });
+    const result = await runBlocks(
+      docBlocks().filter((b) => b.tag === 'video'),
+      dir,
+      { ...env, CHUNK: String(SMALL_VIDEO_MAX_BYTES) },
+      200_000,
+    );
+    expect({ code: result.code, stderr: result.stderr, stdout: result.stdout }).toEqual({
+      code: 0,
+      stderr: '',
+      stdout: expect.any(String),
+    });
 
     const basic = outputOf(result.runs, 'clip.mp4').trim().split('\n');
     expect(basic[0]).toBe('HTTP 201');

@@ -13,7 +13,10 @@ export interface DocBlock {
 
 /** Every ```sh block whose first line is `# doc-test [tag]`, in document order. */
 export function docBlocks(markdown = readFileSync(DOCS_FILE, 'utf8')): DocBlock[] {
-  return [...markdown.matchAll(/^```sh\n# doc-test(?: (\S+))?\n([\s\S]*?)^```$/gm)].map((m) => ({ tag: m[1] ?? '', source: m[2]! }));
+  return [...markdown.matchAll(/^```sh\n# doc-test(?: (\S+))?\n([\s\S]*?)^```$/gm)].map((m) => ({
+    tag: m[1] ?? '',
+    source: m[2]!,
+  }));
 }
 
 export interface BlockRun {

@@ -20,17 +20,43 @@ let server: Server;
 let baseUrl: string;
 const seen: Seen[] = [];
 let polls = 0;
-const sub = (status: string, extra: object = {}) => ({ id: 'sub_0123456789012345678901', status, agent_slug: 'bot', channel_slug: 'news', date: '20260115', created_at: '2026-01-15T00:00:00.000Z', ...extra });
+const sub = (status: string, extra: object = {}) => ({
+  id: 'sub_0123456789012345678901',
+  status,
+  agent_slug: 'bot',
+  channel_slug: 'news',
+  date: '20260115',
+  created_at: '2026-01-15T00:00:00.000Z',
+  ...extra,
+});
 
 function handle(req: Seen, res: ServerResponse) {
-  const send = (status: number, body: unknown) => res.writeHead(status, { 'Content-Type': status >= 400 ? 'application/problem+json' : 'application/json' }).end(JSON.stringify(body));
-  if (req.headers['authorization'] === 'Bearer bad') return send(401, { code: 'unauthenticated', detail: 'The API key is not valid.', status: 401, request_id: 'req_1' });
+  const send = (status: number, body: unknown) =>
+    res
+      .writeHead(status, { 'Content-Type': status >= 400 ? 'application/problem+json' : 'application/json' })
+      .end(JSON.stringify(body));
+  if (req.headers['authorization'] === 'Bearer bad')
+    return send(401, {
+      code: 'unauthenticated',
+      detail: 'The API key is not valid.',
+      status: 401,
+      request_id: 'req_1',
+    });
   if (req.method === 'POST' && req.url === '/v1/frame-submissions') return send(202, sub('received'));
   if (req.method === 'POST' && req.url === '/v1/media-uploads') {
-    return send(201, { id: 'upl_1', status: 'waiting_for_upload', provider: 'vendor_stream', upload_url: `${baseUrl}/uploads/basic/upl_1?token=t`, upload_protocol: 'basic', submission_id: sub('x').id, expires_at: '2026-01-15T01:00:00.000Z' });
+    return send(201, {
+      id: 'upl_1',
+      status: 'waiting_for_upload',
+      provider: 'vendor_stream',
+      upload_url: `${baseUrl}/uploads/basic/upl_1?token=t`,
+      upload_protocol: 'basic',
+      submission_id: sub('x').id,
+      expires_at: '2026-01-15T01:00:00.000Z',
+    });
   }
   if (req.method === 'POST' && req.url.startsWith('/uploads/basic/upl_1')) return send(201, {});
-  if (req.method === 'GET' && req.url.startsWith('/v1/frame-submissions/')) return send(200, sub(++polls >= 3 ? 'needs_review' : 'media_processing'));
+  if (req.method === 'GET' && req.url.startsWith('/v1/frame-submissions/'))
+    return send(200, sub(++polls >= 3 ? 'needs_review' : 'media_processing'));
   send(404, { code: 'not_found', detail: 'no route' });
 }
 
@@ -60,7 +86,12 @@ afterAll(async () => {
 async function cli(args: string[], env: Record<string, string> = {}) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await run(args, { env: { FRAMEDESK_BASE_URL: baseUrl, FRAMEDESK_API_KEY: 'fd_live_x', ...env }, stdin: new PassThrough(), out: (l) => out.push(l), err: (l) => err.push(l) });
+  const code = await run(args, {
+    env: { FRAMEDESK_BASE_URL: baseUrl, FRAMEDESK_API_KEY: 'fd_live_x', ...env },
+    stdin: new PassThrough(),
+    out: (l) => out.push(l),
+    err: (l) => err.push(l),
+  });
   return { code, out, err };
 }
 
@@ -77,7 +108,11 @@ describe('framedesk submit', () => {
     [['submit']],
   ])('refuses %j with one line and exit 2', async (args) => {
     const before = seen.length;
-    const files: Record<string, string> = { PNG: join(dir, 'frame.png'), TXT: join(dir, 'notes.txt'), MISSING: join(dir, 'missing.png') };
+    const files: Record<string, string> = {
+      PNG: join(dir, 'frame.png'),
+      TXT: join(dir, 'notes.txt'),
+      MISSING: join(dir, 'missing.png'),
+    };
     const result = await cli(args.map((a) => files[a] ?? a));
     expect(result.code).toBe(2);
     expect(result.err).toHaveLength(1);
@@ -85,12 +120,17 @@ describe('framedesk submit', () => {
   });
 
   it('requires an API key', async () => {
-    const result = await cli(['submit', join(dir, 'frame.png'), '--channel', 'news', '--agent', 'bot'], { FRAMEDESK_API_KEY: '' });
+    const result = await cli(['submit', join(dir, 'frame.png'), '--channel', 'news', '--agent', 'bot'], {
+      FRAMEDESK_API_KEY: '',
+    });
     expect(result).toMatchObject({ code: 2, err: [expect.stringContaining('FRAMEDESK_API_KEY')] });
   });
 
   it('submits a PNG with the metadata and prints one JSON line', async () => {
-    const result = await cli(['submit', join(dir, 'frame.png'), '--channel', 'news', '--date', '20260115', '--title', 'T', '--json'], { FRAMEDESK_AGENT: 'bot' });
+    const result = await cli(
+      ['submit', join(dir, 'frame.png'), '--channel', 'news', '--date', '20260115', '--title', 'T', '--json'],
+      { FRAMEDESK_AGENT: 'bot' },
+    );
     expect(result.code).toBe(0);
     expect(result.out).toHaveLength(1);
     expect(JSON.parse(result.out[0]!)).toEqual({ submission: sub('received') });
@@ -106,20 +146,45 @@ describe('framedesk submit', () => {
     expect(result.out).toEqual(['sub_0123456789012345678901 needs_review']);
     expect(result.err.join('\n')).toContain('created upload upl_1 (basic)');
     const create = seen.findLast((r) => r.url === '/v1/media-uploads')!;
-    expect(JSON.parse(create.body.toString())).toMatchObject({ agent_slug: 'bot', channel_slug: 'news', media_type: 'video', filename: 'clip.mp4', content_type: 'video/mp4', byte_size: 2048 });
+    expect(JSON.parse(create.body.toString())).toMatchObject({
+      agent_slug: 'bot',
+      channel_slug: 'news',
+      media_type: 'video',
+      filename: 'clip.mp4',
+      content_type: 'video/mp4',
+      byte_size: 2048,
+    });
     const upload = seen.findLast((r) => r.url.startsWith('/uploads/basic/upl_1'))!;
     expect(upload.headers['authorization']).toBeUndefined();
     expect(upload.body.length).toBeGreaterThan(2048);
   });
 
   it('reports an API error in one line with its code and exits 1', async () => {
-    const result = await cli(['submit', join(dir, 'frame.png'), '--channel', 'news', '--agent', 'bot', '--api-key', 'bad']);
+    const result = await cli([
+      'submit',
+      join(dir, 'frame.png'),
+      '--channel',
+      'news',
+      '--agent',
+      'bot',
+      '--api-key',
+      'bad',
+    ]);
     expect(result.code).toBe(1);
     expect(result.err).toEqual(['framedesk: 401 unauthenticated: The API key is not valid. [request req_1]']);
   });
 
   it('says where it looked when the API does not answer', async () => {
-    const result = await cli(['submit', join(dir, 'frame.png'), '--channel', 'news', '--agent', 'bot', '--base-url', 'http://127.0.0.1:9']);
+    const result = await cli([
+      'submit',
+      join(dir, 'frame.png'),
+      '--channel',
+      'news',
+      '--agent',
+      'bot',
+      '--base-url',
+      'http://127.0.0.1:9',
+    ]);
     expect(result.code).toBe(1);
     expect(result.err).toHaveLength(1);
     expect(result.err[0]).toMatch(/network_error.*is the API running at http:\/\/127\.0\.0\.1:9\?/);

@@ -27,8 +27,28 @@ describe('client and CLI against the real stack', () => {
     client = createClient({ baseUrl: stack.apiUrl, apiKey: key });
     dir = await mkdtemp(join(tmpdir(), 'framedesk-client-'));
     await writeFile(join(dir, 'frame.png'), makePng(64, 48, { seed: 3 }));
-    await ffmpeg(['-f', 'lavfi', '-i', 'testsrc=duration=1:size=160x120:rate=10', '-pix_fmt', 'yuv420p', '-y', join(dir, 'clip.mp4')]);
-    await ffmpeg(['-f', 'lavfi', '-i', 'testsrc2=duration=3:size=640x360:rate=25', '-pix_fmt', 'yuv420p', '-b:v', '2M', '-y', join(dir, 'big.mp4')]);
+    await ffmpeg([
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc=duration=1:size=160x120:rate=10',
+      '-pix_fmt',
+      'yuv420p',
+      '-y',
+      join(dir, 'clip.mp4'),
+    ]);
+    await ffmpeg([
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc2=duration=3:size=640x360:rate=25',
+      '-pix_fmt',
+      'yuv420p',
+      '-b:v',
+      '2M',
+      '-y',
+      join(dir, 'big.mp4'),
+    ]);
     clip = await readFile(join(dir, 'clip.mp4'));
     bigClip = await readFile(join(dir, 'big.mp4'));
   }, 120_000);
@@ -41,9 +61,21 @@ describe('client and CLI against the real stack', () => {
     it('submits an image, replays it under the same key, and waits for needs_review with variants', async () => {
       const image = makePng(32, 32, { seed: 9 });
       const idempotencyKey = crypto.randomUUID();
-      const created = await client.submitFrame({ metadata: metadata({ title: 'Hi', external_ref: 'r-1' }), image }, { idempotencyKey });
-      expect(created).toMatchObject({ status: 'received', agent_slug: 'bot', channel_slug: 'news', title: 'Hi', external_ref: 'r-1' });
-      const replayed = await client.submitFrame({ metadata: metadata({ title: 'Hi', external_ref: 'r-1' }), image }, { idempotencyKey });
+      const created = await client.submitFrame(
+        { metadata: metadata({ title: 'Hi', external_ref: 'r-1' }), image },
+        { idempotencyKey },
+      );
+      expect(created).toMatchObject({
+        status: 'received',
+        agent_slug: 'bot',
+        channel_slug: 'news',
+        title: 'Hi',
+        external_ref: 'r-1',
+      });
+      const replayed = await client.submitFrame(
+        { metadata: metadata({ title: 'Hi', external_ref: 'r-1' }), image },
+        { idempotencyKey },
+      );
       expect(replayed.id).toBe(created.id);
 
       const ready = await client.waitForStatus(created.id, ['needs_review'], { timeoutMs: 60_000, intervalMs: 200 });
@@ -58,11 +90,32 @@ describe('client and CLI against the real stack', () => {
     }, 90_000);
 
     it.each([
-      ['bytes that are not a PNG', () => client.submitFrame({ metadata: metadata(), image: Buffer.from('not a png at all') }), 415, 'unsupported_media_type'],
-      ['a bad date', () => client.submitFrame({ metadata: metadata({ date: '20260231' }), image: makePng(8, 8) }), 422, 'validation_failed'],
-      ['another agent', () => client.submitFrame({ metadata: metadata({ agent_slug: 'other' }), image: makePng(8, 8) }), 403, 'forbidden'],
+      [
+        'bytes that are not a PNG',
+        () => client.submitFrame({ metadata: metadata(), image: Buffer.from('not a png at all') }),
+        415,
+        'unsupported_media_type',
+      ],
+      [
+        'a bad date',
+        () => client.submitFrame({ metadata: metadata({ date: '20260231' }), image: makePng(8, 8) }),
+        422,
+        'validation_failed',
+      ],
+      [
+        'another agent',
+        () => client.submitFrame({ metadata: metadata({ agent_slug: 'other' }), image: makePng(8, 8) }),
+        403,
+        'forbidden',
+      ],
       ['an unknown id', () => client.getSubmission('sub_0000000000000000000000'), 404, 'not_found'],
-      ['a bad key', () => createClient({ baseUrl: stack.apiUrl, apiKey: 'fd_live_nope' }).getSubmission('sub_0000000000000000000000'), 401, 'unauthenticated'],
+      [
+        'a bad key',
+        () =>
+          createClient({ baseUrl: stack.apiUrl, apiKey: 'fd_live_nope' }).getSubmission('sub_0000000000000000000000'),
+        401,
+        'unauthenticated',
+      ],
     ] as const)('maps %s to a FramedeskError', async (_name, call, status, code) => {
       const error = await call().catch((e: unknown) => e);
       expect(error).toBeInstanceOf(FramedeskError);
@@ -71,10 +124,19 @@ describe('client and CLI against the real stack', () => {
     });
 
     it('uploads a small video with the basic protocol to needs_review', async () => {
-      const upload = await client.createVideoUpload({ agent_slug: 'bot', channel_slug: 'news', media_type: 'video', filename: 'clip.mp4', content_type: 'video/mp4', byte_size: clip.length });
+      const upload = await client.createVideoUpload({
+        agent_slug: 'bot',
+        channel_slug: 'news',
+        media_type: 'video',
+        filename: 'clip.mp4',
+        content_type: 'video/mp4',
+        byte_size: clip.length,
+      });
       expect(upload).toMatchObject({ status: 'waiting_for_upload', upload_protocol: 'basic' });
       await client.uploadVideo(upload, clip, { contentType: 'video/mp4', filename: 'clip.mp4' });
-      expect((await client.waitForStatus(upload.id, ['needs_review'], { timeoutMs: 60_000, intervalMs: 200 })).status).toBe('needs_review');
+      expect(
+        (await client.waitForStatus(upload.id, ['needs_review'], { timeoutMs: 60_000, intervalMs: 200 })).status,
+      ).toBe('needs_review');
       const submission = await client.getSubmission(upload.submission_id);
       expect(submission).toMatchObject({ media_type: 'video', media_upload_id: upload.id });
       expect(Object.keys(submission.variants).length).toBeGreaterThan(0); // the poster
@@ -97,31 +159,79 @@ describe('client and CLI against the real stack', () => {
         return fetch(input, init);
       };
       const resumable = createClient({ baseUrl: stack.apiUrl, apiKey: key, fetch: flaky });
-      const upload = await resumable.createVideoUpload({ agent_slug: 'bot', channel_slug: 'news', media_type: 'video', filename: 'big.mp4', content_type: 'video/mp4', byte_size: bigClip.length });
+      const upload = await resumable.createVideoUpload({
+        agent_slug: 'bot',
+        channel_slug: 'news',
+        media_type: 'video',
+        filename: 'big.mp4',
+        content_type: 'video/mp4',
+        byte_size: bigClip.length,
+      });
       expect(upload.upload_protocol).toBe('tus');
       const progress: number[] = [];
-      await resumable.uploadVideo(upload, bigClip, { contentType: 'video/mp4', chunkSize: 128 * 1024, onProgress: (p) => progress.push(p.bytesSent) });
+      await resumable.uploadVideo(upload, bigClip, {
+        contentType: 'video/mp4',
+        chunkSize: 128 * 1024,
+        onProgress: (p) => progress.push(p.bytesSent),
+      });
       expect(patches).toBeGreaterThan(Math.ceil(bigClip.length / (128 * 1024)));
       expect(progress.at(-1)).toBe(bigClip.length);
-      expect((await resumable.waitForStatus(upload.id, ['needs_review'], { timeoutMs: 60_000, intervalMs: 200 })).status).toBe('needs_review');
+      expect(
+        (await resumable.waitForStatus(upload.id, ['needs_review'], { timeoutMs: 60_000, intervalMs: 200 })).status,
+      ).toBe('needs_review');
     }, 90_000);
   });
 
   describe('framedesk submit', () => {
-    const submit = (args: string[]) => stack.cli(['submit', ...args, '--agent', 'bot', '--channel', 'news', '--api-key', key, '--base-url', stack.apiUrl]);
+    const submit = (args: string[]) =>
+      stack.cli([
+        'submit',
+        ...args,
+        '--agent',
+        'bot',
+        '--channel',
+        'news',
+        '--api-key',
+        key,
+        '--base-url',
+        stack.apiUrl,
+      ]);
 
     it('submits a PNG and waits for needs_review, printing one JSON line', async () => {
-      const result = await submit([join(dir, 'frame.png'), '--date', '20260115', '--title', 'From the CLI', '--wait', '--json']);
+      const result = await submit([
+        join(dir, 'frame.png'),
+        '--date',
+        '20260115',
+        '--title',
+        'From the CLI',
+        '--wait',
+        '--json',
+      ]);
       expect(result).toMatchObject({ code: 0, stderr: '' });
       const lines = result.stdout.trim().split('\n');
       expect(lines).toHaveLength(1);
-      expect(JSON.parse(lines[0]!)).toMatchObject({ submission: { status: 'needs_review', title: 'From the CLI', date: '20260115' } });
+      expect(JSON.parse(lines[0]!)).toMatchObject({
+        submission: { status: 'needs_review', title: 'From the CLI', date: '20260115' },
+      });
     }, 90_000);
 
     it('reports an API refusal in one line and exits 1', async () => {
-      const result = await stack.cli(['submit', join(dir, 'frame.png'), '--agent', 'other', '--channel', 'news', '--api-key', key, '--base-url', stack.apiUrl]);
+      const result = await stack.cli([
+        'submit',
+        join(dir, 'frame.png'),
+        '--agent',
+        'other',
+        '--channel',
+        'news',
+        '--api-key',
+        key,
+        '--base-url',
+        stack.apiUrl,
+      ]);
       expect(result.code).toBe(1);
-      expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^framedesk: 403 forbidden: .* \[request req_\w+\]$/)]);
+      expect(result.stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(/^framedesk: 403 forbidden: .* \[request req_\w+\]$/),
+      ]);
     }, 60_000);
 
     it('does the whole video flow for a clip', async () => {

@@ -28,7 +28,17 @@ async function buildWorkbench(): Promise<string> {
   const dist = await mkdtemp(join(tmpdir(), 'framedesk-workbench-'));
   const result = spawnSync(
     process.execPath,
-    [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'apps/workbench/vite.config.ts', '--outDir', dist, '--emptyOutDir', '--logLevel', 'warn'],
+    [
+      join(root, 'node_modules/vite/bin/vite.js'),
+      'build',
+      '--config',
+      'apps/workbench/vite.config.ts',
+      '--outDir',
+      dist,
+      '--emptyOutDir',
+      '--logLevel',
+      'warn',
+    ],
     { cwd: root, encoding: 'utf8' },
   );
   if (result.status !== 0) throw new Error(`vite build failed:\n${result.stdout}\n${result.stderr}`);
@@ -65,9 +75,21 @@ interface ZoneInput {
 /** The agent's side: POST /v1/frame-submissions and GET it, with a Bearer key. */
 function agentClient(stack: Stack, key: string, agent: string, channel: string) {
   return {
-    async submit(title: string, zones: ZoneInput[] = [], seed = 1, png: Buffer = makePng(320, 180, { seed })): Promise<string> {
+    async submit(
+      title: string,
+      zones: ZoneInput[] = [],
+      seed = 1,
+      png: Buffer = makePng(320, 180, { seed }),
+    ): Promise<string> {
       const form = new FormData();
-      const metadata = { agent_slug: agent, channel_slug: channel, date: '20260315', title, caption: `Caption of ${title}`, click_zones: zones };
+      const metadata = {
+        agent_slug: agent,
+        channel_slug: channel,
+        date: '20260315',
+        title,
+        caption: `Caption of ${title}`,
+        click_zones: zones,
+      };
       form.append('metadata', new Blob([JSON.stringify(metadata)], { type: 'application/json' }));
       form.append('image', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'frame.png');
       const res = await fetch(`${stack.apiUrl}/v1/frame-submissions`, {
@@ -79,7 +101,9 @@ function agentClient(stack: Stack, key: string, agent: string, channel: string) 
       return ((await res.json()) as { id: string }).id;
     },
     async get(id: string): Promise<{ status: string; review?: { decision: string; reason: string | null } | null }> {
-      const res = await fetch(`${stack.apiUrl}/v1/frame-submissions/${id}`, { headers: { authorization: `Bearer ${key}` } });
+      const res = await fetch(`${stack.apiUrl}/v1/frame-submissions/${id}`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
       if (res.status !== 200) throw new Error(`GET ${id} failed: ${res.status} ${await res.text()}`);
       return (await res.json()) as { status: string };
     },
@@ -117,7 +141,8 @@ describe('reviewer workbench in chromium', () => {
     contexts.push(context);
     return context.newPage();
   };
-  const queueItem = (page: Page, title: string) => page.getByRole('list', { name: 'Review queue' }).getByRole('listitem', { name: `${title} — ${CHANNEL}` });
+  const queueItem = (page: Page, title: string) =>
+    page.getByRole('list', { name: 'Review queue' }).getByRole('listitem', { name: `${title} — ${CHANNEL}` });
 
   beforeAll(async () => {
     dist = await buildWorkbench();
@@ -156,7 +181,9 @@ describe('reviewer workbench in chromium', () => {
     // The agent API does not take a reviewer's session, and the review API does not take agent keys.
     const header = `fd_session=${cookie!.value}`;
     expect((await fetch(`${stack.apiUrl}/v1/frame-submissions`, { headers: { cookie: header } })).status).toBe(401);
-    expect((await fetch(`${stack.apiUrl}/review/queue`, { headers: { authorization: 'Bearer fd_live_x' } })).status).toBe(401);
+    expect(
+      (await fetch(`${stack.apiUrl}/review/queue`, { headers: { authorization: 'Bearer fd_live_x' } })).status,
+    ).toBe(401);
   });
 
   it('shows a frame sent through the agent API with its click zones; promoting it puts it on the timeline', async () => {
@@ -178,7 +205,9 @@ describe('reviewer workbench in chromium', () => {
     expect(await zones.nth(0).getAttribute('aria-label')).toBe('Boats: https://example.com/boats');
     expect(await zones.nth(1).getAttribute('title')).toBe('https://example.com/fish');
     const image = page.getByRole('img', { name: 'Harbour at dawn' });
-    await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBeGreaterThan(0);
+    await expect
+      .poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth))
+      .toBeGreaterThan(0);
     const [frameBox, zoneBox] = [await image.boundingBox(), await zones.nth(0).boundingBox()];
     expect(zoneBox!.x).toBeGreaterThan(frameBox!.x);
     expect(zoneBox!.width).toBeCloseTo(frameBox!.width * 0.3, 0);
@@ -192,7 +221,10 @@ describe('reviewer workbench in chromium', () => {
     expect(promoted.review).toMatchObject({ decision: 'promoted' });
 
     await page.getByRole('link', { name: `Timeline: ${CHANNEL}` }).click();
-    await page.getByRole('list', { name: `Timeline of ${CHANNEL}` }).getByRole('listitem', { name: /Harbour at dawn/ }).waitFor();
+    await page
+      .getByRole('list', { name: `Timeline of ${CHANNEL}` })
+      .getByRole('listitem', { name: /Harbour at dawn/ })
+      .waitFor();
     await screenshot(page, 'timeline');
   });
 
@@ -222,12 +254,21 @@ describe('reviewer workbench in chromium', () => {
     await alice.getByRole('heading', { name: 'Contested frame' }).waitFor();
     await bob.goto(`${stack.apiUrl}/?selected=${id}`);
     await bob.getByRole('heading', { name: 'Contested frame' }).waitFor();
-    await Promise.all([alice.getByRole('button', { name: 'Promote' }).click(), bob.getByRole('button', { name: 'Promote' }).click()]);
-    const told = async (page: Page) => (await page.getByRole('alert').filter({ hasText: /Another reviewer/ }).count()) > 0;
+    await Promise.all([
+      alice.getByRole('button', { name: 'Promote' }).click(),
+      bob.getByRole('button', { name: 'Promote' }).click(),
+    ]);
+    const told = async (page: Page) =>
+      (await page
+        .getByRole('alert')
+        .filter({ hasText: /Another reviewer/ })
+        .count()) > 0;
     await agent.waitFor(id, 'promoted', 20_000);
     // Exactly one wins. Which one depends on whose claim and decision reach the API first, which a
     // loaded machine may reorder, so the test asserts the property, not the winner.
-    await expect.poll(async () => [await told(alice), await told(bob)].filter(Boolean).length, { timeout: 20_000 }).toBe(1);
+    await expect
+      .poll(async () => [await told(alice), await told(bob)].filter(Boolean).length, { timeout: 20_000 })
+      .toBe(1);
     await screenshot((await told(alice)) ? alice : bob, 'race-loser');
   });
 
@@ -240,7 +281,9 @@ describe('reviewer workbench in chromium', () => {
     const table = page.getByRole('table', { name: 'Queue depths' });
     await table.waitFor();
     expect(await table.getByRole('rowheader', { name: 'image-processing' }).count()).toBe(1);
-    const row = page.getByRole('list', { name: 'Recently failed' }).getByRole('listitem', { name: `Pixel bomb — ${failed.failure!.code}` });
+    const row = page
+      .getByRole('list', { name: 'Recently failed' })
+      .getByRole('listitem', { name: `Pixel bomb — ${failed.failure!.code}` });
     await row.waitFor();
     await screenshot(page, 'ops');
     await row.getByRole('button', { name: 'Retry Pixel bomb' }).click();

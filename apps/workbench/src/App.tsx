@@ -49,7 +49,13 @@ function Shell({ email, reasons }: { email: string; reasons: readonly string[] |
         </button>
       </header>
       <main>
-        {timeline ? <TimelineScreen slug={timeline[1]!} /> : route.path === '/ops' ? <OpsScreen /> : <QueueScreen route={route} {...(reasons ? { reasons } : {})} />}
+        {timeline ? (
+          <TimelineScreen slug={timeline[1]!} />
+        ) : route.path === '/ops' ? (
+          <OpsScreen />
+        ) : (
+          <QueueScreen route={route} {...(reasons ? { reasons } : {})} />
+        )}
       </main>
     </>
   );

@@ -12,7 +12,12 @@ const signedOut = (error: unknown) => {
 const queryClient: QueryClient = new QueryClient({
   queryCache: new QueryCache({ onError: signedOut }),
   mutationCache: new MutationCache({ onError: signedOut }),
-  defaultOptions: { queries: { retry: (count, error) => !(error instanceof ApiError && error.status < 500) && count < 1, refetchOnWindowFocus: true } },
+  defaultOptions: {
+    queries: {
+      retry: (count, error) => !(error instanceof ApiError && error.status < 500) && count < 1,
+      refetchOnWindowFocus: true,
+    },
+  },
 });
 
 createRoot(document.getElementById('root')!).render(

@@ -1,4 +1,10 @@
-import { ConfigError, loadSettings, readProjectConfig, resolveProjectConfigPath, SettingsError } from '@framedesk/config';
+import {
+  ConfigError,
+  loadSettings,
+  readProjectConfig,
+  resolveProjectConfigPath,
+  SettingsError,
+} from '@framedesk/config';
 import { createLogger, createMetricsRegistry, onShutdown } from '@framedesk/observability';
 import { startHealthServer } from './health-server';
 import { buildHandlerRegistry, HandlerRegistryError } from './jobs/registry';
@@ -10,7 +16,9 @@ function boot() {
     const config = readProjectConfig(resolveProjectConfigPath(settings.FRAMEDESK_CONFIG, settings.workspaceRoot));
     const selection = parseQueueSelection(settings.WORKER_QUEUES);
     if (selection.unknown.length > 0) {
-      throw new SettingsError(selection.unknown.map((name) => ({ path: '/WORKER_QUEUES', message: `unknown queue ${name}` })));
+      throw new SettingsError(
+        selection.unknown.map((name) => ({ path: '/WORKER_QUEUES', message: `unknown queue ${name}` })),
+      );
     }
     buildHandlerRegistry();
     return { settings, config, queues: selection.queues };
@@ -28,10 +36,21 @@ const logger = createLogger({ name: 'worker', level: settings.LOG_LEVEL });
 const metrics = createMetricsRegistry('worker');
 let running = true;
 let runtime: WorkerRuntime | undefined;
-const health = startHealthServer({ host: settings.API_HOST, port: settings.WORKER_HEALTH_PORT, metrics, healthy: () => running && runtime !== undefined });
+const health = startHealthServer({
+  host: settings.API_HOST,
+  port: settings.WORKER_HEALTH_PORT,
+  metrics,
+  healthy: () => running && runtime !== undefined,
+});
 
 onShutdown(logger, [
-  { name: 'workers', run: async () => { running = false; await runtime?.close(); } },
+  {
+    name: 'workers',
+    run: async () => {
+      running = false;
+      await runtime?.close();
+    },
+  },
   { name: 'health', run: () => new Promise((r) => health.close(r)) },
 ]);
 

@@ -9,7 +9,10 @@ describe('parseQueueSelection (WORKER_QUEUES)', () => {
   });
 
   it('selects the listed queues and reports unknown names', () => {
-    expect(parseQueueSelection('maintenance, image-processing')).toEqual({ queues: ['image-processing', 'maintenance'], unknown: [] });
+    expect(parseQueueSelection('maintenance, image-processing')).toEqual({
+      queues: ['image-processing', 'maintenance'],
+      unknown: [],
+    });
     expect(parseQueueSelection('image-processing,images').unknown).toEqual(['images']);
   });
 });

@@ -47,7 +47,10 @@ export interface WorkerRuntime {
 
 /** `all` or a comma-separated list; returns the queues and any unknown names. */
 export function parseQueueSelection(value: string): { queues: QueueName[]; unknown: string[] } {
-  const names = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const names = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (names.length === 0 || names.includes('all')) return { queues: [...QUEUE_NAMES], unknown: [] };
   const unknown = names.filter((n) => !(QUEUE_NAMES as readonly string[]).includes(n));
   return { queues: QUEUE_NAMES.filter((q) => names.includes(q)), unknown };
@@ -91,7 +94,13 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
   const processor = (queue: QueueName) => async (job: Job) => {
     const name = job.name as JobName;
     const submissionId = (job.data as { submissionId?: string }).submissionId;
-    const jobLogger = logger.child({ queue, job: name, jobId: job.id, attempt: job.attemptsMade + 1, ...(submissionId ? { submissionId } : {}) });
+    const jobLogger = logger.child({
+      queue,
+      job: name,
+      jobId: job.id,
+      attempt: job.attemptsMade + 1,
+      ...(submissionId ? { submissionId } : {}),
+    });
     const handler = registry.get(name);
     if (!handler) throw new UnrecoverableError(`no handler for job ${name}`);
     const context: JobContext = { deps, logger: jobLogger, job };
@@ -107,9 +116,11 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
       metrics.jobFinished(queue, name, last ? 'failed' : 'retried', seconds());
       if (!permanent && last && handler.exhausted) {
         // If this fails too, the submission stays in the pipeline and the reconciler retries it.
-        await (handler.exhausted as (payload: unknown, error: Error, context: JobContext) => Promise<void>)(job.data, err, context).catch(
-          (e: unknown) => jobLogger.error({ err: e }, 'recording exhausted retries failed'),
-        );
+        await (handler.exhausted as (payload: unknown, error: Error, context: JobContext) => Promise<void>)(
+          job.data,
+          err,
+          context,
+        ).catch((e: unknown) => jobLogger.error({ err: e }, 'recording exhausted retries failed'));
       }
       if (!permanent) jobLogger.warn({ err, willRetry: !last }, 'job failed');
       throw err;
@@ -140,7 +151,10 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
       await queues.schedule('maintenance.sweep', SWEEP_EVERY_MS);
     };
     await schedule();
-    refresh = setInterval(() => void schedule().catch((error: unknown) => logger.warn({ err: error }, 'scheduling failed')), scheduleRefreshMs(settings.RECONCILE_INTERVAL_SECONDS));
+    refresh = setInterval(
+      () => void schedule().catch((error: unknown) => logger.warn({ err: error }, 'scheduling failed')),
+      scheduleRefreshMs(settings.RECONCILE_INTERVAL_SECONDS),
+    );
     refresh.unref();
   }
   await Promise.all(workers.map((w) => w.waitUntilReady()));

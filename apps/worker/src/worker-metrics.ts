@@ -33,7 +33,8 @@ export function createWorkerMetrics(registry: Registry, sources: { queues: Queue
     async collect() {
       this.reset();
       const counts = await sources.queues.counts();
-      for (const [queue, states] of Object.entries(counts)) for (const [state, n] of Object.entries(states)) this.set({ queue, state }, n);
+      for (const [queue, states] of Object.entries(counts))
+        for (const [state, n] of Object.entries(states)) this.set({ queue, state }, n);
     },
   });
   new Gauge({
@@ -43,7 +44,8 @@ export function createWorkerMetrics(registry: Registry, sources: { queues: Queue
     registers: [registry],
     async collect() {
       this.reset();
-      for (const [status, n] of Object.entries(await sources.db.repos.submissions.countByStatus())) this.set({ status }, n);
+      for (const [status, n] of Object.entries(await sources.db.repos.submissions.countByStatus()))
+        this.set({ status }, n);
     },
   });
   return {

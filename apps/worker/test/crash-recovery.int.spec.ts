@@ -31,7 +31,9 @@ describe('nothing lost: real worker processes killed, restarted and shut down', 
   };
 
   const transitions = async (id: string) =>
-    (await h.db.repos.submissions.events(id)).filter((e) => e.type === 'transition').map((e) => `${e.fromStatus}->${e.toStatus}`);
+    (await h.db.repos.submissions.events(id))
+      .filter((e) => e.type === 'transition')
+      .map((e) => `${e.fromStatus}->${e.toStatus}`);
 
   beforeAll(async () => {
     h = await createWorkerHarness();
@@ -54,44 +56,54 @@ describe('nothing lost: real worker processes killed, restarted and shut down', 
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('a worker killed with SIGKILL mid-job, and a submission whose enqueue was lost, both end in needs_review after restart', { timeout: 180_000 }, async () => {
-    const first = await startWorker();
-    const killedId = await h.seedImage(makePng(3000, 3000));
-    await h.producer.enqueue('image.process', { submissionId: killedId });
-    await waitWhile(killedId, 'received');
-    await first.worker.stop('SIGKILL');
-    expect((await h.db.repos.submissions.findById(killedId))?.status).toBe('media_processing');
+  it(
+    'a worker killed with SIGKILL mid-job, and a submission whose enqueue was lost, both end in needs_review after restart',
+    { timeout: 180_000 },
+    async () => {
+      const first = await startWorker();
+      const killedId = await h.seedImage(makePng(3000, 3000));
+      await h.producer.enqueue('image.process', { submissionId: killedId });
+      await waitWhile(killedId, 'received');
+      await first.worker.stop('SIGKILL');
+      expect((await h.db.repos.submissions.findById(killedId))?.status).toBe('media_processing');
 
-    // Committed while no worker runs and never enqueued: only the reconciler can find it.
-    const lostId = await h.seedImage(makePng(320, 240, { seed: 5 }));
+      // Committed while no worker runs and never enqueued: only the reconciler can find it.
+      const lostId = await h.seedImage(makePng(320, 240, { seed: 5 }));
 
-    const second = await startWorker();
-    await h.waitForStatus(killedId, ['needs_review', 'failed'], 120_000);
-    await h.waitForStatus(lostId, ['needs_review', 'failed'], 60_000);
-    for (const id of [killedId, lostId]) {
-      expect((await h.db.repos.submissions.findById(id))?.status).toBe('needs_review');
-      expect(await transitions(id)).toEqual(['null->received', 'received->media_processing', 'media_processing->needs_review']);
-    }
-    const variants = (await h.db.repos.mediaObjects.listForSubmission(killedId)).filter((o) => o.kind === 'variant');
-    expect(variants.map((v) => v.name).sort()).toEqual([...HEAVY_VARIANTS].sort());
+      const second = await startWorker();
+      await h.waitForStatus(killedId, ['needs_review', 'failed'], 120_000);
+      await h.waitForStatus(lostId, ['needs_review', 'failed'], 60_000);
+      for (const id of [killedId, lostId]) {
+        expect((await h.db.repos.submissions.findById(id))?.status).toBe('needs_review');
+        expect(await transitions(id)).toEqual([
+          'null->received',
+          'received->media_processing',
+          'media_processing->needs_review',
+        ]);
+      }
+      const variants = (await h.db.repos.mediaObjects.listForSubmission(killedId)).filter((o) => o.kind === 'variant');
+      expect(variants.map((v) => v.name).sort()).toEqual([...HEAVY_VARIANTS].sort());
 
-    // Every log line about a job names its submission.
-    const jobLines = second.worker
-      .output()
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as Record<string, unknown>)
-      .filter((line) => line['job'] === 'image.process');
-    expect(jobLines.length).toBeGreaterThan(0);
-    for (const line of jobLines) expect(line['submissionId']).toMatch(/^sub_/);
+      // Every log line about a job names its submission.
+      const jobLines = second.worker
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((line) => line['job'] === 'image.process');
+      expect(jobLines.length).toBeGreaterThan(0);
+      for (const line of jobLines) expect(line['submissionId']).toMatch(/^sub_/);
 
-    const metrics = await (await fetch(`http://127.0.0.1:${second.port}/metrics`)).text();
-    expect(metrics).toMatch(/framedesk_jobs_total\{[^}]*queue="image-processing"[^}]*outcome="completed"[^}]*\} [1-9]/);
-    expect(metrics).toMatch(/framedesk_queue_depth\{[^}]*queue="image-processing"/);
-    expect(metrics).toMatch(/framedesk_submissions\{[^}]*status="needs_review"[^}]*\} [1-9]/);
-    expect(metrics).toMatch(/framedesk_job_duration_seconds_bucket/);
-    await second.worker.stop('SIGKILL');
-  });
+      const metrics = await (await fetch(`http://127.0.0.1:${second.port}/metrics`)).text();
+      expect(metrics).toMatch(
+        /framedesk_jobs_total\{[^}]*queue="image-processing"[^}]*outcome="completed"[^}]*\} [1-9]/,
+      );
+      expect(metrics).toMatch(/framedesk_queue_depth\{[^}]*queue="image-processing"/);
+      expect(metrics).toMatch(/framedesk_submissions\{[^}]*status="needs_review"[^}]*\} [1-9]/);
+      expect(metrics).toMatch(/framedesk_job_duration_seconds_bucket/);
+      await second.worker.stop('SIGKILL');
+    },
+  );
 
   it('SIGTERM lets the running job finish, then the worker exits cleanly', { timeout: 120_000 }, async () => {
     const { worker } = await startWorker();
@@ -104,7 +116,11 @@ describe('nothing lost: real worker processes killed, restarted and shut down', 
   });
 
   it('refuses to start on an unknown queue name, printing the violation', { timeout: 60_000 }, async () => {
-    const worker = startApp('worker', { ...env, WORKER_QUEUES: 'image-processing,nonsense', WORKER_HEALTH_PORT: String(await freePort()) });
+    const worker = startApp('worker', {
+      ...env,
+      WORKER_QUEUES: 'image-processing,nonsense',
+      WORKER_HEALTH_PORT: String(await freePort()),
+    });
     processes.push(worker);
     const code = await new Promise<number | null>((r) => worker.child.once('exit', r));
     expect(code).toBe(1);

@@ -12,7 +12,9 @@ import { startWorkerRuntime, type WorkerRuntime, type WorkerRuntimeOptions } fro
 
 const workspaceRoot = resolve(import.meta.dirname, '../../..');
 
-export type ConfigChange = (config: { -readonly [K in keyof ProjectConfig]: { -readonly [P in keyof ProjectConfig[K]]: ProjectConfig[K][P] } }) => void;
+export type ConfigChange = (config: {
+  -readonly [K in keyof ProjectConfig]: { -readonly [P in keyof ProjectConfig[K]]: ProjectConfig[K][P] };
+}) => void;
 
 export async function exampleConfig(change?: ConfigChange): Promise<ProjectConfig> {
   const raw = JSON.parse(await readFile(join(workspaceRoot, 'config/project.example.json'), 'utf8'));
@@ -68,10 +70,28 @@ export async function createWorkerHarness(extraEnv: Record<string, string> = {})
       const stored = await storage.put(bucket, key, png, { contentType: 'image/png' });
       await db.transaction(async (repos) => {
         await repos.submissions.create(
-          { id, status: 'received', mediaType: 'image', agentId: agent.id, channelId: channel.id, date: '20261122', metadata: {}, visibility: 'promotion_eligible' },
+          {
+            id,
+            status: 'received',
+            mediaType: 'image',
+            agentId: agent.id,
+            channelId: channel.id,
+            date: '20261122',
+            metadata: {},
+            visibility: 'promotion_eligible',
+          },
           { type: 'agent', id: agent.id },
         );
-        await repos.mediaObjects.upsert({ submissionId: id, kind: 'original', name: 'original', bucket, key, contentType: 'image/png', byteSize: stored.byteSize, sha256: stored.sha256 });
+        await repos.mediaObjects.upsert({
+          submissionId: id,
+          kind: 'original',
+          name: 'original',
+          bucket,
+          key,
+          contentType: 'image/png',
+          byteSize: stored.byteSize,
+          sha256: stored.sha256,
+        });
       });
       return id;
     },
@@ -81,12 +101,18 @@ export async function createWorkerHarness(extraEnv: Record<string, string> = {})
       for (;;) {
         const row = await db.repos.submissions.findById(id);
         if (row && statuses.includes(row.status)) return row;
-        if (Date.now() > deadline) throw new Error(`${id} is ${row?.status}, not ${statuses.join('|')}, after ${timeoutMs} ms`);
+        if (Date.now() > deadline)
+          throw new Error(`${id} is ${row?.status}, not ${statuses.join('|')}, after ${timeoutMs} ms`);
         await new Promise((r) => setTimeout(r, 100));
       }
     },
 
-    async startRuntime(options: Partial<Omit<WorkerRuntimeOptions, 'settings'>> & { config?: ProjectConfig; settings?: Partial<Settings> } = {}) {
+    async startRuntime(
+      options: Partial<Omit<WorkerRuntimeOptions, 'settings'>> & {
+        config?: ProjectConfig;
+        settings?: Partial<Settings>;
+      } = {},
+    ) {
       const runtime = await startWorkerRuntime({
         logger: createLogger({ name: 'worker-test', level: 'silent' }),
         metrics: createMetricsRegistry('worker-test'),

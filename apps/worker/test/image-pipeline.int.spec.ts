@@ -34,7 +34,11 @@ describe('image pipeline (worker runtime, real Redis, PostgreSQL and sharp)', ()
       const expected = variantSize(parseVariantName(variant.name)!, { width: 1600, height: 900 });
       const bytes = await readObject(h.storage, variant.bucket, variant.key);
       const meta = await readImageInfo(bytes);
-      expect({ name: variant.name, format: meta.format, width: meta.width, height: meta.height }).toEqual({ name: variant.name, format: 'webp', ...expected });
+      expect({ name: variant.name, format: meta.format, width: meta.width, height: meta.height }).toEqual({
+        name: variant.name,
+        format: 'webp',
+        ...expected,
+      });
       expect(meta.hasExif).toBe(false);
       expect([variant.width, variant.height]).toEqual([expected.width, expected.height]);
       expect(Number(variant.byteSize)).toBe(bytes.length);

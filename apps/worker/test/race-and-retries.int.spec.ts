@@ -9,7 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkerHarness, exampleConfig, type WorkerHarness } from './harness';
 
 const transitions = async (h: WorkerHarness, id: string) =>
-  (await h.db.repos.submissions.events(id)).filter((e) => e.type === 'transition').map((e) => `${e.fromStatus}->${e.toStatus}`);
+  (await h.db.repos.submissions.events(id))
+    .filter((e) => e.type === 'transition')
+    .map((e) => `${e.fromStatus}->${e.toStatus}`);
 
 describe('racing workers and exhausted retries', () => {
   let h: WorkerHarness;
@@ -34,7 +36,11 @@ describe('racing workers and exhausted retries', () => {
     } finally {
       await Promise.all([dbA.close(), dbB.close()]);
     }
-    expect(await transitions(h, id)).toEqual(['null->received', 'received->media_processing', 'media_processing->needs_review']);
+    expect(await transitions(h, id)).toEqual([
+      'null->received',
+      'received->media_processing',
+      'media_processing->needs_review',
+    ]);
     const variants = (await h.db.repos.mediaObjects.listForSubmission(id)).filter((o) => o.kind === 'variant');
     expect(variants.map((v) => v.name).sort()).toEqual([...config.delivery.vendor_image_variants].sort());
     const files = await readdir(join(h.settings.STORAGE_FS_ROOT, h.bucket, 'variants', id));
@@ -42,7 +48,10 @@ describe('racing workers and exhausted retries', () => {
   });
 
   it('two worker runtimes given two jobs for one submission (a re-run beside the original) record each transition once', async () => {
-    const [a, b] = [await h.startRuntime({ queues: ['image-processing'] }), await h.startRuntime({ queues: ['image-processing'] })];
+    const [a, b] = [
+      await h.startRuntime({ queues: ['image-processing'] }),
+      await h.startRuntime({ queues: ['image-processing'] }),
+    ];
     const ids = await Promise.all([1, 2, 3].map((seed) => h.seedImage(makePng(400, 300, { seed }))));
     for (const submissionId of ids) {
       await h.producer.enqueue('image.process', { submissionId });
@@ -50,7 +59,11 @@ describe('racing workers and exhausted retries', () => {
     }
     for (const id of ids) {
       await h.waitForStatus(id, ['needs_review']);
-      expect(await transitions(h, id)).toEqual(['null->received', 'received->media_processing', 'media_processing->needs_review']);
+      expect(await transitions(h, id)).toEqual([
+        'null->received',
+        'received->media_processing',
+        'media_processing->needs_review',
+      ]);
     }
     await Promise.all([a.close(), b.close()]);
   });
@@ -66,14 +79,22 @@ describe('racing workers and exhausted retries', () => {
     const id = await h.seedImage(makePng(50, 50));
     const payload = { submissionId: id };
     // Production jobs get 5 attempts with exponential back-off; this one is short to keep the test fast.
-    await h.producer.queue('image-processing').add('image.process', payload, { jobId: jobIdFor('image.process', payload), attempts: 3, backoff: { type: 'exponential', delay: 20 } });
+    await h.producer.queue('image-processing').add('image.process', payload, {
+      jobId: jobIdFor('image.process', payload),
+      attempts: 3,
+      backoff: { type: 'exponential', delay: 20 },
+    });
     const row = await h.waitForStatus(id, ['failed', 'needs_review'], 30_000);
     expect([row.status, row.failureCode]).toEqual(['failed', 'processing_error']);
     expect(row.failureMessage).not.toMatch(/storage unreachable/); // internals stay in the logs
     const job = await h.producer.queue('image-processing').getJob(jobIdFor('image.process', payload));
     expect(job?.attemptsMade).toBe(3);
     expect(await h.producer.jobState('image.process', payload)).toBe('failed');
-    expect(await transitions(h, id)).toEqual(['null->received', 'received->media_processing', 'media_processing->failed']);
+    expect(await transitions(h, id)).toEqual([
+      'null->received',
+      'received->media_processing',
+      'media_processing->failed',
+    ]);
     await runtime.close();
   });
 });

@@ -47,7 +47,10 @@ export function apiKeysService(db: Database, options: { lastUsedFlushMs?: number
     /** The principal behind `Authorization: Bearer <key>`, or 401. Revoked keys fail at once. */
     async authenticate(header: string | undefined): Promise<AgentPrincipal> {
       const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-      if (!match) throw unauthenticated(header ? 'The Authorization header must be "Bearer <API key>".' : 'Send "Authorization: Bearer <API key>".');
+      if (!match)
+        throw unauthenticated(
+          header ? 'The Authorization header must be "Bearer <API key>".' : 'Send "Authorization: Bearer <API key>".',
+        );
       const key = match[1]!;
       if (!KEY_PATTERN.test(key)) throw unauthenticated('The API key is not valid.');
       const found = await db.repos.apiKeys.findByHash(hashApiKey(key));

@@ -6,7 +6,11 @@ const input = { submissionId: 'sub_abc', name: 'thumbnail' };
 
 function parse(url: string) {
   const u = new URL(url, 'http://x');
-  return { expires: u.searchParams.get('expires') ?? undefined, signature: u.searchParams.get('signature') ?? undefined, path: u.pathname };
+  return {
+    expires: u.searchParams.get('expires') ?? undefined,
+    signature: u.searchParams.get('signature') ?? undefined,
+    path: u.pathname,
+  };
 }
 
 describe('signed media URLs', () => {

@@ -26,7 +26,13 @@ export function verifyMediaUrl(
   input: MediaUrlInput & { readonly expires: string | undefined; readonly signature: string | undefined },
   now = new Date(),
 ): boolean {
-  if (!input.expires || !/^\d{1,12}$/.test(input.expires) || !input.signature || !/^[0-9a-f]{64}$/.test(input.signature)) return false;
+  if (
+    !input.expires ||
+    !/^\d{1,12}$/.test(input.expires) ||
+    !input.signature ||
+    !/^[0-9a-f]{64}$/.test(input.signature)
+  )
+    return false;
   const expires = Number(input.expires);
   if (expires * 1000 <= now.getTime()) return false;
   const expected = Buffer.from(signatureOf(secret, input, expires), 'hex');

@@ -23,7 +23,11 @@ describe('rate limiter', () => {
     const store = memoryStore();
     const limiter = createRateLimiter(store, { prefix: 'p', limit: 2, windowMs: 60_000 });
     const a = [await limiter.hit('k1'), await limiter.hit('k1'), await limiter.hit('k1')];
-    expect(a.map((d) => [d.allowed, d.remaining])).toEqual([[true, 1], [true, 0], [false, 0]]);
+    expect(a.map((d) => [d.allowed, d.remaining])).toEqual([
+      [true, 1],
+      [true, 0],
+      [false, 0],
+    ]);
     expect(a[2]!.resetSeconds).toBe(60);
     expect((await limiter.hit('k2')).allowed).toBe(true);
   });
@@ -38,7 +42,10 @@ describe('rate limiter', () => {
   });
 
   it('lets store failures reach the caller (which fails open)', async () => {
-    const limiter = createRateLimiter({ incr: () => Promise.reject(new Error('down')), pexpire: async () => 0, pttl: async () => 0 }, { prefix: 'p', limit: 1 });
+    const limiter = createRateLimiter(
+      { incr: () => Promise.reject(new Error('down')), pexpire: async () => 0, pttl: async () => 0 },
+      { prefix: 'p', limit: 1 },
+    );
     await expect(limiter.hit('k')).rejects.toThrow('down');
   });
 });

@@ -21,7 +21,10 @@ export interface RateLimiter {
   hit(subject: string): Promise<RateLimitDecision>;
 }
 
-export function createRateLimiter(store: RateLimitStore, options: { prefix: string; limit: number; windowMs?: number }): RateLimiter {
+export function createRateLimiter(
+  store: RateLimitStore,
+  options: { prefix: string; limit: number; windowMs?: number },
+): RateLimiter {
   const windowMs = options.windowMs ?? 60_000;
   return {
     async hit(subject) {

@@ -20,7 +20,14 @@ function memoryCounters(): CounterStore & { values: Map<string, number> } {
 }
 
 async function fakeDb() {
-  const reviewer = { id: 'r1', email: 'a@example.com', name: null, passwordHash: await hashPassword('right password'), createdAt: new Date(), disabledAt: null };
+  const reviewer = {
+    id: 'r1',
+    email: 'a@example.com',
+    name: null,
+    passwordHash: await hashPassword('right password'),
+    createdAt: new Date(),
+    disabledAt: null,
+  };
   const sessions: { id: string; csrfToken: string }[] = [];
   const db = {
     repos: {
@@ -40,8 +47,16 @@ async function fakeDb() {
 describe('reviewer sessions', () => {
   it('stores only the hash of the session token and issues a CSRF token', async () => {
     const { db, sessions } = await fakeDb();
-    const service = reviewerSessionsService(db, memoryCounters(), { ttlHours: 1, attemptsPer15Minutes: 3, keyPrefix: 't' });
-    const { token, principal } = await service.login({ email: ' A@example.com ', password: 'right password', ip: '10.0.0.1' });
+    const service = reviewerSessionsService(db, memoryCounters(), {
+      ttlHours: 1,
+      attemptsPer15Minutes: 3,
+      keyPrefix: 't',
+    });
+    const { token, principal } = await service.login({
+      email: ' A@example.com ',
+      password: 'right password',
+      ip: '10.0.0.1',
+    });
     expect(sessions[0]!.id).toBe(hashSessionToken(token));
     expect(sessions[0]!.id).not.toContain(token);
     expect(() => service.checkCsrf(principal, principal.csrfToken)).not.toThrow();

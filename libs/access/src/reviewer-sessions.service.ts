@@ -78,7 +78,12 @@ export function reviewerSessionsService(db: Database, counters: CounterStore, op
      * Checks the password and opens a new session (a new token at every login, so a token planted
      * before login is worthless). `previousToken`, when given, is ended.
      */
-    async login(input: { email: string; password: string; ip: string; previousToken?: string }): Promise<{ token: string; principal: ReviewerPrincipal }> {
+    async login(input: {
+      email: string;
+      password: string;
+      ip: string;
+      previousToken?: string;
+    }): Promise<{ token: string; principal: ReviewerPrincipal }> {
       const email = input.email.trim().toLowerCase();
       const retryAfter = await throttled(email, input.ip);
       if (retryAfter !== null) {
@@ -89,7 +94,9 @@ export function reviewerSessionsService(db: Database, counters: CounterStore, op
       const reviewer = email ? await db.repos.reviewers.findByEmail(email) : null;
       const ok = reviewer
         ? await verifyPassword(input.password, reviewer.passwordHash)
-        : await verifyPassword(input.password, await (dummyHash ??= hashPassword('framedesk-no-such-reviewer'))).then(() => false);
+        : await verifyPassword(input.password, await (dummyHash ??= hashPassword('framedesk-no-such-reviewer'))).then(
+            () => false,
+          );
       if (!reviewer || !ok || reviewer.disabledAt) {
         await recordFailure(email, input.ip);
         throw new DomainError('unauthenticated', 'The email or password is not right.');

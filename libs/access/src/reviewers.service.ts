@@ -12,5 +12,10 @@ export async function createReviewer(db: Database, input: { email: string; passw
   if (input.password.length < MIN_PASSWORD_LENGTH) {
     throw new DomainError('validation_failed', `The password must have at least ${MIN_PASSWORD_LENGTH} characters.`);
   }
-  return db.repos.reviewers.create({ id: randomUUID(), email, passwordHash: await hashPassword(input.password), name: input.name ?? null });
+  return db.repos.reviewers.create({
+    id: randomUUID(),
+    email,
+    passwordHash: await hashPassword(input.password),
+    name: input.name ?? null,
+  });
 }

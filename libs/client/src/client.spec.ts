@@ -1,14 +1,28 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient, type ClientOptions } from './client';
 import { FramedeskError } from './errors';
-import { type FakeHandler, type FakeServer, parseMultipart, problem, sendJson, startFakeServer } from './testing/fake-server';
+import {
+  type FakeHandler,
+  type FakeServer,
+  parseMultipart,
+  problem,
+  sendJson,
+  startFakeServer,
+} from './testing/fake-server';
 import type { Submission } from './types';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const metadata = { agent_slug: 'demo-agent', channel_slug: 'demo', date: '20260115', title: 'Hello' };
 const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]);
 const submission = (status = 'received'): Submission =>
-  ({ id: 'sub_0123456789012345678901', status, agent_slug: 'demo-agent', channel_slug: 'demo', date: '20260115', created_at: '2026-01-15T00:00:00.000Z' }) as Submission;
+  ({
+    id: 'sub_0123456789012345678901',
+    status,
+    agent_slug: 'demo-agent',
+    channel_slug: 'demo',
+    date: '20260115',
+    created_at: '2026-01-15T00:00:00.000Z',
+  }) as Submission;
 
 let server: FakeServer | undefined;
 afterEach(async () => {
@@ -30,7 +44,9 @@ async function setup(handler: FakeHandler, options: Partial<ClientOptions> = {})
 }
 
 /** Answers with `responses` in turn, then with the last one forever. */
-function sequence(...responses: ((res: Parameters<FakeHandler>[1], req: Parameters<FakeHandler>[0]) => void)[]): FakeHandler {
+function sequence(
+  ...responses: ((res: Parameters<FakeHandler>[1], req: Parameters<FakeHandler>[0]) => void)[]
+): FakeHandler {
   let i = 0;
   return (req, res) => responses[Math.min(i++, responses.length - 1)]!(res, req);
 }
@@ -89,7 +105,10 @@ describe('retries', () => {
   it('accepts Retry-After as an HTTP date', async () => {
     const at = new Date(Date.now() + 30_000).toUTCString();
     const { client, sleeps } = await setup(
-      sequence((res) => sendJson(res, 503, problem(503, 'service_unavailable'), { 'Retry-After': at }), (res) => sendJson(res, 202, submission())),
+      sequence(
+        (res) => sendJson(res, 503, problem(503, 'service_unavailable'), { 'Retry-After': at }),
+        (res) => sendJson(res, 202, submission()),
+      ),
     );
     await client.submitFrame({ metadata, image: png });
     expect(sleeps[0]).toBeGreaterThan(20_000);
@@ -97,7 +116,10 @@ describe('retries', () => {
 
   it('retries 409 idempotency_key_in_use with the same key', async () => {
     const { client, requests } = await setup(
-      sequence((res) => sendJson(res, 409, problem(409, 'idempotency_key_in_use'), { 'Retry-After': '1' }), (res) => sendJson(res, 202, submission())),
+      sequence(
+        (res) => sendJson(res, 409, problem(409, 'idempotency_key_in_use'), { 'Retry-After': '1' }),
+        (res) => sendJson(res, 202, submission()),
+      ),
     );
     await client.submitFrame({ metadata, image: png });
     expect(requests).toHaveLength(2);
@@ -106,13 +128,22 @@ describe('retries', () => {
 
   it('does not retry an error a retry cannot fix', async () => {
     const { client, requests } = await setup((_req, res) => sendJson(res, 409, problem(409, 'invalid_transition')));
-    await expect(client.submitFrame({ metadata, image: png })).rejects.toMatchObject({ status: 409, code: 'invalid_transition' });
+    await expect(client.submitFrame({ metadata, image: png })).rejects.toMatchObject({
+      status: 409,
+      code: 'invalid_transition',
+    });
     expect(requests).toHaveLength(1);
   });
 
   it('gives up after the configured attempts with the last error', async () => {
-    const { client, requests, sleeps } = await setup((_req, res) => sendJson(res, 503, problem(503, 'service_unavailable')), { retry: { attempts: 3 } });
-    await expect(client.submitFrame({ metadata, image: png })).rejects.toMatchObject({ status: 503, code: 'service_unavailable' });
+    const { client, requests, sleeps } = await setup(
+      (_req, res) => sendJson(res, 503, problem(503, 'service_unavailable')),
+      { retry: { attempts: 3 } },
+    );
+    await expect(client.submitFrame({ metadata, image: png })).rejects.toMatchObject({
+      status: 503,
+      code: 'service_unavailable',
+    });
     expect(requests).toHaveLength(3);
     // Back-off grows: equal jitter keeps each step within [step/2, step].
     expect(sleeps).toHaveLength(2);
@@ -123,7 +154,9 @@ describe('retries', () => {
   });
 
   it('throws at once when Retry-After is longer than it is willing to wait', async () => {
-    const { client, requests } = await setup((_req, res) => sendJson(res, 429, problem(429, 'rate_limited'), { 'Retry-After': '3600' }));
+    const { client, requests } = await setup((_req, res) =>
+      sendJson(res, 429, problem(429, 'rate_limited'), { 'Retry-After': '3600' }),
+    );
     const error = await client.submitFrame({ metadata, image: png }).catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 429, code: 'rate_limited', retryAfterMs: 3_600_000 });
     expect(requests).toHaveLength(1);
@@ -171,13 +204,23 @@ describe('error mapping', () => {
       res.writeHead(502, { 'Content-Type': 'text/html' });
       res.end('<html>Bad gateway</html>');
     });
-    await expect(client.getSubmission('sub_x')).rejects.toMatchObject({ status: 502, code: 'http_502', detail: '<html>Bad gateway</html>' });
+    await expect(client.getSubmission('sub_x')).rejects.toMatchObject({
+      status: 502,
+      code: 'http_502',
+      detail: '<html>Bad gateway</html>',
+    });
   });
 });
 
 describe('reading', () => {
   it('gets a submission and an upload by id', async () => {
-    const { client, requests } = await setup((req, res) => sendJson(res, 200, req.url.includes('media-uploads') ? { id: 'upl_1', status: 'waiting_for_upload' } : submission('needs_review')));
+    const { client, requests } = await setup((req, res) =>
+      sendJson(
+        res,
+        200,
+        req.url.includes('media-uploads') ? { id: 'upl_1', status: 'waiting_for_upload' } : submission('needs_review'),
+      ),
+    );
     expect((await client.getSubmission('sub_0123456789012345678901')).status).toBe('needs_review');
     expect((await client.getUpload('upl_1')).id).toBe('upl_1');
     expect(requests.map((r) => [r.method, r.url])).toEqual([
@@ -188,8 +231,17 @@ describe('reading', () => {
   });
 
   it('creates a video upload with a JSON body', async () => {
-    const { client, requests } = await setup((_req, res) => sendJson(res, 201, { id: 'upl_1', status: 'waiting_for_upload' }));
-    const request = { agent_slug: 'a', channel_slug: 'c', media_type: 'video', filename: 'clip.mp4', content_type: 'video/mp4', byte_size: 10 } as const;
+    const { client, requests } = await setup((_req, res) =>
+      sendJson(res, 201, { id: 'upl_1', status: 'waiting_for_upload' }),
+    );
+    const request = {
+      agent_slug: 'a',
+      channel_slug: 'c',
+      media_type: 'video',
+      filename: 'clip.mp4',
+      content_type: 'video/mp4',
+      byte_size: 10,
+    } as const;
     await client.createVideoUpload(request);
     expect(requests[0]).toMatchObject({ method: 'POST', url: '/v1/media-uploads' });
     expect(requests[0]!.headers['content-type']).toBe('application/json');
@@ -235,14 +287,21 @@ describe('waitForStatus', () => {
   });
 
   it('rejects with unexpected_status on a final status it was not waiting for', async () => {
-    const { client } = await setup((_req, res) => sendJson(res, 200, { ...submission('failed'), failure: { code: 'invalid_image', message: 'x' } }));
-    await expect(client.waitForStatus('sub_0123456789012345678901', ['needs_review'])).rejects.toMatchObject({ code: 'unexpected_status' });
+    const { client } = await setup((_req, res) =>
+      sendJson(res, 200, { ...submission('failed'), failure: { code: 'invalid_image', message: 'x' } }),
+    );
+    await expect(client.waitForStatus('sub_0123456789012345678901', ['needs_review'])).rejects.toMatchObject({
+      code: 'unexpected_status',
+    });
   });
 
   it('polls an upload for an upl_ id, and times out with the last status', async () => {
-    const { client, requests } = await setup((_req, res) => sendJson(res, 200, { id: 'upl_1', status: 'waiting_for_upload' }), {
-      retry: { sleep: () => new Promise((r) => setTimeout(r, 5)) },
-    });
+    const { client, requests } = await setup(
+      (_req, res) => sendJson(res, 200, { id: 'upl_1', status: 'waiting_for_upload' }),
+      {
+        retry: { sleep: () => new Promise((r) => setTimeout(r, 5)) },
+      },
+    );
     const error = await client.waitForStatus('upl_1', ['needs_review'], { timeoutMs: 30 }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'timeout', body: { status: 'waiting_for_upload' } });
     expect(requests[0]!.url).toBe('/v1/media-uploads/upl_1');
@@ -258,6 +317,8 @@ describe('waitForStatus', () => {
         },
       },
     });
-    await expect(client.waitForStatus('sub_0123456789012345678901', ['needs_review'], { signal: controller.signal })).rejects.toThrow('stopped by caller');
+    await expect(
+      client.waitForStatus('sub_0123456789012345678901', ['needs_review'], { signal: controller.signal }),
+    ).rejects.toThrow('stopped by caller');
   });
 });

@@ -51,14 +51,24 @@ export interface FramedeskClient {
   getSubmission(id: string, options?: Pick<CallOptions, 'signal'>): Promise<Submission>;
   getUpload(id: string, options?: Pick<CallOptions, 'signal'>): Promise<MediaUpload>;
   /** One page; `cursor` from the previous page's `next_cursor`. */
-  listSubmissionsPage(filters?: SubmissionFilters & { readonly cursor?: string }, options?: Pick<CallOptions, 'signal'>): Promise<SubmissionPage>;
+  listSubmissionsPage(
+    filters?: SubmissionFilters & { readonly cursor?: string },
+    options?: Pick<CallOptions, 'signal'>,
+  ): Promise<SubmissionPage>;
   /** Every matching submission, newest first, fetching pages as the loop asks for them. */
-  listSubmissions(filters?: SubmissionFilters, options?: Pick<CallOptions, 'signal'>): AsyncIterableIterator<Submission>;
+  listSubmissions(
+    filters?: SubmissionFilters,
+    options?: Pick<CallOptions, 'signal'>,
+  ): AsyncIterableIterator<Submission>;
   /**
    * Polls a submission (`sub_…`) or upload (`upl_…`) until its status is one of `statuses`.
    * Rejects with `unexpected_status` when it reaches a final status not in the list.
    */
-  waitForStatus<T extends Submission | MediaUpload = Submission>(id: string, statuses: readonly Status[], options?: WaitOptions): Promise<T>;
+  waitForStatus<T extends Submission | MediaUpload = Submission>(
+    id: string,
+    statuses: readonly Status[],
+    options?: WaitOptions,
+  ): Promise<T>;
 }
 
 export function createClient(options: ClientOptions): FramedeskClient {
@@ -77,22 +87,42 @@ export function createClient(options: ClientOptions): FramedeskClient {
     try {
       return (await response.json()) as T;
     } catch (cause) {
-      throw new FramedeskError({ status: response.status, code: 'invalid_response', detail: 'The answer is not JSON.', cause });
+      throw new FramedeskError({
+        status: response.status,
+        code: 'invalid_response',
+        detail: 'The answer is not JSON.',
+        cause,
+      });
     }
   }
 
   /** One logical create: one Idempotency-Key, reused by every retry of this call. */
-  async function create<T>(path: string, body: () => NonNullable<RequestInit['body']>, headers: Record<string, string>, call: CallOptions = {}): Promise<T> {
+  async function create<T>(
+    path: string,
+    body: () => NonNullable<RequestInit['body']>,
+    headers: Record<string, string>,
+    call: CallOptions = {},
+  ): Promise<T> {
     const key = call.idempotencyKey ?? crypto.randomUUID();
     const response = await withRetries(
-      () => fetchFn(url(path), { method: 'POST', headers: { ...auth, ...headers, 'Idempotency-Key': key }, body: body(), signal: call.signal }),
+      () =>
+        fetchFn(url(path), {
+          method: 'POST',
+          headers: { ...auth, ...headers, 'Idempotency-Key': key },
+          body: body(),
+          signal: call.signal,
+        }),
       policy,
       call.signal,
     );
     return json<T>(response);
   }
 
-  async function get<T>(path: string, query?: Record<string, string | number | undefined>, signal?: AbortSignal): Promise<T> {
+  async function get<T>(
+    path: string,
+    query?: Record<string, string | number | undefined>,
+    signal?: AbortSignal,
+  ): Promise<T> {
     const response = await withRetries(() => fetchFn(url(path, query), { headers: auth, signal }), policy, signal);
     return json<T>(response);
   }
@@ -106,7 +136,11 @@ export function createClient(options: ClientOptions): FramedeskClient {
         () => {
           const form = new FormData();
           form.append('metadata', new Blob([metadata], { type: 'application/json' }), 'metadata.json');
-          form.append('image', image.type === 'image/png' ? image : image.slice(0, image.size, 'image/png'), input.filename ?? 'frame.png');
+          form.append(
+            'image',
+            image.type === 'image/png' ? image : image.slice(0, image.size, 'image/png'),
+            input.filename ?? 'frame.png',
+          );
           return form;
         },
         {},
@@ -134,7 +168,12 @@ export function createClient(options: ClientOptions): FramedeskClient {
     async listSubmissionsPage(filters = {}, call) {
       const page = await get<Record<string, unknown>>('/v1/frame-submissions', { ...filters }, call?.signal);
       const data = page['data'] ?? page['items'];
-      if (!Array.isArray(data)) throw new FramedeskError({ status: 200, code: 'invalid_response', detail: 'The list answer has no data array.' });
+      if (!Array.isArray(data))
+        throw new FramedeskError({
+          status: 200,
+          code: 'invalid_response',
+          detail: 'The list answer has no data array.',
+        });
       const next = page['next_cursor'];
       return { data: data as Submission[], next_cursor: typeof next === 'string' && next !== '' ? next : null };
     },
@@ -148,19 +187,34 @@ export function createClient(options: ClientOptions): FramedeskClient {
       } while (cursor);
     },
 
-    async waitForStatus<T extends Submission | MediaUpload = Submission>(id: string, statuses: readonly Status[], wait: WaitOptions = {}): Promise<T> {
+    async waitForStatus<T extends Submission | MediaUpload = Submission>(
+      id: string,
+      statuses: readonly Status[],
+      wait: WaitOptions = {},
+    ): Promise<T> {
       const deadline = Date.now() + (wait.timeoutMs ?? 300_000);
       let interval = wait.intervalMs ?? 500;
-      const read = () => (id.startsWith('upl_') ? client.getUpload(id, wait) : client.getSubmission(id, wait)) as Promise<T>;
+      const read = () =>
+        (id.startsWith('upl_') ? client.getUpload(id, wait) : client.getSubmission(id, wait)) as Promise<T>;
       for (;;) {
         const resource = await read();
         if (statuses.includes(resource.status)) return resource;
         if (FINAL_STATUSES.includes(resource.status)) {
-          throw new FramedeskError({ status: 0, code: 'unexpected_status', detail: `${id} ended ${resource.status}, not ${statuses.join(' or ')}.`, body: resource });
+          throw new FramedeskError({
+            status: 0,
+            code: 'unexpected_status',
+            detail: `${id} ended ${resource.status}, not ${statuses.join(' or ')}.`,
+            body: resource,
+          });
         }
         const left = deadline - Date.now();
         if (left <= 0) {
-          throw new FramedeskError({ status: 0, code: 'timeout', detail: `${id} is still ${resource.status} after waiting for ${statuses.join(' or ')}.`, body: resource });
+          throw new FramedeskError({
+            status: 0,
+            code: 'timeout',
+            detail: `${id} is still ${resource.status} after waiting for ${statuses.join(' or ')}.`,
+            body: resource,
+          });
         }
         await policy.sleep(Math.min(interval, left), wait.signal);
         interval = Math.min(wait.maxIntervalMs ?? 5_000, Math.round(interval * 1.5));

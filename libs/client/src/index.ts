@@ -3,5 +3,12 @@
 export * from './client';
 export * from './errors';
 export * from './types';
-export { DEFAULT_CHUNK_SIZE, TUS_VERSION, type UploadProgress, type UploadResult, type UploadTarget, type UploadVideoOptions } from './upload';
+export {
+  DEFAULT_CHUNK_SIZE,
+  TUS_VERSION,
+  type UploadProgress,
+  type UploadResult,
+  type UploadTarget,
+  type UploadVideoOptions,
+} from './upload';
 export { type RetryOptions } from './retry';

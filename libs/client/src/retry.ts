@@ -50,7 +50,9 @@ export function backoffMs(policy: RetryPolicy, attempt: number): number {
 
 /** The answers that say "the same request may succeed later" (DESIGN.md §4 error table). */
 export function isRetryable(error: FramedeskError): boolean {
-  return error.status === 429 || error.status === 503 || (error.status === 409 && error.code === 'idempotency_key_in_use');
+  return (
+    error.status === 429 || error.status === 503 || (error.status === 409 && error.code === 'idempotency_key_in_use')
+  );
 }
 
 /**
@@ -71,7 +73,12 @@ export async function withRetries(
     } catch (cause) {
       if (signal?.aborted) throw signal.reason;
       if (attempt >= policy.attempts) {
-        throw new FramedeskError({ status: 0, code: 'network_error', detail: `No answer after ${attempt} attempts: ${describeCause(cause)}`, cause });
+        throw new FramedeskError({
+          status: 0,
+          code: 'network_error',
+          detail: `No answer after ${attempt} attempts: ${describeCause(cause)}`,
+          cause,
+        });
       }
       await policy.sleep(backoffMs(policy, attempt), signal);
       continue;
@@ -81,7 +88,10 @@ export async function withRetries(
     if (!retryable(error) || attempt >= policy.attempts) throw error;
     if (error.retryAfterMs !== undefined && error.retryAfterMs > policy.maxRetryAfterMs) throw error;
     // Retry-After is a floor: wait it out, plus a little jitter so a crowd does not return at once.
-    const delay = error.retryAfterMs !== undefined ? error.retryAfterMs + Math.round(policy.random() * policy.baseDelayMs) : backoffMs(policy, attempt);
+    const delay =
+      error.retryAfterMs !== undefined
+        ? error.retryAfterMs + Math.round(policy.random() * policy.baseDelayMs)
+        : backoffMs(policy, attempt);
     await policy.sleep(delay, signal);
   }
 }

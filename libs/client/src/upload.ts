@@ -33,7 +33,9 @@ export interface UploadResult {
   readonly url: string;
 }
 
-export type UploadTarget = Pick<MediaUpload, 'upload_url'> & { readonly upload_protocol?: MediaUpload['upload_protocol'] };
+export type UploadTarget = Pick<MediaUpload, 'upload_url'> & {
+  readonly upload_protocol?: MediaUpload['upload_protocol'];
+};
 
 export function toBlob(data: Blob | Uint8Array, type = ''): Blob {
   return data instanceof Blob ? data : new Blob([data as Uint8Array<ArrayBuffer>], { type });
@@ -56,7 +58,13 @@ export async function uploadMedia(
     : uploadBasic(fetchFn, policy, upload.upload_url, blob, options);
 }
 
-async function uploadBasic(fetchFn: typeof fetch, policy: RetryPolicy, url: string, blob: Blob, options: UploadVideoOptions): Promise<UploadResult> {
+async function uploadBasic(
+  fetchFn: typeof fetch,
+  policy: RetryPolicy,
+  url: string,
+  blob: Blob,
+  options: UploadVideoOptions,
+): Promise<UploadResult> {
   const type = options.contentType ?? (blob.type || 'application/octet-stream');
   const file = blob.type === type ? blob : blob.slice(0, blob.size, type);
   options.onProgress?.({ bytesSent: 0, bytesTotal: blob.size });
@@ -79,7 +87,12 @@ async function uploadBasic(fetchFn: typeof fetch, policy: RetryPolicy, url: stri
 
 type HeadResult = { readonly offset: number } | { readonly missing: true } | { readonly completed: true };
 
-async function tusHead(fetchFn: typeof fetch, policy: RetryPolicy, url: string, signal?: AbortSignal): Promise<HeadResult> {
+async function tusHead(
+  fetchFn: typeof fetch,
+  policy: RetryPolicy,
+  url: string,
+  signal?: AbortSignal,
+): Promise<HeadResult> {
   try {
     const response = await withRetries(
       () => fetchFn(url, { method: 'HEAD', headers: { 'Tus-Resumable': TUS_VERSION }, signal }),
@@ -89,7 +102,11 @@ async function tusHead(fetchFn: typeof fetch, policy: RetryPolicy, url: string, 
     );
     const offset = Number(response.headers.get('upload-offset'));
     if (!Number.isSafeInteger(offset) || offset < 0) {
-      throw new FramedeskError({ status: response.status, code: 'invalid_response', detail: 'The tus HEAD answer has no valid Upload-Offset.' });
+      throw new FramedeskError({
+        status: response.status,
+        code: 'invalid_response',
+        detail: 'The tus HEAD answer has no valid Upload-Offset.',
+      });
     }
     return { offset };
   } catch (error) {
@@ -98,7 +115,11 @@ async function tusHead(fetchFn: typeof fetch, policy: RetryPolicy, url: string, 
     // A HEAD answer has no body to carry a code; on an upload session, 409 means it is complete.
     if (error instanceof FramedeskError && error.status === 409) return { completed: true };
     if (error instanceof FramedeskError && error.status === 410 && error.code === 'http_410') {
-      throw new FramedeskError({ status: 410, code: 'upload_expired', detail: 'The upload session has expired or is gone.' });
+      throw new FramedeskError({
+        status: 410,
+        code: 'upload_expired',
+        detail: 'The upload session has expired or is gone.',
+      });
     }
     throw error;
   }
@@ -110,20 +131,38 @@ function b64(value: string): string {
   return btoa(binary);
 }
 
-async function tusCreate(fetchFn: typeof fetch, policy: RetryPolicy, url: string, blob: Blob, options: UploadVideoOptions): Promise<string> {
-  const metadata = [`filename ${b64(options.filename ?? 'video')}`, `filetype ${b64(options.contentType ?? (blob.type || 'application/octet-stream'))}`];
+async function tusCreate(
+  fetchFn: typeof fetch,
+  policy: RetryPolicy,
+  url: string,
+  blob: Blob,
+  options: UploadVideoOptions,
+): Promise<string> {
+  const metadata = [
+    `filename ${b64(options.filename ?? 'video')}`,
+    `filetype ${b64(options.contentType ?? (blob.type || 'application/octet-stream'))}`,
+  ];
   const response = await withRetries(
     () =>
       fetchFn(url, {
         method: 'POST',
-        headers: { 'Tus-Resumable': TUS_VERSION, 'Upload-Length': String(blob.size), 'Upload-Metadata': metadata.join(',') },
+        headers: {
+          'Tus-Resumable': TUS_VERSION,
+          'Upload-Length': String(blob.size),
+          'Upload-Metadata': metadata.join(','),
+        },
         signal: options.signal,
       }),
     policy,
     options.signal,
   );
   const location = response.headers.get('location');
-  if (!location) throw new FramedeskError({ status: response.status, code: 'invalid_response', detail: 'The tus creation answer has no Location.' });
+  if (!location)
+    throw new FramedeskError({
+      status: response.status,
+      code: 'invalid_response',
+      detail: 'The tus creation answer has no Location.',
+    });
   const created = new URL(location, url);
   // The session's one-time credential travels in the query; keep it when Location drops it.
   const original = new URL(url);
@@ -131,14 +170,24 @@ async function tusCreate(fetchFn: typeof fetch, policy: RetryPolicy, url: string
   return created.toString();
 }
 
-async function uploadTus(fetchFn: typeof fetch, policy: RetryPolicy, startUrl: string, blob: Blob, options: UploadVideoOptions): Promise<UploadResult> {
+async function uploadTus(
+  fetchFn: typeof fetch,
+  policy: RetryPolicy,
+  startUrl: string,
+  blob: Blob,
+  options: UploadVideoOptions,
+): Promise<UploadResult> {
   const total = blob.size;
   const chunkSize = Math.max(1, options.chunkSize ?? DEFAULT_CHUNK_SIZE);
   let url = startUrl;
   const head = await tusHead(fetchFn, policy, url, options.signal);
   let offset: number;
   if ('completed' in head) {
-    throw new FramedeskError({ status: 409, code: 'upload_already_completed', detail: 'This upload session has already received its media.' });
+    throw new FramedeskError({
+      status: 409,
+      code: 'upload_already_completed',
+      detail: 'This upload session has already received its media.',
+    });
   } else if ('missing' in head) {
     url = await tusCreate(fetchFn, policy, url, blob, options);
     offset = 0;
@@ -155,7 +204,11 @@ async function uploadTus(fetchFn: typeof fetch, policy: RetryPolicy, startUrl: s
       patches++;
       const response = await fetchFn(url, {
         method: 'PATCH',
-        headers: { 'Tus-Resumable': TUS_VERSION, 'Upload-Offset': String(offset), 'Content-Type': 'application/offset+octet-stream' },
+        headers: {
+          'Tus-Resumable': TUS_VERSION,
+          'Upload-Offset': String(offset),
+          'Content-Type': 'application/offset+octet-stream',
+        },
         body: blob.slice(offset, end),
         signal: options.signal,
       });
@@ -171,12 +224,21 @@ async function uploadTus(fetchFn: typeof fetch, policy: RetryPolicy, startUrl: s
       if (failure.code === 'upload_already_completed' && patches > 1) break; // an earlier, broken PATCH did land
       // 409 (upload_offset_mismatch, or a plain tus server's 409): the offset moved under us;
       // 423: still locked by the broken request. HEAD tells where to go on.
-      const recoverable = isRetryable(failure) || failure.status >= 500 || failure.status === 423 || (failure.status === 409 && failure.code !== 'upload_already_completed');
+      const recoverable =
+        isRetryable(failure) ||
+        failure.status >= 500 ||
+        failure.status === 423 ||
+        (failure.status === 409 && failure.code !== 'upload_already_completed');
       if (!recoverable) throw failure;
     } catch (error) {
       if (options.signal?.aborted) throw options.signal.reason;
       if (error === failure) throw error;
-      failure = new FramedeskError({ status: 0, code: 'network_error', detail: `The tus PATCH at offset ${offset} broke: ${String(error)}`, cause: error });
+      failure = new FramedeskError({
+        status: 0,
+        code: 'network_error',
+        detail: `The tus PATCH at offset ${offset} broke: ${String(error)}`,
+        cause: error,
+      });
     }
     failures++;
     if (failures >= policy.attempts) throw failure;
@@ -184,7 +246,12 @@ async function uploadTus(fetchFn: typeof fetch, policy: RetryPolicy, startUrl: s
     // Resume from what the server actually kept, not from what we think we sent.
     const resumed = await tusHead(fetchFn, policy, url, options.signal);
     if ('completed' in resumed) break; // the broken PATCH's bytes did land
-    if (!('offset' in resumed)) throw new FramedeskError({ status: 404, code: 'not_found', detail: 'The tus upload disappeared while resuming.' });
+    if (!('offset' in resumed))
+      throw new FramedeskError({
+        status: 404,
+        code: 'not_found',
+        detail: 'The tus upload disappeared while resuming.',
+      });
     offset = resumed.offset;
   }
   return { protocol: 'tus', bytesTotal: total, url };

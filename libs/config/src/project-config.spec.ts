@@ -19,17 +19,17 @@ describe('project configuration schema', () => {
     const p = (g: string, f: string) => json.properties[g].properties[f];
     expect(p('api', 'base_url')).toMatchObject({ type: 'string', format: 'uri' });
     expect(p('api', 'metadata_max_bytes')).toMatchObject({ type: 'integer', minimum: 1 });
-    expect(p('media', 'allowed_image_mime_types')).toMatchObject({ type: 'array', minItems: 1, items: { type: 'string' } });
+    expect(p('media', 'allowed_image_mime_types')).toMatchObject({
+      type: 'array',
+      minItems: 1,
+      items: { type: 'string' },
+    });
     expect(p('media', 'allowed_video_mime_types').minItems).toBeUndefined();
     expect(json.properties.media.required.sort()).toEqual(
       ['allowed_image_mime_types', 'allowed_video_mime_types', 'click_zones_max', 'multipart_max_bytes'].sort(),
     );
     expect(p('delivery', 'vendor_stream_upload_expires_seconds')).toMatchObject({ type: 'integer', minimum: 60 });
-    expect(p('approval_defaults', 'initial_visibility').enum).toEqual([
-      'draft',
-      'team_visible',
-      'promotion_eligible',
-    ]);
+    expect(p('approval_defaults', 'initial_visibility').enum).toEqual(['draft', 'team_visible', 'promotion_eligible']);
     expect(p('approval_defaults', 'requires_review')).toMatchObject({ type: 'boolean' });
   });
 

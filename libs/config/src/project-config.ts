@@ -10,7 +10,8 @@ const validateSchema = compileValidator(projectConfigSchema);
 export function validateProjectConfig(input: unknown): Validation<ProjectConfig> {
   const result = validateSchema(input);
   const violations: Violation[] = result.ok ? [] : [...result.violations];
-  const variants = (input as { delivery?: { vendor_image_variants?: unknown } } | null)?.delivery?.vendor_image_variants;
+  const variants = (input as { delivery?: { vendor_image_variants?: unknown } } | null)?.delivery
+    ?.vendor_image_variants;
   if (Array.isArray(variants)) {
     variants.forEach((name, index) => {
       if (typeof name === 'string' && !parseVariantName(name)) {
@@ -22,7 +23,11 @@ export function validateProjectConfig(input: unknown): Validation<ProjectConfig>
     });
     const seen = new Set<unknown>();
     variants.forEach((name, index) => {
-      if (seen.has(name)) violations.push({ path: `/delivery/vendor_image_variants/${index}`, message: `"${String(name)}" is listed twice` });
+      if (seen.has(name))
+        violations.push({
+          path: `/delivery/vendor_image_variants/${index}`,
+          message: `"${String(name)}" is listed twice`,
+        });
       seen.add(name);
     });
   }

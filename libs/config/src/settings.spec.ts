@@ -11,13 +11,20 @@ describe('settings', () => {
   });
 
   it('coerces numbers and booleans and reports every bad variable', () => {
-    expect(loadSettings({ API_PORT: '8080', TRUST_PROXY: 'true' })).toMatchObject({ API_PORT: 8080, TRUST_PROXY: true });
+    expect(loadSettings({ API_PORT: '8080', TRUST_PROXY: 'true' })).toMatchObject({
+      API_PORT: 8080,
+      TRUST_PROXY: true,
+    });
     try {
       loadSettings({ API_PORT: 'eighty', STORAGE_DRIVER: 'ftp', WORKER_CONCURRENCY: '0' });
       expect.unreachable();
     } catch (error) {
       expect(error).toBeInstanceOf(SettingsError);
-      expect((error as SettingsError).violations.map((v) => v.path).sort()).toEqual(['/API_PORT', '/STORAGE_DRIVER', '/WORKER_CONCURRENCY']);
+      expect((error as SettingsError).violations.map((v) => v.path).sort()).toEqual([
+        '/API_PORT',
+        '/STORAGE_DRIVER',
+        '/WORKER_CONCURRENCY',
+      ]);
     }
   });
 

@@ -15,7 +15,9 @@ const bool = (defaultValue: boolean, description: string) => Type.Boolean({ defa
  */
 export const settingsSchema = Type.Object(
   {
-    FRAMEDESK_CONFIG: optionalStr('Project configuration file; default config/project.json, else config/project.example.json'),
+    FRAMEDESK_CONFIG: optionalStr(
+      'Project configuration file; default config/project.json, else config/project.example.json',
+    ),
     NODE_ENV: stringEnum(['development', 'production', 'test'] as const, {
       default: 'development',
       description: 'production refuses the development SESSION_SECRET',
@@ -23,29 +25,47 @@ export const settingsSchema = Type.Object(
     DATABASE_URL: str('postgresql://postgres@127.0.0.1:5432/framedesk', 'PostgreSQL connection string'),
     DATABASE_POOL_SIZE: int(10, 'Connections per process', 1),
     REDIS_URL: str('redis://127.0.0.1:6379', 'Redis connection string (queues, rate limits)'),
-    REDIS_PREFIX: Type.String({ default: 'framedesk', pattern: '^[A-Za-z0-9_-]+$', description: 'Prefix of every Redis key; lets several installations share one Redis' }),
+    REDIS_PREFIX: Type.String({
+      default: 'framedesk',
+      pattern: '^[A-Za-z0-9_-]+$',
+      description: 'Prefix of every Redis key; lets several installations share one Redis',
+    }),
     API_HOST: str('127.0.0.1', 'Address the API listens on (0.0.0.0 in containers)'),
     API_PORT: int(3000, 'API port; it also serves the built workbench', 0),
     WORKBENCH_PORT: int(5173, 'Workbench dev server port (npm start)', 0),
     WORKER_HEALTH_PORT: int(9464, 'Worker /healthz and /metrics port', 0),
     WORKER_CONCURRENCY: int(2, 'Jobs one worker process runs at once, per queue', 1),
     WORKER_QUEUES: str('all', 'Comma-separated queues this worker serves, or all'),
-    STORAGE_DRIVER: stringEnum(['fs', 's3'] as const, { default: 'fs', description: 'fs (local directory) or s3 (any S3-compatible store)' }),
+    STORAGE_DRIVER: stringEnum(['fs', 's3'] as const, {
+      default: 'fs',
+      description: 'fs (local directory) or s3 (any S3-compatible store)',
+    }),
     STORAGE_FS_ROOT: str('.data/storage', 'Root directory of the fs driver; one folder per bucket'),
     S3_ENDPOINT: optionalStr('S3-compatible endpoint, e.g. https://<account>.r2.cloudflarestorage.com'),
     S3_REGION: str('auto', 'S3 region (auto for R2)'),
     S3_ACCESS_KEY_ID: optionalStr('S3 access key id'),
     S3_SECRET_ACCESS_KEY: optionalStr('S3 secret access key'),
     S3_FORCE_PATH_STYLE: bool(true, 'Path-style bucket addressing (MinIO, s3rver)'),
-    VIDEO_PROVIDER: stringEnum(['local', 'cloudflare'] as const, { default: 'local', description: 'local (served by the API) or cloudflare (Cloudflare Stream)' }),
+    VIDEO_PROVIDER: stringEnum(['local', 'cloudflare'] as const, {
+      default: 'local',
+      description: 'local (served by the API) or cloudflare (Cloudflare Stream)',
+    }),
     CLOUDFLARE_API_BASE: str('https://api.cloudflare.com/client/v4', 'Cloudflare API base address'),
     CLOUDFLARE_ACCOUNT_ID: optionalStr('Cloudflare account id (VIDEO_PROVIDER=cloudflare)'),
     CLOUDFLARE_API_TOKEN: optionalStr('Cloudflare API token with Stream:Edit (VIDEO_PROVIDER=cloudflare)'),
     CLOUDFLARE_WEBHOOK_SECRET: optionalStr('Secret returned when the Stream webhook was registered'),
-    CLOUDFLARE_WEBHOOK_MAX_AGE_SECONDS: int(300, 'Stream notifications signed longer ago than this are refused (replay protection)', 1),
+    CLOUDFLARE_WEBHOOK_MAX_AGE_SECONDS: int(
+      300,
+      'Stream notifications signed longer ago than this are refused (replay protection)',
+      1,
+    ),
     FFPROBE_PATH: str('ffprobe', 'ffprobe executable'),
     FFMPEG_PATH: str('ffmpeg', 'ffmpeg executable'),
-    SESSION_SECRET: Type.String({ default: 'development-only-secret-change-me', minLength: 16, description: 'Signs media URLs and upload tokens; required in production' }),
+    SESSION_SECRET: Type.String({
+      default: 'development-only-secret-change-me',
+      minLength: 16,
+      description: 'Signs media URLs and upload tokens; required in production',
+    }),
     SESSION_TTL_HOURS: int(12, 'Reviewer session lifetime', 1),
     TRUST_PROXY: bool(false, 'Trust X-Forwarded-* (set behind a TLS-terminating proxy; makes cookies Secure)'),
     RATE_LIMIT_PER_MINUTE: int(600, 'Requests per API key per minute', 1),
@@ -56,8 +76,14 @@ export const settingsSchema = Type.Object(
     RECONCILE_INTERVAL_SECONDS: int(30, 'How often the reconciler looks for submissions without a live job', 1),
     WORKER_LOCK_SECONDS: int(30, 'BullMQ job lock; a job whose worker died is handed to another after this long', 2),
     WORKBENCH_DIST: str('apps/workbench/dist', 'Built workbench the API serves at /'),
-    CORS_ORIGINS: Type.String({ default: '', description: 'Comma-separated origins allowed to call the agent API from a browser; empty: none' }),
-    LOG_LEVEL: stringEnum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, { default: 'info', description: 'pino log level' }),
+    CORS_ORIGINS: Type.String({
+      default: '',
+      description: 'Comma-separated origins allowed to call the agent API from a browser; empty: none',
+    }),
+    LOG_LEVEL: stringEnum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, {
+      default: 'info',
+      description: 'pino log level',
+    }),
   },
   { additionalProperties: true },
 );
@@ -79,7 +105,8 @@ const KNOWN = new Set(Object.keys(settingsSchema.properties));
 /** Reads and validates the environment once. Nothing else in the code base touches process.env. */
 export function loadSettings(env: NodeJS.ProcessEnv, workspaceRoot = process.cwd()): Settings {
   const input: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(env)) if (KNOWN.has(key) && value !== undefined && value !== '') input[key] = value;
+  for (const [key, value] of Object.entries(env))
+    if (KNOWN.has(key) && value !== undefined && value !== '') input[key] = value;
   const result = validateSettings(input);
   if (!result.ok) throw new SettingsError(result.violations);
   const settings = result.value;

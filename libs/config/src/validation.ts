@@ -23,11 +23,18 @@ export type Validation<T> = { ok: true; value: T } | { ok: false; violations: Vi
 
 /** Compiles a JSON Schema into a function that reports every violation, never only the first. */
 export function compileValidator<S extends TSchema>(schema: S, options: ValidatorOptions = {}) {
-  const ajv = new Ajv({ allErrors: true, strict: true, coerceTypes: options.coerceTypes ?? false, useDefaults: options.useDefaults ?? false });
+  const ajv = new Ajv({
+    allErrors: true,
+    strict: true,
+    coerceTypes: options.coerceTypes ?? false,
+    useDefaults: options.useDefaults ?? false,
+  });
   addFormats(ajv);
   const validate: ValidateFunction = ajv.compile(schema);
   return (input: unknown): Validation<Static<S>> =>
-    validate(input) ? { ok: true, value: input as Static<S> } : { ok: false, violations: toViolations(validate.errors ?? []) };
+    validate(input)
+      ? { ok: true, value: input as Static<S> }
+      : { ok: false, violations: toViolations(validate.errors ?? []) };
 }
 
 export function toViolations(errors: readonly ErrorObject[]): Violation[] {
@@ -53,6 +60,9 @@ export function formatViolations(violations: readonly Violation[]): string {
 }
 
 /** A string enum as plain JSON Schema `{ type: "string", enum: [...] }`, typed as the union of its values. */
-export function stringEnum<const T extends readonly string[]>(values: T, options: { default?: T[number]; description?: string } = {}): TUnsafe<T[number]> {
+export function stringEnum<const T extends readonly string[]>(
+  values: T,
+  options: { default?: T[number]; description?: string } = {},
+): TUnsafe<T[number]> {
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 }

@@ -28,10 +28,14 @@ export interface OpenApiConfig {
 }
 
 /** Plain JSON Schema: TypeBox's symbol-keyed bookkeeping removed. */
-const plain = (schema: TSchema): Record<string, unknown> => JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
+const plain = (schema: TSchema): Record<string, unknown> =>
+  JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (name: string) => ({ 'application/json': { schema: ref(name) } });
-const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: ref('Problem') } } });
+const problem = (description: string) => ({
+  description,
+  content: { 'application/problem+json': { schema: ref('Problem') } },
+});
 
 /** The components every answer may carry; also what the API validates with. */
 export function contractSchemas(limits: ContractLimits): Record<string, Record<string, unknown>> {
@@ -53,7 +57,10 @@ const rateLimitHeaders = {
 
 const commonErrors = {
   '401': problem('`unauthenticated`: missing, malformed, unknown or revoked key (`WWW-Authenticate: Bearer`)'),
-  '429': { ...problem('`rate_limited`: per-key limit reached; wait `Retry-After` seconds'), headers: { 'Retry-After': { schema: { type: 'integer' } } } },
+  '429': {
+    ...problem('`rate_limited`: per-key limit reached; wait `Retry-After` seconds'),
+    headers: { 'Retry-After': { schema: { type: 'integer' } } },
+  },
   '503': problem('`service_unavailable`: a dependency is down; nothing was created'),
   default: problem('Any other error, as problem details'),
 };
@@ -62,14 +69,20 @@ const idempotencyKey = {
   name: 'Idempotency-Key',
   in: 'header',
   required: true,
-  description: 'A client-generated UUID (bare or quoted). Retrying with the same key replays the first answer (`Idempotent-Replayed: true`) for 24 hours.',
+  description:
+    'A client-generated UUID (bare or quoted). Retrying with the same key replays the first answer (`Idempotent-Replayed: true`) for 24 hours.',
   schema: { type: 'string', maxLength: 64 },
 };
 
 const createErrors = {
   '400': problem('`invalid_request`, `idempotency_key_required`, `invalid_idempotency_key`'),
-  '403': problem('`forbidden`: `agent_slug` is not the key\'s agent, or the agent may not post to the channel'),
-  '409': { ...problem('`idempotency_key_in_use`: the first request with this key is still in flight; retry after `Retry-After`'), headers: { 'Retry-After': { schema: { type: 'integer' } } } },
+  '403': problem("`forbidden`: `agent_slug` is not the key's agent, or the agent may not post to the channel"),
+  '409': {
+    ...problem(
+      '`idempotency_key_in_use`: the first request with this key is still in flight; retry after `Retry-After`',
+    ),
+    headers: { 'Retry-After': { schema: { type: 'integer' } } },
+  },
   '413': problem('`metadata_too_large` or `payload_too_large`'),
   '415': problem('`unsupported_media_type`'),
   '422': problem('`validation_failed` (every field error in `errors`) or `idempotency_key_reused`'),
@@ -81,7 +94,13 @@ const createErrors = {
  */
 export function buildOpenApiDocument(config: OpenApiConfig): Record<string, unknown> {
   const limits: ContractLimits = { clickZonesMax: config.media.click_zones_max };
-  const idPath = (name: string, schema: TSchema, description: string) => ({ name, in: 'path', required: true, description, schema: plain(schema) });
+  const idPath = (name: string, schema: TSchema, description: string) => ({
+    name,
+    in: 'path',
+    required: true,
+    description,
+    schema: plain(schema),
+  });
   return {
     openapi: '3.1.0',
     info: {
@@ -106,14 +125,24 @@ export function buildOpenApiDocument(config: OpenApiConfig): Record<string, unkn
                 schema: {
                   type: 'object',
                   required: ['metadata', 'image'],
-                  properties: { metadata: ref('FrameMetadata'), image: { type: 'string', contentMediaType: 'image/png' } },
+                  properties: {
+                    metadata: ref('FrameMetadata'),
+                    image: { type: 'string', contentMediaType: 'image/png' },
+                  },
                 },
-                encoding: { metadata: { contentType: 'application/json' }, image: { contentType: config.media.allowed_image_mime_types.join(', ') } },
+                encoding: {
+                  metadata: { contentType: 'application/json' },
+                  image: { contentType: config.media.allowed_image_mime_types.join(', ') },
+                },
               },
             },
           },
           responses: {
-            '202': { description: 'Accepted with status `received`; processing continues asynchronously', headers: rateLimitHeaders, content: json('FrameSubmission') },
+            '202': {
+              description: 'Accepted with status `received`; processing continues asynchronously',
+              headers: rateLimitHeaders,
+              content: json('FrameSubmission'),
+            },
             ...createErrors,
             ...commonErrors,
           },
@@ -124,8 +153,19 @@ export function buildOpenApiDocument(config: OpenApiConfig): Record<string, unkn
           parameters: [
             { name: 'channel_slug', in: 'query', required: false, schema: plain(SlugSchema) },
             { name: 'status', in: 'query', required: false, schema: plain(SubmissionStatusSchema) },
-            { name: 'cursor', in: 'query', required: false, description: '`next_cursor` of the previous page', schema: { type: 'string' } },
-            { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: LIST_LIMIT_MAX, default: LIST_LIMIT_DEFAULT } },
+            {
+              name: 'cursor',
+              in: 'query',
+              required: false,
+              description: '`next_cursor` of the previous page',
+              schema: { type: 'string' },
+            },
+            {
+              name: 'limit',
+              in: 'query',
+              required: false,
+              schema: { type: 'integer', minimum: 1, maximum: LIST_LIMIT_MAX, default: LIST_LIMIT_DEFAULT },
+            },
           ],
           responses: {
             '200': { description: 'One page', headers: rateLimitHeaders, content: json('FrameSubmissionList') },
@@ -155,7 +195,11 @@ export function buildOpenApiDocument(config: OpenApiConfig): Record<string, unkn
           parameters: [idempotencyKey],
           requestBody: { required: true, content: json('MediaUploadRequest') },
           responses: {
-            '201': { description: 'Created with status `waiting_for_upload`', headers: rateLimitHeaders, content: json('MediaUpload') },
+            '201': {
+              description: 'Created with status `waiting_for_upload`',
+              headers: rateLimitHeaders,
+              content: json('MediaUpload'),
+            },
             ...createErrors,
             ...commonErrors,
           },

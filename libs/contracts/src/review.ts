@@ -99,8 +99,7 @@ export interface ReviewSubmissionDetail extends ReviewQueueItem {
 }
 
 export type ReviewDecisionInput =
-  | { readonly decision: 'promote' }
-  | { readonly decision: 'reject'; readonly reason: string; readonly note?: string };
+  { readonly decision: 'promote' } | { readonly decision: 'reject'; readonly reason: string; readonly note?: string };
 
 export interface ReviewTimelinePage {
   readonly channel: { readonly slug: string; readonly name: string };

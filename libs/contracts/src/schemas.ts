@@ -9,16 +9,34 @@ const stringEnum = <const T extends readonly string[]>(values: T, description?: 
   Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
 const nullable = <S extends TSchema>(schema: S) => Type.Union([schema, Type.Null()]);
 
-export const API_SUBMISSION_STATUSES = ['received', 'waiting_for_upload', 'media_processing', 'needs_review', 'promoted', 'rejected', 'failed'] as const;
+export const API_SUBMISSION_STATUSES = [
+  'received',
+  'waiting_for_upload',
+  'media_processing',
+  'needs_review',
+  'promoted',
+  'rejected',
+  'failed',
+] as const;
 export const API_VISIBILITIES = ['draft', 'team_visible', 'promotion_eligible'] as const;
 export const API_MEDIA_TYPES = ['image', 'video'] as const;
 export const UPLOAD_PROTOCOLS = ['basic', 'tus'] as const;
 
-export const SlugSchema = Type.String({ pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$', maxLength: 64, description: 'Lowercase letters and digits in dash-separated words, at most 64 characters' });
-export const FrameDateSchema = Type.String({ pattern: '^[0-9]{8}$', description: 'The frame day, YYYYMMDD (a real calendar date)' });
+export const SlugSchema = Type.String({
+  pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$',
+  maxLength: 64,
+  description: 'Lowercase letters and digits in dash-separated words, at most 64 characters',
+});
+export const FrameDateSchema = Type.String({
+  pattern: '^[0-9]{8}$',
+  description: 'The frame day, YYYYMMDD (a real calendar date)',
+});
 export const TimestampSchema = Type.String({ format: 'date-time', description: 'ISO 8601 UTC timestamp' });
 export const SubmissionStatusSchema = stringEnum(API_SUBMISSION_STATUSES, 'Status (DESIGN.md §3)');
-export const SubmissionIdSchema = Type.String({ pattern: '^sub_[0-9A-Za-z]{22}$', description: 'A frame submission id' });
+export const SubmissionIdSchema = Type.String({
+  pattern: '^sub_[0-9A-Za-z]{22}$',
+  description: 'A frame submission id',
+});
 export const UploadIdSchema = Type.String({ pattern: '^upl_[0-9A-Za-z]{22}$', description: 'A media upload id' });
 
 /** A link drawn over the frame; coordinates are fractions 0–1 of the frame's width and height. */
@@ -27,8 +45,17 @@ export const ClickZoneSchema = Type.Object(
     x: Type.Number({ minimum: 0, maximum: 1, description: 'Left edge, fraction of the frame width' }),
     y: Type.Number({ minimum: 0, maximum: 1, description: 'Top edge, fraction of the frame height' }),
     width: Type.Number({ exclusiveMinimum: 0, maximum: 1, description: 'Fraction of the frame width; x + width ≤ 1' }),
-    height: Type.Number({ exclusiveMinimum: 0, maximum: 1, description: 'Fraction of the frame height; y + height ≤ 1' }),
-    url: Type.String({ format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', maxLength: 2048, description: 'http(s) address the zone links to' }),
+    height: Type.Number({
+      exclusiveMinimum: 0,
+      maximum: 1,
+      description: 'Fraction of the frame height; y + height ≤ 1',
+    }),
+    url: Type.String({
+      format: 'uri',
+      pattern: '^[Hh][Tt][Tt][Pp][Ss]?://',
+      maxLength: 2048,
+      description: 'http(s) address the zone links to',
+    }),
     label: Type.Optional(Type.String({ maxLength: 200 })),
   },
   { additionalProperties: false },
@@ -44,7 +71,12 @@ export interface ContractLimits {
 const describedFields = (limits: ContractLimits) => ({
   title: Type.Optional(Type.String({ maxLength: 200 })),
   caption: Type.Optional(Type.String({ maxLength: 2000 })),
-  click_zones: Type.Optional(Type.Array(ClickZoneSchema, { maxItems: limits.clickZonesMax, description: `At most ${limits.clickZonesMax} zones (media.click_zones_max)` })),
+  click_zones: Type.Optional(
+    Type.Array(ClickZoneSchema, {
+      maxItems: limits.clickZonesMax,
+      description: `At most ${limits.clickZonesMax} zones (media.click_zones_max)`,
+    }),
+  ),
   external_ref: Type.Optional(Type.String({ maxLength: 200, description: "The agent's own reference" })),
 });
 
@@ -52,8 +84,14 @@ const describedFields = (limits: ContractLimits) => ({
 export function frameMetadataSchema(limits: ContractLimits) {
   return Type.Object(
     {
-      agent_slug: { ...SlugSchema, description: "Slug of the submitting agent; must be the API key's agent" } as typeof SlugSchema,
-      channel_slug: { ...SlugSchema, description: 'Slug of the target channel; the agent must be allowed on it' } as typeof SlugSchema,
+      agent_slug: {
+        ...SlugSchema,
+        description: "Slug of the submitting agent; must be the API key's agent",
+      } as typeof SlugSchema,
+      channel_slug: {
+        ...SlugSchema,
+        description: 'Slug of the target channel; the agent must be allowed on it',
+      } as typeof SlugSchema,
       date: FrameDateSchema,
       ...describedFields(limits),
     },
@@ -77,7 +115,10 @@ export function mediaUploadRequestSchema(limits: ContractLimits) {
       filename: Type.String({ minLength: 1, maxLength: 255 }),
       content_type: Type.String({ minLength: 1, maxLength: 255, description: 'One of media.allowed_video_mime_types' }),
       byte_size: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
-      date: Type.Optional({ ...FrameDateSchema, description: 'YYYYMMDD; default today (UTC)' } as typeof FrameDateSchema),
+      date: Type.Optional({
+        ...FrameDateSchema,
+        description: 'YYYYMMDD; default today (UTC)',
+      } as typeof FrameDateSchema),
       metadata: Type.Optional(uploadMetadataSchema(limits)),
     },
     { additionalProperties: false },
@@ -85,9 +126,16 @@ export function mediaUploadRequestSchema(limits: ContractLimits) {
 }
 export type MediaUploadRequest = Static<ReturnType<typeof mediaUploadRequestSchema>>;
 
-export const FailureSchema = Type.Object({ code: Type.String(), message: Type.String() }, { additionalProperties: false });
+export const FailureSchema = Type.Object(
+  { code: Type.String(), message: Type.String() },
+  { additionalProperties: false },
+);
 export const ReviewSchema = Type.Object(
-  { decision: stringEnum(['promoted', 'rejected'] as const), reason: nullable(Type.String()), reviewed_at: TimestampSchema },
+  {
+    decision: stringEnum(['promoted', 'rejected'] as const),
+    reason: nullable(Type.String()),
+    reviewed_at: TimestampSchema,
+  },
   { additionalProperties: false },
 );
 
@@ -108,7 +156,9 @@ export const FrameSubmissionSchema = Type.Object(
     click_zones: Type.Array(ClickZoneSchema),
     external_ref: nullable(Type.String()),
     media_upload_id: nullable(UploadIdSchema),
-    variants: Type.Record(Type.String(), Type.String({ format: 'uri' }), { description: 'Variant name → short-lived signed URL, once processed' }),
+    variants: Type.Record(Type.String(), Type.String({ format: 'uri' }), {
+      description: 'Variant name → short-lived signed URL, once processed',
+    }),
     failure: nullable(FailureSchema),
     review: nullable(ReviewSchema),
   },
@@ -168,7 +218,9 @@ export const ProblemSchema = Type.Object(
     detail: Type.String(),
     code: Type.String({ description: 'Stable machine-readable error code' }),
     request_id: Type.String(),
-    errors: Type.Optional(Type.Array(Type.Object({ pointer: Type.String(), detail: Type.String() }, { additionalProperties: false }))),
+    errors: Type.Optional(
+      Type.Array(Type.Object({ pointer: Type.String(), detail: Type.String() }, { additionalProperties: false })),
+    ),
   },
   { additionalProperties: true },
 );

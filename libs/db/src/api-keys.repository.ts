@@ -14,7 +14,14 @@ export interface ApiKeyWithAgent extends ApiKeyRow {
   readonly agent: { readonly id: string; readonly slug: string; readonly disabledAt: Date | null };
 }
 
-const publicFields = { id: true, agentId: true, prefix: true, createdAt: true, lastUsedAt: true, revokedAt: true } as const;
+const publicFields = {
+  id: true,
+  agentId: true,
+  prefix: true,
+  createdAt: true,
+  lastUsedAt: true,
+  revokedAt: true,
+} as const;
 
 export function apiKeysRepository(db: DbClient) {
   return {
@@ -30,7 +37,10 @@ export function apiKeysRepository(db: DbClient) {
       db.apiKey.findMany({ where: { agentId }, select: publicFields, orderBy: { createdAt: 'asc' } }),
     /** Revokes every key whose display prefix starts with `prefix`; returns how many. */
     async revokeByPrefix(prefix: string, at = new Date()): Promise<ApiKeyRow[]> {
-      const keys = await db.apiKey.findMany({ where: { prefix: { startsWith: prefix }, revokedAt: null }, select: publicFields });
+      const keys = await db.apiKey.findMany({
+        where: { prefix: { startsWith: prefix }, revokedAt: null },
+        select: publicFields,
+      });
       if (keys.length !== 1) return keys;
       await db.apiKey.update({ where: { id: keys[0]!.id }, data: { revokedAt: at } });
       return [{ ...keys[0]!, revokedAt: at }];

@@ -63,12 +63,20 @@ export function idempotencyRepository(db: DbClient) {
         const existing = await find(input.apiKeyId, input.key);
         if (!existing) continue; // swept between our insert and read: try again
         const expired = existing.expiresAt <= input.now;
-        const abandoned = existing.state === 'in_flight' && existing.lockedUntil <= input.now && existing.fingerprint === input.fingerprint;
+        const abandoned =
+          existing.state === 'in_flight' &&
+          existing.lockedUntil <= input.now &&
+          existing.fingerprint === input.fingerprint;
         if (expired || abandoned) {
           // A new token strictly later than the old one, so the old owner's compare-and-set fails.
           const token = new Date(Math.max(lockedUntil.getTime(), existing.lockedUntil.getTime() + 1));
           const taken = await db.idempotencyRecord.updateMany({
-            where: { apiKeyId: input.apiKeyId, key: input.key, lockedUntil: existing.lockedUntil, state: existing.state },
+            where: {
+              apiKeyId: input.apiKeyId,
+              key: input.key,
+              lockedUntil: existing.lockedUntil,
+              state: existing.state,
+            },
             data: {
               fingerprint: input.fingerprint,
               state: 'in_flight',
@@ -83,14 +91,25 @@ export function idempotencyRepository(db: DbClient) {
           continue;
         }
         if (existing.state === 'completed') {
-          return { kind: 'completed', fingerprint: existing.fingerprint, status: existing.responseStatus ?? 200, body: existing.responseBody };
+          return {
+            kind: 'completed',
+            fingerprint: existing.fingerprint,
+            status: existing.responseStatus ?? 200,
+            body: existing.responseBody,
+          };
         }
         return { kind: 'in_flight', fingerprint: existing.fingerprint, lockedUntil: existing.lockedUntil };
       }
       throw new Error('idempotency claim did not settle after 3 attempts');
     },
     /** Stores the response; false when this request no longer owns the key. Run it in the transaction that does the work. */
-    async complete(input: { apiKeyId: string; key: string; lockedUntil: Date; status: number; body: unknown }): Promise<boolean> {
+    async complete(input: {
+      apiKeyId: string;
+      key: string;
+      lockedUntil: Date;
+      status: number;
+      body: unknown;
+    }): Promise<boolean> {
       const { count } = await db.idempotencyRecord.updateMany({
         where: { apiKeyId: input.apiKeyId, key: input.key, lockedUntil: input.lockedUntil, state: 'in_flight' },
         data: { state: 'completed', responseStatus: input.status, responseBody: input.body as Prisma.InputJsonValue },

@@ -35,7 +35,13 @@ export function mediaObjectsRepository(db: DbClient) {
   return {
     /** Records an object; recording the same (submission, kind, name) again replaces it. */
     upsert: (input: NewMediaObject): Promise<MediaObjectRow> => {
-      const data = { ...input, byteSize: BigInt(input.byteSize), width: input.width ?? null, height: input.height ?? null, sha256: input.sha256 ?? null };
+      const data = {
+        ...input,
+        byteSize: BigInt(input.byteSize),
+        width: input.width ?? null,
+        height: input.height ?? null,
+        sha256: input.sha256 ?? null,
+      };
       return db.mediaObject.upsert({
         where: { submissionId_kind_name: { submissionId: input.submissionId, kind: input.kind, name: input.name } },
         create: { id: randomUUID(), ...data },

@@ -69,7 +69,10 @@ export function mediaUploadsRepository(db: DbClient) {
     },
     /** Marks the media as arrived, once; false when it already had. */
     async markCompleted(id: string, at: Date): Promise<boolean> {
-      const { count } = await db.mediaUpload.updateMany({ where: { id, completedAt: null }, data: { completedAt: at } });
+      const { count } = await db.mediaUpload.updateMany({
+        where: { id, completedAt: null },
+        data: { completedAt: at },
+      });
       return count === 1;
     },
   };

@@ -38,7 +38,12 @@ export interface SubmissionDetailRow extends SubmissionWithMedia {
 
 export type ClaimResult =
   | { readonly ok: true; readonly claimedUntil: Date; readonly renewed: boolean }
-  | { readonly ok: false; readonly status: SubmissionStatus | null; readonly claimedBy: string | null; readonly claimedUntil: Date | null };
+  | {
+      readonly ok: false;
+      readonly status: SubmissionStatus | null;
+      readonly claimedBy: string | null;
+      readonly claimedUntil: Date | null;
+    };
 
 const withSlugsAndMedia = {
   agent: { select: { slug: true } },
@@ -62,7 +67,9 @@ export function reviewRepository(db: DbClient) {
           ...(filter.agentSlug ? { agent: { slug: filter.agentSlug } } : {}),
           ...(filter.mediaType ? { mediaType: filter.mediaType } : {}),
           ...(filter.dateFrom || filter.dateTo ? { date } : {}),
-          ...(after ? { OR: [{ createdAt: { gt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }] } : {}),
+          ...(after
+            ? { OR: [{ createdAt: { gt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }] }
+            : {}),
         },
         orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
         take: filter.limit,
@@ -98,17 +105,35 @@ export function reviewRepository(db: DbClient) {
       });
       if (renewed.count === 1) return { ok: true, claimedUntil: until, renewed: true };
       const taken = await db.submission.updateMany({
-        where: { id, status: 'needs_review', OR: [{ claimedBy: null }, { claimedUntil: null }, { claimedUntil: { lte: now } }] },
+        where: {
+          id,
+          status: 'needs_review',
+          OR: [{ claimedBy: null }, { claimedUntil: null }, { claimedUntil: { lte: now } }],
+        },
         data: { claimedBy: reviewerId, claimedUntil: until },
       });
       if (taken.count === 1) {
         await db.submissionEvent.create({
-          data: { submissionId: id, type: 'claimed', actorType: 'reviewer', actorId: reviewerId, data: { until: until.toISOString() } },
+          data: {
+            submissionId: id,
+            type: 'claimed',
+            actorType: 'reviewer',
+            actorId: reviewerId,
+            data: { until: until.toISOString() },
+          },
         });
         return { ok: true, claimedUntil: until, renewed: false };
       }
-      const row = await db.submission.findUnique({ where: { id }, select: { status: true, claimedBy: true, claimedUntil: true } });
-      return { ok: false, status: row?.status ?? null, claimedBy: row?.claimedBy ?? null, claimedUntil: row?.claimedUntil ?? null };
+      const row = await db.submission.findUnique({
+        where: { id },
+        select: { status: true, claimedBy: true, claimedUntil: true },
+      });
+      return {
+        ok: false,
+        status: row?.status ?? null,
+        claimedBy: row?.claimedBy ?? null,
+        claimedUntil: row?.claimedUntil ?? null,
+      };
     },
 
     /** Gives a claim back (the reviewer moved on without deciding). */
@@ -118,7 +143,9 @@ export function reviewRepository(db: DbClient) {
         data: { claimedBy: null, claimedUntil: null },
       });
       if (count === 1) {
-        await db.submissionEvent.create({ data: { submissionId: input.id, type: 'released', actorType: 'reviewer', actorId: input.reviewerId } });
+        await db.submissionEvent.create({
+          data: { submissionId: input.id, type: 'released', actorType: 'reviewer', actorId: input.reviewerId },
+        });
       }
       return count === 1;
     },

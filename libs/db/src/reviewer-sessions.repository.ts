@@ -11,13 +11,22 @@ export interface ReviewerSessionRow {
 }
 
 export interface ReviewerSessionWithReviewer extends ReviewerSessionRow {
-  readonly reviewer: { readonly id: string; readonly email: string; readonly name: string | null; readonly disabledAt: Date | null };
+  readonly reviewer: {
+    readonly id: string;
+    readonly email: string;
+    readonly name: string | null;
+    readonly disabledAt: Date | null;
+  };
 }
 
 export function reviewerSessionsRepository(db: DbClient) {
   return {
-    create: (input: { id: string; reviewerId: string; csrfToken: string; expiresAt: Date }): Promise<ReviewerSessionRow> =>
-      db.reviewerSession.create({ data: input }),
+    create: (input: {
+      id: string;
+      reviewerId: string;
+      csrfToken: string;
+      expiresAt: Date;
+    }): Promise<ReviewerSessionRow> => db.reviewerSession.create({ data: input }),
     /** A session that has not expired at `now`, with its reviewer. */
     findLive: (id: string, now: Date): Promise<ReviewerSessionWithReviewer | null> =>
       db.reviewerSession.findFirst({

@@ -1,4 +1,11 @@
-import { type ActorType, type FailureCode, type MediaType, sourcesOf, type SubmissionStatus, type Visibility } from '@framedesk/domain';
+import {
+  type ActorType,
+  type FailureCode,
+  type MediaType,
+  sourcesOf,
+  type SubmissionStatus,
+  type Visibility,
+} from '@framedesk/domain';
 import type { DbClient, Prisma } from './prisma';
 
 export interface SubmissionRow {
@@ -196,8 +203,7 @@ export function submissionsRepository(db: DbClient) {
 
     appendEvent: events.append,
 
-    events: (submissionId: string) =>
-      db.submissionEvent.findMany({ where: { submissionId }, orderBy: { id: 'asc' } }),
+    events: (submissionId: string) => db.submissionEvent.findMany({ where: { submissionId }, orderBy: { id: 'asc' } }),
 
     /** Non-terminal submissions nobody has touched since `before` (the reconciler's work list). */
     findStale: (statuses: readonly SubmissionStatus[], before: Date, limit: number) =>
@@ -245,7 +251,12 @@ export function submissionsRepository(db: DbClient) {
           ...(input.channelId ? { channelId: input.channelId } : {}),
           ...(input.status ? { status: input.status } : {}),
           ...(input.after
-            ? { OR: [{ createdAt: { lt: input.after.createdAt } }, { createdAt: input.after.createdAt, id: { lt: input.after.id } }] }
+            ? {
+                OR: [
+                  { createdAt: { lt: input.after.createdAt } },
+                  { createdAt: input.after.createdAt, id: { lt: input.after.id } },
+                ],
+              }
             : {}),
         },
         orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
@@ -260,7 +271,11 @@ const agentResourceInclude = {
   agent: { select: { slug: true } },
   channel: { select: { slug: true } },
   upload: { select: { id: true } },
-  media: { where: { kind: { in: ['variant', 'poster'] as string[] } }, select: { kind: true, name: true }, orderBy: { name: 'asc' as const } },
+  media: {
+    where: { kind: { in: ['variant', 'poster'] as string[] } },
+    select: { kind: true, name: true },
+    orderBy: { name: 'asc' as const },
+  },
 } satisfies Prisma.SubmissionInclude;
 export type SubmissionResourceRow = SubmissionWithSlugs & {
   readonly upload: { readonly id: string } | null;

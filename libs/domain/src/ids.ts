@@ -24,5 +24,9 @@ export function newId(kind: IdKind): string {
 
 export function isId(kind: IdKind, value: string): boolean {
   const prefix = ID_PREFIXES[kind];
-  return value.startsWith(prefix) && /^[0-9A-Za-z]+$/.test(value.slice(prefix.length)) && value.length === prefix.length + ID_LENGTH;
+  return (
+    value.startsWith(prefix) &&
+    /^[0-9A-Za-z]+$/.test(value.slice(prefix.length)) &&
+    value.length === prefix.length + ID_LENGTH
+  );
 }

@@ -18,10 +18,20 @@ async function failureOf(promise: Promise<unknown>): Promise<string> {
 
 describe('processImage', () => {
   it('makes every variant as WebP at its size', async () => {
-    const result = await processImage(makePng(600, 300), specs('public', 'thumbnail', 'preview', 'w100', 'h50', '64x64'));
+    const result = await processImage(
+      makePng(600, 300),
+      specs('public', 'thumbnail', 'preview', 'w100', 'h50', '64x64'),
+    );
     expect({ width: result.width, height: result.height }).toEqual({ width: 600, height: 300 });
     const sizes = Object.fromEntries(result.variants.map((v) => [v.name, `${v.width}x${v.height}`]));
-    expect(sizes).toEqual({ public: '600x300', thumbnail: '256x128', preview: '600x300', w100: '100x50', h50: '100x50', '64x64': '64x64' });
+    expect(sizes).toEqual({
+      public: '600x300',
+      thumbnail: '256x128',
+      preview: '600x300',
+      w100: '100x50',
+      h50: '100x50',
+      '64x64': '64x64',
+    });
     for (const variant of result.variants) {
       const meta = await sharp(variant.data).metadata();
       expect(meta.format).toBe('webp');
@@ -53,6 +63,8 @@ describe('processImage', () => {
   it('refuses formats that are not allowed as unsupported_content', async () => {
     const jpeg = await sharp(makePng(10, 10)).jpeg().toBuffer();
     expect(await failureOf(processImage(jpeg, specs('public')))).toBe('unsupported_content');
-    expect(await failureOf(processImage(Buffer.from('not an image at all'), specs('public')))).toBe('unsupported_content');
+    expect(await failureOf(processImage(Buffer.from('not an image at all'), specs('public')))).toBe(
+      'unsupported_content',
+    );
   });
 });

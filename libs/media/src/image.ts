@@ -52,7 +52,13 @@ export interface ProcessedImage {
 
 /** Maps allowed MIME types (`media.allowed_image_mime_types`) to sharp's format names. */
 export function formatsForMimeTypes(mimeTypes: readonly string[]): string[] {
-  const known: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpeg', 'image/webp': 'webp', 'image/gif': 'gif', 'image/avif': 'heif' };
+  const known: Record<string, string> = {
+    'image/png': 'png',
+    'image/jpeg': 'jpeg',
+    'image/webp': 'webp',
+    'image/gif': 'gif',
+    'image/avif': 'heif',
+  };
   return mimeTypes.map((m) => known[m.toLowerCase()]).filter((f): f is string => Boolean(f));
 }
 
@@ -67,8 +73,10 @@ export function configureImageProcessing(threads = availableParallelism() <= 2 ?
 
 function classify(error: unknown): ImageProcessingError {
   const message = error instanceof Error ? error.message : String(error);
-  if (/pixel limit/i.test(message)) return new ImageProcessingError('image_too_large', 'The image has more pixels than allowed.');
-  if (/unsupported image format/i.test(message)) return new ImageProcessingError('unsupported_content', 'The file is not a supported image.');
+  if (/pixel limit/i.test(message))
+    return new ImageProcessingError('image_too_large', 'The image has more pixels than allowed.');
+  if (/unsupported image format/i.test(message))
+    return new ImageProcessingError('unsupported_content', 'The file is not a supported image.');
   return new ImageProcessingError('invalid_image', `The image could not be decoded: ${message.split('\n')[0]}`);
 }
 
@@ -77,7 +85,11 @@ function classify(error: unknown): ImageProcessingError {
  * orientation and makes each variant as WebP without metadata. Throws ImageProcessingError for
  * bad input; anything else it throws is unexpected.
  */
-export async function processImage(input: Buffer, variants: readonly VariantSpec[], options: ImageProcessingOptions = {}): Promise<ProcessedImage> {
+export async function processImage(
+  input: Buffer,
+  variants: readonly VariantSpec[],
+  options: ImageProcessingOptions = {},
+): Promise<ProcessedImage> {
   const maxPixels = options.maxInputPixels ?? DEFAULT_MAX_INPUT_PIXELS;
   const allowed = options.allowedFormats ?? ['png'];
   const sharp = await loadSharp();
@@ -96,10 +108,16 @@ export async function processImage(input: Buffer, variants: readonly VariantSpec
   const source: Size = metadata.autoOrient ?? { width: metadata.width, height: metadata.height };
   // Header check first: a bomb is refused before a single pixel is decompressed.
   if (source.width * source.height > maxPixels) {
-    throw new ImageProcessingError('image_too_large', `The image is ${source.width}×${source.height}; at most ${maxPixels} pixels are allowed.`);
+    throw new ImageProcessingError(
+      'image_too_large',
+      `The image is ${source.width}×${source.height}; at most ${maxPixels} pixels are allowed.`,
+    );
   }
   if (Math.max(source.width, source.height) > WEBP_MAX_SIDE) {
-    throw new ImageProcessingError('image_too_large', `The image is ${source.width}×${source.height}; a side may be at most ${WEBP_MAX_SIDE} pixels.`);
+    throw new ImageProcessingError(
+      'image_too_large',
+      `The image is ${source.width}×${source.height}; a side may be at most ${WEBP_MAX_SIDE} pixels.`,
+    );
   }
 
   const results: ImageVariant[] = [];
@@ -113,7 +131,14 @@ export async function processImage(input: Buffer, variants: readonly VariantSpec
     }
     try {
       const { data, info } = await pipeline.webp({ quality: 82 }).toBuffer({ resolveWithObject: true });
-      results.push({ name: spec.name, data, width: info.width, height: info.height, byteSize: data.length, contentType: 'image/webp' });
+      results.push({
+        name: spec.name,
+        data,
+        width: info.width,
+        height: info.height,
+        byteSize: data.length,
+        contentType: 'image/webp',
+      });
     } catch (error) {
       throw classify(error);
     }
@@ -122,8 +147,15 @@ export async function processImage(input: Buffer, variants: readonly VariantSpec
 }
 
 /** What an encoded image declares in its header (no pixels decoded). */
-export async function readImageInfo(input: Buffer): Promise<{ format: string; width: number; height: number; hasExif: boolean }> {
+export async function readImageInfo(
+  input: Buffer,
+): Promise<{ format: string; width: number; height: number; hasExif: boolean }> {
   const sharp = await loadSharp();
   const metadata = await sharp(input, { limitInputPixels: false }).metadata();
-  return { format: metadata.format, width: metadata.width, height: metadata.height, hasExif: metadata.exif !== undefined };
+  return {
+    format: metadata.format,
+    width: metadata.width,
+    height: metadata.height,
+    hasExif: metadata.exif !== undefined,
+  };
 }

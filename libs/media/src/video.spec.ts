@@ -12,7 +12,18 @@ describe('video tools (ffprobe/ffmpeg)', () => {
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'fd-video-'));
     clip = join(dir, 'clip.mp4');
-    execFileSync('ffmpeg', ['-y', '-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc=duration=2:size=320x240:rate=10', '-pix_fmt', 'yuv420p', clip]);
+    execFileSync('ffmpeg', [
+      '-y',
+      '-loglevel',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc=duration=2:size=320x240:rate=10',
+      '-pix_fmt',
+      'yuv420p',
+      clip,
+    ]);
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -32,7 +43,9 @@ describe('video tools (ffprobe/ffmpeg)', () => {
 
   it('refuses a PNG (an image, no duration)', async () => {
     const png = join(dir, 'still.png');
-    await sharp({ create: { width: 8, height: 8, channels: 3, background: '#f00' } }).png().toFile(png);
+    await sharp({ create: { width: 8, height: 8, channels: 3, background: '#f00' } })
+      .png()
+      .toFile(png);
     await expect(probeVideo(png)).rejects.toBeInstanceOf(InvalidVideoError);
   });
 
@@ -54,8 +67,14 @@ describe('video tools (ffprobe/ffmpeg)', () => {
 });
 
 describe('sniffVideoContainer', () => {
-  const ftyp = (brand: string) => Buffer.concat([Buffer.from([0, 0, 0, 0x20]), Buffer.from(`ftyp${brand}`, 'latin1'), Buffer.alloc(20)]);
-  const ebml = (docType: string) => Buffer.concat([Buffer.from([0x1a, 0x45, 0xdf, 0xa3, 0x9f, 0x42, 0x82, 0x84]), Buffer.from(docType, 'latin1'), Buffer.alloc(20)]);
+  const ftyp = (brand: string) =>
+    Buffer.concat([Buffer.from([0, 0, 0, 0x20]), Buffer.from(`ftyp${brand}`, 'latin1'), Buffer.alloc(20)]);
+  const ebml = (docType: string) =>
+    Buffer.concat([
+      Buffer.from([0x1a, 0x45, 0xdf, 0xa3, 0x9f, 0x42, 0x82, 0x84]),
+      Buffer.from(docType, 'latin1'),
+      Buffer.alloc(20),
+    ]);
 
   it('names the container by its bytes, not its name', () => {
     expect(sniffVideoContainer(ftyp('isom'))).toEqual({ mimeType: 'video/mp4', extension: 'mp4' });

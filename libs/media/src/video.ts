@@ -36,7 +36,8 @@ function run(file: string, args: string[], timeoutMs: number, binary: boolean): 
         if (!error) return resolve(stdout);
         const e = error as NodeJS.ErrnoException & { killed?: boolean };
         // A missing executable is an operator problem (retryable once fixed), not a bad video.
-        if (e.code === 'ENOENT') return reject(new Error(`${file} not found; install ffmpeg or set FFPROBE_PATH/FFMPEG_PATH`));
+        if (e.code === 'ENOENT')
+          return reject(new Error(`${file} not found; install ffmpeg or set FFPROBE_PATH/FFMPEG_PATH`));
         if (e.killed) return reject(new InvalidVideoError(`${file} gave up after ${timeoutMs} ms`));
         const reason = stderr.toString('utf8').trim().split('\n').slice(-2).join(' ') || e.message;
         reject(new InvalidVideoError(`${binary ? 'cannot extract a frame' : 'not a readable video'}: ${reason}`));
@@ -59,7 +60,10 @@ export async function probeVideo(path: string, options: VideoToolOptions = {}): 
   } catch {
     throw new InvalidVideoError('ffprobe printed no readable description');
   }
-  const video = parsed.streams?.find((s) => s['codec_type'] === 'video' && (s['disposition'] as { attached_pic?: number } | undefined)?.attached_pic !== 1);
+  const video = parsed.streams?.find(
+    (s) =>
+      s['codec_type'] === 'video' && (s['disposition'] as { attached_pic?: number } | undefined)?.attached_pic !== 1,
+  );
   if (!video) throw new InvalidVideoError('the file has no video stream');
   const width = Number(video['width']);
   const height = Number(video['height']);
@@ -76,11 +80,31 @@ export async function probeVideo(path: string, options: VideoToolOptions = {}): 
 }
 
 /** One JPEG frame at `atSeconds` (ffmpeg writes it to stdout; no temp file). */
-export async function extractPoster(path: string, options: VideoToolOptions & { atSeconds?: number } = {}): Promise<Buffer> {
+export async function extractPoster(
+  path: string,
+  options: VideoToolOptions & { atSeconds?: number } = {},
+): Promise<Buffer> {
   const at = Math.max(0, options.atSeconds ?? 0);
   const jpeg = await run(
     options.ffmpegPath ?? 'ffmpeg',
-    ['-v', 'error', '-nostdin', '-ss', at.toFixed(3), '-i', path, '-frames:v', '1', '-f', 'image2', '-c:v', 'mjpeg', '-q:v', '3', 'pipe:1'],
+    [
+      '-v',
+      'error',
+      '-nostdin',
+      '-ss',
+      at.toFixed(3),
+      '-i',
+      path,
+      '-frames:v',
+      '1',
+      '-f',
+      'image2',
+      '-c:v',
+      'mjpeg',
+      '-q:v',
+      '3',
+      'pipe:1',
+    ],
     options.timeoutMs ?? 60_000,
     true,
   );
@@ -89,7 +113,10 @@ export async function extractPoster(path: string, options: VideoToolOptions & { 
 }
 
 /** A small WebP of a poster frame, fitting `maxSide`×`maxSide`, metadata stripped. */
-export async function posterPreview(jpeg: Buffer, maxSide = 640): Promise<{ data: Buffer; width: number; height: number }> {
+export async function posterPreview(
+  jpeg: Buffer,
+  maxSide = 640,
+): Promise<{ data: Buffer; width: number; height: number }> {
   const sharp = await loadSharp();
   const { data, info } = await sharp(jpeg, { limitInputPixels: 100_000_000 })
     .rotate()
@@ -115,11 +142,15 @@ export interface SniffedVideo {
  */
 export function sniffVideoContainer(head: Buffer): SniffedVideo | null {
   if (head.length >= 12 && head.toString('latin1', 4, 8) === 'ftyp') {
-    return head.toString('latin1', 8, 12) === 'qt  ' ? { mimeType: 'video/quicktime', extension: 'mov' } : { mimeType: 'video/mp4', extension: 'mp4' };
+    return head.toString('latin1', 8, 12) === 'qt  '
+      ? { mimeType: 'video/quicktime', extension: 'mov' }
+      : { mimeType: 'video/mp4', extension: 'mp4' };
   }
   if (head.length >= 4 && head.readUInt32BE(0) === 0x1a45dfa3) {
     // The EBML header names its DocType near the start; WebM says so, Matroska otherwise.
-    return head.includes('matroska', 0, 'latin1') ? { mimeType: 'video/x-matroska', extension: 'mkv' } : { mimeType: 'video/webm', extension: 'webm' };
+    return head.includes('matroska', 0, 'latin1')
+      ? { mimeType: 'video/x-matroska', extension: 'mkv' }
+      : { mimeType: 'video/webm', extension: 'webm' };
   }
   return null;
 }

@@ -3,7 +3,11 @@ import type { Logger } from 'pino';
 /**
  * Runs `steps` in order once, on SIGTERM or SIGINT, then exits. A second signal exits at once.
  */
-export function onShutdown(logger: Logger, steps: readonly { name: string; run: () => Promise<unknown> }[], timeoutMs = 30_000): void {
+export function onShutdown(
+  logger: Logger,
+  steps: readonly { name: string; run: () => Promise<unknown> }[],
+  timeoutMs = 30_000,
+): void {
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) process.exit(1);

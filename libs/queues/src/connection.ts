@@ -10,6 +10,11 @@ export function createRedis(url: string, role: 'worker' | 'producer'): Redis {
   const options: RedisOptions =
     role === 'worker'
       ? { maxRetriesPerRequest: null, enableReadyCheck: true }
-      : { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2_000, retryStrategy: (times) => Math.min(times * 200, 2_000) };
+      : {
+          maxRetriesPerRequest: 1,
+          enableOfflineQueue: false,
+          connectTimeout: 2_000,
+          retryStrategy: (times) => Math.min(times * 200, 2_000),
+        };
   return new Redis(url, options);
 }

@@ -1,6 +1,14 @@
 import { type JobsOptions, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { JOB_QUEUES, jobIdFor, type JobName, type JobPayloads, QUEUE_NAMES, type QueueName, type SCHEDULED_JOBS } from './registry';
+import {
+  JOB_QUEUES,
+  jobIdFor,
+  type JobName,
+  type JobPayloads,
+  QUEUE_NAMES,
+  type QueueName,
+  type SCHEDULED_JOBS,
+} from './registry';
 
 /** Per-job defaults: retried with exponential back-off; kept briefly after completion. */
 export const DEFAULT_JOB_OPTIONS: JobsOptions = {
@@ -28,7 +36,8 @@ const RERUN_MEMORY_SECONDS = 7 * 24 * 3600;
 /** BullMQ states in which a job will still run (or is running). */
 const LIVE_STATES = new Set(['active', 'waiting', 'delayed', 'prioritized', 'waiting-children']);
 
-export type JobStateName = 'active' | 'waiting' | 'delayed' | 'prioritized' | 'waiting-children' | 'completed' | 'failed' | 'missing';
+export type JobStateName =
+  'active' | 'waiting' | 'delayed' | 'prioritized' | 'waiting-children' | 'completed' | 'failed' | 'missing';
 
 export interface QueueProducer {
   enqueue<J extends JobName>(name: J, payload: JobPayloads[J], options?: EnqueueOptions): Promise<void>;
@@ -92,11 +101,21 @@ export function createQueueProducer(connection: Redis, prefix: string): QueuePro
       return LIVE_STATES.has(await jobState(name, payload, attempt));
     },
     async schedule(name, everyMs) {
-      await queue(JOB_QUEUES[name]).upsertJobScheduler(name, { every: everyMs }, { name, data: {}, opts: { attempts: 1, removeOnComplete: { count: 10 }, removeOnFail: { count: 100 } } });
+      await queue(JOB_QUEUES[name]).upsertJobScheduler(
+        name,
+        { every: everyMs },
+        { name, data: {}, opts: { attempts: 1, removeOnComplete: { count: 10 }, removeOnFail: { count: 100 } } },
+      );
     },
     async counts() {
       const entries = await Promise.all(
-        QUEUE_NAMES.map(async (name) => [name, await queue(name).getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'failed', 'completed')] as const),
+        QUEUE_NAMES.map(
+          async (name) =>
+            [
+              name,
+              await queue(name).getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'failed', 'completed'),
+            ] as const,
+        ),
       );
       return Object.fromEntries(entries) as Record<QueueName, Record<string, number>>;
     },

@@ -17,7 +17,13 @@ export interface QueueWorkerOptions {
  * then the stalled check (run by every worker) hands it to another; a job that stalls twice is
  * failed (and the reconciler picks the submission up again).
  */
-export function createQueueWorker(queue: QueueName, connection: Redis, prefix: string, processor: Processor, options: QueueWorkerOptions): Worker {
+export function createQueueWorker(
+  queue: QueueName,
+  connection: Redis,
+  prefix: string,
+  processor: Processor,
+  options: QueueWorkerOptions,
+): Worker {
   return new Worker(queue, processor, {
     connection,
     prefix,

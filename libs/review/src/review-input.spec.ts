@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { DomainError } from '@framedesk/domain';
-import { decodeCursor, encodeCursor, parseDecision, parseQueueQuery, parseVisibility, reasonText } from './review-input';
+import {
+  decodeCursor,
+  encodeCursor,
+  parseDecision,
+  parseQueueQuery,
+  parseVisibility,
+  reasonText,
+} from './review-input';
 
 const codeOf = (fn: () => unknown) => {
   try {
@@ -14,7 +21,17 @@ const codeOf = (fn: () => unknown) => {
 describe('review input', () => {
   it('reads queue filters and a cursor, refusing malformed ones with every problem listed', () => {
     const cursor = encodeCursor({ c: '2026-01-01T00:00:00.000Z', i: 'sub_x' });
-    expect(parseQueueQuery({ channel: 'news', agent: 'bot', media_type: 'video', date_from: '20260101', date_to: '20260131', limit: '10', cursor })).toEqual({
+    expect(
+      parseQueueQuery({
+        channel: 'news',
+        agent: 'bot',
+        media_type: 'video',
+        date_from: '20260101',
+        date_to: '20260131',
+        limit: '10',
+        cursor,
+      }),
+    ).toEqual({
       channel: 'news',
       agent: 'bot',
       mediaType: 'video',
@@ -28,14 +45,23 @@ describe('review input', () => {
       parseQueueQuery({ channel: 'Not A Slug', media_type: 'gif', date_from: '20260230', limit: '0' });
       expect.unreachable();
     } catch (error) {
-      expect((error as DomainError).errors?.map((e) => e.pointer)).toEqual(['/channel', '/media_type', '/date_from', '/limit']);
+      expect((error as DomainError).errors?.map((e) => e.pointer)).toEqual([
+        '/channel',
+        '/media_type',
+        '/date_from',
+        '/limit',
+      ]);
     }
     expect(codeOf(() => decodeCursor('garbage', ['c']))).toBe('validation_failed');
   });
 
   it('needs a listed reason to reject, and a note when the reason is Other', () => {
     expect(parseDecision({ decision: 'promote' })).toEqual({ decision: 'promote' });
-    expect(parseDecision({ decision: 'reject', reason: 'Duplicate', note: '  ' })).toEqual({ decision: 'reject', reason: 'Duplicate', note: null });
+    expect(parseDecision({ decision: 'reject', reason: 'Duplicate', note: '  ' })).toEqual({
+      decision: 'reject',
+      reason: 'Duplicate',
+      note: null,
+    });
     expect(codeOf(() => parseDecision({ decision: 'reject' }))).toBe('validation_failed');
     expect(codeOf(() => parseDecision({ decision: 'reject', reason: 'Because' }))).toBe('validation_failed');
     expect(codeOf(() => parseDecision({ decision: 'reject', reason: 'Other' }))).toBe('validation_failed');

@@ -1,5 +1,14 @@
 import { REJECT_REASONS, type RejectReason } from '@framedesk/contracts';
-import { DomainError, type FieldError, isFrameDate, isSlug, MEDIA_TYPES, type MediaType, VISIBILITIES, type Visibility } from '@framedesk/domain';
+import {
+  DomainError,
+  type FieldError,
+  isFrameDate,
+  isSlug,
+  MEDIA_TYPES,
+  type MediaType,
+  VISIBILITIES,
+  type Visibility,
+} from '@framedesk/domain';
 
 export { REJECT_REASONS, type RejectReason };
 
@@ -34,7 +43,9 @@ export function decodeCursor(cursor: string, fields: readonly string[]): Record<
   } catch {
     // fall through
   }
-  throw new DomainError('validation_failed', 'The cursor is not valid.', { errors: [{ pointer: '/cursor', detail: 'not a cursor this API issued' }] });
+  throw new DomainError('validation_failed', 'The cursor is not valid.', {
+    errors: [{ pointer: '/cursor', detail: 'not a cursor this API issued' }],
+  });
 }
 
 /** Queue filters from the query string (the workbench keeps them in its URL). */
@@ -48,11 +59,14 @@ export function parseQueueQuery(query: Record<string, unknown>): QueueQuery {
   const limitText = str(query['limit']);
   if (channel && !isSlug(channel)) errors.push({ pointer: '/channel', detail: 'channel must be a slug.' });
   if (agent && !isSlug(agent)) errors.push({ pointer: '/agent', detail: 'agent must be a slug.' });
-  if (mediaType && !(MEDIA_TYPES as readonly string[]).includes(mediaType)) errors.push({ pointer: '/media_type', detail: 'media_type must be image or video.' });
-  if (dateFrom && !isFrameDate(dateFrom)) errors.push({ pointer: '/date_from', detail: 'date_from must be a YYYYMMDD date.' });
+  if (mediaType && !(MEDIA_TYPES as readonly string[]).includes(mediaType))
+    errors.push({ pointer: '/media_type', detail: 'media_type must be image or video.' });
+  if (dateFrom && !isFrameDate(dateFrom))
+    errors.push({ pointer: '/date_from', detail: 'date_from must be a YYYYMMDD date.' });
   if (dateTo && !isFrameDate(dateTo)) errors.push({ pointer: '/date_to', detail: 'date_to must be a YYYYMMDD date.' });
   const limit = limitText === undefined ? 50 : Number(limitText);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 200) errors.push({ pointer: '/limit', detail: 'limit must be an integer from 1 to 200.' });
+  if (!Number.isInteger(limit) || limit < 1 || limit > 200)
+    errors.push({ pointer: '/limit', detail: 'limit must be an integer from 1 to 200.' });
   fail(errors);
   const cursorText = str(query['cursor']);
   const cursor = cursorText ? decodeCursor(cursorText, ['c', 'i']) : undefined;
@@ -79,14 +93,17 @@ export function parseDecision(body: unknown): Decision {
   if (typeof reason !== 'string' || !(REJECT_REASONS as readonly string[]).includes(reason)) {
     errors.push({ pointer: '/reason', detail: `A rejection needs a reason: one of ${REJECT_REASONS.join(', ')}.` });
   }
-  if (reason === 'Other' && note === '') errors.push({ pointer: '/note', detail: 'Say why in the note when the reason is Other.' });
+  if (reason === 'Other' && note === '')
+    errors.push({ pointer: '/note', detail: 'Say why in the note when the reason is Other.' });
   if (note.length > 1000) errors.push({ pointer: '/note', detail: 'The note has at most 1000 characters.' });
   fail(errors);
   return { decision: 'reject', reason: reason as RejectReason, note: note === '' ? null : note };
 }
 
 export function parseVisibility(body: unknown): Visibility {
-  const value = (body && typeof body === 'object' ? (body as Record<string, unknown>)['visibility'] : undefined) as unknown;
+  const value = (
+    body && typeof body === 'object' ? (body as Record<string, unknown>)['visibility'] : undefined
+  ) as unknown;
   if (typeof value !== 'string' || !(VISIBILITIES as readonly string[]).includes(value)) {
     throw new DomainError('validation_failed', `visibility must be one of ${VISIBILITIES.join(', ')}.`, {
       errors: [{ pointer: '/visibility', detail: `one of ${VISIBILITIES.join(', ')}` }],

@@ -13,7 +13,11 @@ export interface QueueDepth {
 
 /** The slice of the queue producer a retry needs (libs/queues' QueueProducer satisfies it). */
 export interface RetryEnqueuer {
-  enqueue(name: 'image.process' | 'video.process', payload: { submissionId: string }, options: { attempt: string }): Promise<void>;
+  enqueue(
+    name: 'image.process' | 'video.process',
+    payload: { submissionId: string },
+    options: { attempt: string },
+  ): Promise<void>;
 }
 
 /** Reads stored objects (libs/storage's ObjectStorage satisfies it). */
@@ -50,7 +54,11 @@ export function reviewService(deps: ReviewServiceDeps) {
   async function detail(id: string, me: Reviewer) {
     const row = await repo.detail(id);
     if (!row) throw notFound(id);
-    const ids = [row.claimedBy, row.reviewerId, ...row.events.map((e) => (e.actorType === 'reviewer' ? e.actorId : null))];
+    const ids = [
+      row.claimedBy,
+      row.reviewerId,
+      ...row.events.map((e) => (e.actorType === 'reviewer' ? e.actorId : null)),
+    ];
     const emails = await repo.reviewerEmails(ids.filter((x): x is string => !!x));
     return detailView(row, mediaUrl, me.reviewerId, emails, now());
   }
@@ -73,7 +81,8 @@ export function reviewService(deps: ReviewServiceDeps) {
       const last = page.at(-1);
       return {
         items: page.map((r) => queueItemView(r, mediaUrl, me.reviewerId, emails, at)),
-        next_cursor: rows.length > q.limit && last ? encodeCursor({ c: last.createdAt.toISOString(), i: last.id }) : null,
+        next_cursor:
+          rows.length > q.limit && last ? encodeCursor({ c: last.createdAt.toISOString(), i: last.id }) : null,
       };
     },
 
@@ -87,22 +96,45 @@ export function reviewService(deps: ReviewServiceDeps) {
     /** Marks the frame as being reviewed by `me` for a few minutes; another live claim → 409. */
     async claim(id: string, me: Reviewer) {
       const at = now();
-      const result = await repo.claim({ id, reviewerId: me.reviewerId, until: new Date(at.getTime() + claimMs), now: at });
-      if (result.ok) return { claim: { reviewer_id: me.reviewerId, reviewer_email: me.email, until: result.claimedUntil.toISOString(), mine: true } };
+      const result = await repo.claim({
+        id,
+        reviewerId: me.reviewerId,
+        until: new Date(at.getTime() + claimMs),
+        now: at,
+      });
+      if (result.ok)
+        return {
+          claim: {
+            reviewer_id: me.reviewerId,
+            reviewer_email: me.email,
+            until: result.claimedUntil.toISOString(),
+            mine: true,
+          },
+        };
       if (result.status === null) throw notFound(id);
       if (result.status !== 'needs_review') {
-        throw new DomainError('invalid_transition', `This frame is already ${result.status.replace('_', ' ')}; there is nothing left to review.`);
+        throw new DomainError(
+          'invalid_transition',
+          `This frame is already ${result.status.replace('_', ' ')}; there is nothing left to review.`,
+        );
       }
       const emails = await repo.reviewerEmails(result.claimedBy ? [result.claimedBy] : []);
       const holder = claimView(result, me.reviewerId, emails, at);
-      throw new DomainError('claimed_by_other', `${holder?.reviewer_email ?? 'Another reviewer'} is reviewing this frame until ${holder?.until ?? 'shortly'}.`);
+      throw new DomainError(
+        'claimed_by_other',
+        `${holder?.reviewer_email ?? 'Another reviewer'} is reviewing this frame until ${holder?.until ?? 'shortly'}.`,
+      );
     },
 
     /** A video's original for the reviewer's player (originals have no public URL). */
     async original(id: string): Promise<{ contentType: string; byteSize: number; open: () => Promise<Readable> }> {
       const object = await db.repos.mediaObjects.find(id, 'original', 'original');
       if (!object) throw new DomainError('not_found', `No original media for ${id}.`);
-      return { contentType: object.contentType, byteSize: Number(object.byteSize), open: () => deps.storage.get(object.bucket, object.key) };
+      return {
+        contentType: object.contentType,
+        byteSize: Number(object.byteSize),
+        open: () => deps.storage.get(object.bucket, object.key),
+      };
     },
 
     async release(id: string, me: Reviewer) {
@@ -115,11 +147,19 @@ export function reviewService(deps: ReviewServiceDeps) {
       const current = await db.repos.submissions.findById(id);
       if (!current) throw notFound(id);
       if (current.status !== 'needs_review') throw alreadyDecided(current.status);
-      if (current.claimedBy && current.claimedBy !== me.reviewerId && current.claimedUntil && current.claimedUntil > at) {
+      if (
+        current.claimedBy &&
+        current.claimedBy !== me.reviewerId &&
+        current.claimedUntil &&
+        current.claimedUntil > at
+      ) {
         throw new DomainError('claimed_by_other', 'Another reviewer is reviewing this frame right now.');
       }
       if (decision.decision === 'promote' && current.visibility !== 'promotion_eligible') {
-        throw new DomainError('not_promotion_eligible', `This frame's visibility is ${current.visibility}; only promotion_eligible frames can be promoted.`);
+        throw new DomainError(
+          'not_promotion_eligible',
+          `This frame's visibility is ${current.visibility}; only promotion_eligible frames can be promoted.`,
+        );
       }
       const reason = decision.decision === 'reject' ? reasonText(decision) : null;
       const to = decision.decision === 'promote' ? 'promoted' : 'rejected';
@@ -129,7 +169,14 @@ export function reviewService(deps: ReviewServiceDeps) {
         actor: actorOf(me),
         reason,
         onlyFrom: ['needs_review'],
-        patch: { reviewDecision: to, reviewReason: reason, reviewerId: me.reviewerId, reviewedAt: at, claimedBy: null, claimedUntil: null },
+        patch: {
+          reviewDecision: to,
+          reviewReason: reason,
+          reviewerId: me.reviewerId,
+          reviewedAt: at,
+          claimedBy: null,
+          claimedUntil: null,
+        },
       });
       if (!result.ok) {
         if (result.current === null) throw notFound(id);
@@ -150,7 +197,8 @@ export function reviewService(deps: ReviewServiceDeps) {
             { status: { notIn: ['promoted', 'rejected'] }, visibility: current.visibility },
           ),
         );
-        if (!updated) throw new DomainError('invalid_transition', 'This frame was decided or changed meanwhile; reload it.');
+        if (!updated)
+          throw new DomainError('invalid_transition', 'This frame was decided or changed meanwhile; reload it.');
       }
       return detail(id, me);
     },
@@ -171,14 +219,23 @@ export function reviewService(deps: ReviewServiceDeps) {
       const at = now();
       return {
         channel: { slug: channel.slug, name: channel.name },
-        items: page.map((r) => ({ ...queueItemView(r, mediaUrl, '', new Map(), at), promoted_at: r.reviewedAt?.toISOString() ?? null })),
+        items: page.map((r) => ({
+          ...queueItemView(r, mediaUrl, '', new Map(), at),
+          promoted_at: r.reviewedAt?.toISOString() ?? null,
+        })),
         next_cursor:
-          rows.length > limit && last ? encodeCursor({ d: last.date, r: (last.reviewedAt ?? last.updatedAt).toISOString(), i: last.id }) : null,
+          rows.length > limit && last
+            ? encodeCursor({ d: last.date, r: (last.reviewedAt ?? last.updatedAt).toISOString(), i: last.id })
+            : null,
       };
     },
 
     async ops() {
-      const [queues, failed, byStatus] = await Promise.all([deps.queueDepths(), repo.recentlyFailed(50), db.repos.submissions.countByStatus()]);
+      const [queues, failed, byStatus] = await Promise.all([
+        deps.queueDepths(),
+        repo.recentlyFailed(50),
+        db.repos.submissions.countByStatus(),
+      ]);
       return { queues, submissions_by_status: byStatus, recently_failed: failed.map(failedView) };
     },
 
@@ -186,9 +243,16 @@ export function reviewService(deps: ReviewServiceDeps) {
     async retry(id: string, me: Reviewer) {
       const current = await db.repos.submissions.findById(id);
       if (!current) throw notFound(id);
-      if (current.status !== 'failed') throw new DomainError('invalid_transition', `Only failed frames can be retried; this one is ${current.status}.`);
+      if (current.status !== 'failed')
+        throw new DomainError(
+          'invalid_transition',
+          `Only failed frames can be retried; this one is ${current.status}.`,
+        );
       if (current.failureCode === 'upload_expired') {
-        throw new DomainError('invalid_transition', 'Nothing was ever uploaded for this frame; the agent has to submit it again.');
+        throw new DomainError(
+          'invalid_transition',
+          'Nothing was ever uploaded for this frame; the agent has to submit it again.',
+        );
       }
       const to = current.mediaType === 'image' ? 'received' : 'media_processing';
       const result = await db.transition({
@@ -202,7 +266,11 @@ export function reviewService(deps: ReviewServiceDeps) {
       });
       if (!result.ok) throw new DomainError('invalid_transition', 'Someone else retried this frame first.');
       const attempt = `retry-${randomToken(8)}`;
-      await deps.queues.enqueue(current.mediaType === 'image' ? 'image.process' : 'video.process', { submissionId: id }, { attempt });
+      await deps.queues.enqueue(
+        current.mediaType === 'image' ? 'image.process' : 'video.process',
+        { submissionId: id },
+        { attempt },
+      );
       return { id, status: to };
     },
   };

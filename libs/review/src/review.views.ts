@@ -33,7 +33,11 @@ function clickZones(row: { metadata: unknown }): ClickZoneView[] {
   const zones = metadataOf(row)['click_zones'];
   if (!Array.isArray(zones)) return [];
   return zones.flatMap((z: Record<string, unknown>) =>
-    typeof z?.['x'] === 'number' && typeof z['y'] === 'number' && typeof z['width'] === 'number' && typeof z['height'] === 'number' && typeof z['url'] === 'string'
+    typeof z?.['x'] === 'number' &&
+    typeof z['y'] === 'number' &&
+    typeof z['width'] === 'number' &&
+    typeof z['height'] === 'number' &&
+    typeof z['url'] === 'string'
       ? [{ x: z['x'], y: z['y'], width: z['width'], height: z['height'], url: z['url'], label: text(z['label']) }]
       : [],
   );
@@ -44,12 +48,28 @@ function mediaNamed(row: SubmissionWithMedia, kind: string, names: readonly stri
   return null;
 }
 
-export function claimView(row: { claimedBy: string | null; claimedUntil: Date | null }, me: string, emails: Emails, now: Date): ClaimView | null {
+export function claimView(
+  row: { claimedBy: string | null; claimedUntil: Date | null },
+  me: string,
+  emails: Emails,
+  now: Date,
+): ClaimView | null {
   if (!row.claimedBy || !row.claimedUntil || row.claimedUntil <= now) return null;
-  return { reviewer_id: row.claimedBy, reviewer_email: emails.get(row.claimedBy) ?? null, until: row.claimedUntil.toISOString(), mine: row.claimedBy === me };
+  return {
+    reviewer_id: row.claimedBy,
+    reviewer_email: emails.get(row.claimedBy) ?? null,
+    until: row.claimedUntil.toISOString(),
+    mine: row.claimedBy === me,
+  };
 }
 
-export function queueItemView(row: SubmissionWithMedia, mediaUrl: MediaUrlFn, me: string, emails: Emails, now: Date): QueueItemView {
+export function queueItemView(
+  row: SubmissionWithMedia,
+  mediaUrl: MediaUrlFn,
+  me: string,
+  emails: Emails,
+  now: Date,
+): QueueItemView {
   const thumb = mediaNamed(row, 'variant', ['thumbnail', 'preview', 'public']);
   const poster = mediaNamed(row, 'poster', ['poster']);
   const name = thumb ?? poster;
@@ -67,12 +87,23 @@ export function queueItemView(row: SubmissionWithMedia, mediaUrl: MediaUrlFn, me
   };
 }
 
-export function detailView(row: SubmissionDetailRow, mediaUrl: MediaUrlFn, me: string, emails: Emails, now: Date): DetailView {
+export function detailView(
+  row: SubmissionDetailRow,
+  mediaUrl: MediaUrlFn,
+  me: string,
+  emails: Emails,
+  now: Date,
+): DetailView {
   const meta = metadataOf(row);
-  const image = mediaNamed(row, 'variant', ['preview', 'public']) ?? (row.mediaType === 'image' ? mediaNamed(row, 'original', ['original']) : null);
+  const image =
+    mediaNamed(row, 'variant', ['preview', 'public']) ??
+    (row.mediaType === 'image' ? mediaNamed(row, 'original', ['original']) : null);
   const poster = mediaNamed(row, 'poster', ['poster']);
   // Originals are not public media: the reviewer's session streams them (see ReviewService.original).
-  const video = row.mediaType === 'video' && mediaNamed(row, 'original', ['original']) ? `/review/submissions/${row.id}/original` : null;
+  const video =
+    row.mediaType === 'video' && mediaNamed(row, 'original', ['original'])
+      ? `/review/submissions/${row.id}/original`
+      : null;
   return {
     ...queueItemView(row, mediaUrl, me, emails, now),
     status: row.status,
@@ -86,7 +117,9 @@ export function detailView(row: SubmissionDetailRow, mediaUrl: MediaUrlFn, me: s
     image_url: image ? mediaUrl(row.id, image) : null,
     poster_url: poster ? mediaUrl(row.id, poster) : null,
     video_url: video,
-    variants: Object.fromEntries(row.media.filter((m) => m.kind === 'variant').map((m) => [m.name, mediaUrl(row.id, m.name)])),
+    variants: Object.fromEntries(
+      row.media.filter((m) => m.kind === 'variant').map((m) => [m.name, mediaUrl(row.id, m.name)]),
+    ),
     failure: row.failureCode ? { code: row.failureCode, message: row.failureMessage } : null,
     review: row.reviewDecision
       ? {
@@ -102,7 +135,12 @@ export function detailView(row: SubmissionDetailRow, mediaUrl: MediaUrlFn, me: s
       from: e.fromStatus,
       to: e.toStatus,
       actor_type: e.actorType,
-      actor: e.actorType === 'reviewer' && e.actorId ? (emails.get(e.actorId) ?? e.actorId) : e.actorType === 'agent' ? row.agent.slug : e.actorId,
+      actor:
+        e.actorType === 'reviewer' && e.actorId
+          ? (emails.get(e.actorId) ?? e.actorId)
+          : e.actorType === 'agent'
+            ? row.agent.slug
+            : e.actorId,
       reason: e.reason,
       created_at: e.createdAt.toISOString(),
     })),

@@ -5,7 +5,13 @@ import type { ObjectStorage } from './storage';
 
 export type StorageSettings = Pick<
   Settings,
-  'STORAGE_DRIVER' | 'STORAGE_FS_ROOT' | 'S3_ENDPOINT' | 'S3_REGION' | 'S3_ACCESS_KEY_ID' | 'S3_SECRET_ACCESS_KEY' | 'S3_FORCE_PATH_STYLE'
+  | 'STORAGE_DRIVER'
+  | 'STORAGE_FS_ROOT'
+  | 'S3_ENDPOINT'
+  | 'S3_REGION'
+  | 'S3_ACCESS_KEY_ID'
+  | 'S3_SECRET_ACCESS_KEY'
+  | 'S3_FORCE_PATH_STYLE'
 >;
 
 /** The storage driver the settings select (`STORAGE_DRIVER`). */

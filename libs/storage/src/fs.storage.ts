@@ -5,7 +5,13 @@ import { dirname, join, resolve } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { assertSafeKey } from './keys';
-import { type ObjectStorage, ObjectNotFoundError, ObjectTooLargeError, type PutOptions, type StoredObject } from './storage';
+import {
+  type ObjectStorage,
+  ObjectNotFoundError,
+  ObjectTooLargeError,
+  type PutOptions,
+  type StoredObject,
+} from './storage';
 
 /** Counts and hashes bytes on their way through; fails past `maxBytes`. */
 export function meter(maxBytes?: number) {

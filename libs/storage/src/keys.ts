@@ -11,7 +11,8 @@ export function assertSafeKey(key: string): string {
 }
 
 export const storageKeys = {
-  original: (submissionId: string, extension: string) => assertSafeKey(`originals/${submissionId}/original.${extension}`),
+  original: (submissionId: string, extension: string) =>
+    assertSafeKey(`originals/${submissionId}/original.${extension}`),
   variant: (submissionId: string, name: string) => assertSafeKey(`variants/${submissionId}/${name}.webp`),
   poster: (submissionId: string) => assertSafeKey(`variants/${submissionId}/poster.jpg`),
 };

@@ -36,7 +36,9 @@ const isNotFound = (error: unknown) => {
  * object or the whole new one. Streams are first metered into a temporary file (refusing past
  * `maxBytes` before anything is sent), so the upload has a known length and never a partial body.
  */
-export function createS3Storage(options: S3StorageOptions): ObjectStorage & { presignGet(bucket: string, key: string, ttlSeconds: number): Promise<string> } {
+export function createS3Storage(
+  options: S3StorageOptions,
+): ObjectStorage & { presignGet(bucket: string, key: string, ttlSeconds: number): Promise<string> } {
   const config: S3ClientConfig = {
     region: options.region,
     forcePathStyle: options.forcePathStyle,
@@ -57,8 +59,17 @@ export function createS3Storage(options: S3StorageOptions): ObjectStorage & { pr
     async put(bucket, key, body, putOptions) {
       assertSafeKey(key);
       if (Buffer.isBuffer(body)) {
-        if (putOptions.maxBytes !== undefined && body.length > putOptions.maxBytes) throw new ObjectTooLargeError(putOptions.maxBytes);
-        await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentLength: body.length, ContentType: putOptions.contentType }));
+        if (putOptions.maxBytes !== undefined && body.length > putOptions.maxBytes)
+          throw new ObjectTooLargeError(putOptions.maxBytes);
+        await client.send(
+          new PutObjectCommand({
+            Bucket: bucket,
+            Key: key,
+            Body: body,
+            ContentLength: body.length,
+            ContentType: putOptions.contentType,
+          }),
+        );
         return { byteSize: body.length, sha256: createHash('sha256').update(body).digest('hex') };
       }
       const dir = await mkdtemp(join(tmpdir(), 'framedesk-s3-'));
@@ -68,7 +79,13 @@ export function createS3Storage(options: S3StorageOptions): ObjectStorage & { pr
         await pipeline(body, transform, createWriteStream(tmp, { flags: 'wx' }));
         const stored = result();
         await client.send(
-          new PutObjectCommand({ Bucket: bucket, Key: key, Body: createReadStream(tmp), ContentLength: stored.byteSize, ContentType: putOptions.contentType }),
+          new PutObjectCommand({
+            Bucket: bucket,
+            Key: key,
+            Body: createReadStream(tmp),
+            ContentLength: stored.byteSize,
+            ContentType: putOptions.contentType,
+          }),
         );
         return stored;
       } finally {
@@ -102,6 +119,8 @@ export function createS3Storage(options: S3StorageOptions): ObjectStorage & { pr
       await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
     },
     presignGet: (bucket, key, ttlSeconds) =>
-      getSignedUrl(client, new GetObjectCommand({ Bucket: bucket, Key: assertSafeKey(key) }), { expiresIn: ttlSeconds }),
+      getSignedUrl(client, new GetObjectCommand({ Bucket: bucket, Key: assertSafeKey(key) }), {
+        expiresIn: ttlSeconds,
+      }),
   };
 }

@@ -26,7 +26,13 @@ const drivers: Record<'fs' | 's3', () => Promise<Harness>> = {
   async s3() {
     const dir = await mkdtemp(join(tmpdir(), 'fd-storage-s3-'));
     const port = await freePort();
-    const server = new S3rver({ address: '127.0.0.1', port, silent: true, directory: dir, configureBuckets: [{ name: BUCKET }] });
+    const server = new S3rver({
+      address: '127.0.0.1',
+      port,
+      silent: true,
+      directory: dir,
+      configureBuckets: [{ name: BUCKET }],
+    });
     await server.run();
     const storage = createS3Storage({
       endpoint: `http://127.0.0.1:${port}`,
@@ -64,7 +70,10 @@ describe.each(['fs', 's3'] as const)('ObjectStorage contract: %s driver', (drive
   it('stores a buffer and reads back the same bytes, with size and SHA-256', async () => {
     const key = storageKeys.variant('sub_contract1', 'thumbnail');
     const stored = await storage.put(BUCKET, key, Buffer.from('hello world'), { contentType: 'image/webp' });
-    expect(stored).toEqual({ byteSize: 11, sha256: 'b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9' });
+    expect(stored).toEqual({
+      byteSize: 11,
+      sha256: 'b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9',
+    });
     expect((await readObject(storage, BUCKET, key)).toString()).toBe('hello world');
     expect(await storage.stat(BUCKET, key)).toEqual({ byteSize: 11 });
   });
@@ -78,13 +87,17 @@ describe.each(['fs', 's3'] as const)('ObjectStorage contract: %s driver', (drive
 
   it('refuses a stream past maxBytes and keeps nothing', async () => {
     const key = storageKeys.original('sub_contract3', 'png');
-    await expect(storage.put(BUCKET, key, chunks('abc', 'def', 'ghi'), { contentType: 'image/png', maxBytes: 5 })).rejects.toBeInstanceOf(ObjectTooLargeError);
+    await expect(
+      storage.put(BUCKET, key, chunks('abc', 'def', 'ghi'), { contentType: 'image/png', maxBytes: 5 }),
+    ).rejects.toBeInstanceOf(ObjectTooLargeError);
     expect(await storage.stat(BUCKET, key)).toBeNull();
   });
 
   it('refuses a buffer past maxBytes and keeps nothing', async () => {
     const key = storageKeys.original('sub_contract4', 'png');
-    await expect(storage.put(BUCKET, key, Buffer.alloc(10), { contentType: 'image/png', maxBytes: 5 })).rejects.toBeInstanceOf(ObjectTooLargeError);
+    await expect(
+      storage.put(BUCKET, key, Buffer.alloc(10), { contentType: 'image/png', maxBytes: 5 }),
+    ).rejects.toBeInstanceOf(ObjectTooLargeError);
     expect(await storage.stat(BUCKET, key)).toBeNull();
   });
 
@@ -109,7 +122,9 @@ describe.each(['fs', 's3'] as const)('ObjectStorage contract: %s driver', (drive
   });
 
   it('get of a missing object throws ObjectNotFoundError; stat is null', async () => {
-    await expect(storage.get(BUCKET, 'variants/sub_missing/thumbnail.webp')).rejects.toBeInstanceOf(ObjectNotFoundError);
+    await expect(storage.get(BUCKET, 'variants/sub_missing/thumbnail.webp')).rejects.toBeInstanceOf(
+      ObjectNotFoundError,
+    );
     expect(await storage.stat(BUCKET, 'variants/sub_missing/thumbnail.webp')).toBeNull();
   });
 
@@ -122,7 +137,9 @@ describe.each(['fs', 's3'] as const)('ObjectStorage contract: %s driver', (drive
   });
 
   it('refuses unsafe keys', async () => {
-    await expect(storage.put(BUCKET, '../escape', Buffer.from('x'), { contentType: 'text/plain' })).rejects.toThrow(/unsafe storage key/);
+    await expect(storage.put(BUCKET, '../escape', Buffer.from('x'), { contentType: 'text/plain' })).rejects.toThrow(
+      /unsafe storage key/,
+    );
     await expect(storage.get(BUCKET, 'a/../../b')).rejects.toThrow(/unsafe storage key/);
   });
 

@@ -42,7 +42,12 @@ export class ObjectTooLargeError extends Error {
 }
 
 /** Reads a whole object into memory, refusing past `maxBytes` (for images the worker decodes anyway). */
-export async function readObject(storage: ObjectStorage, bucket: string, key: string, maxBytes?: number): Promise<Buffer> {
+export async function readObject(
+  storage: ObjectStorage,
+  bucket: string,
+  key: string,
+  maxBytes?: number,
+): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let bytes = 0;
   for await (const chunk of await storage.get(bucket, key)) {

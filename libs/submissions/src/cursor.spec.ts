@@ -10,7 +10,12 @@ describe('list cursors', () => {
   });
 
   it('refuse cursors we did not issue with invalid_request', () => {
-    for (const bad of ['', '!!', Buffer.from('nope').toString('base64url'), Buffer.from('2026-01-01T00:00:00Z|x').toString('base64url')]) {
+    for (const bad of [
+      '',
+      '!!',
+      Buffer.from('nope').toString('base64url'),
+      Buffer.from('2026-01-01T00:00:00Z|x').toString('base64url'),
+    ]) {
       expect(() => decodeCursor(bad)).toThrow(expect.objectContaining({ code: 'invalid_request' }));
     }
   });

@@ -6,7 +6,8 @@ export function encodeCursor(position: { createdAt: Date; id: string }): string 
 }
 
 export function decodeCursor(cursor: string): { createdAt: Date; id: string } {
-  const invalid = () => new DomainError('invalid_request', 'The cursor is not one this API issued; pass next_cursor unchanged.');
+  const invalid = () =>
+    new DomainError('invalid_request', 'The cursor is not one this API issued; pass next_cursor unchanged.');
   if (!/^[A-Za-z0-9_-]{1,200}$/.test(cursor)) throw invalid();
   const [at, id, ...rest] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
   const createdAt = new Date(at ?? '');

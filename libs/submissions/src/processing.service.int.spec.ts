@@ -23,11 +23,18 @@ describe('reconciler and upload expiry (real PostgreSQL)', () => {
     await database?.drop();
   });
 
-  async function seed(mediaType: 'image' | 'video', status: 'received' | 'waiting_for_upload', expiresAt?: Date): Promise<{ id: string; uploadId?: string }> {
+  async function seed(
+    mediaType: 'image' | 'video',
+    status: 'received' | 'waiting_for_upload',
+    expiresAt?: Date,
+  ): Promise<{ id: string; uploadId?: string }> {
     const id = newId('submission');
     const uploadId = expiresAt ? newId('upload') : undefined;
     await db.transaction(async (repos) => {
-      await repos.submissions.create({ id, status, mediaType, agentId, channelId, date: '20261122', metadata: {}, visibility: 'draft' }, { type: 'agent', id: agentId });
+      await repos.submissions.create(
+        { id, status, mediaType, agentId, channelId, date: '20261122', metadata: {}, visibility: 'draft' },
+        { type: 'agent', id: agentId },
+      );
       if (uploadId && expiresAt) {
         await repos.mediaUploads.create({
           id: uploadId,

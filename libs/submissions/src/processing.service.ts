@@ -2,12 +2,23 @@ import { parseVariantName, type ProjectConfig, type VariantSpec } from '@framede
 import type { Database, MediaObjectRow } from '@framedesk/db';
 import type { FailureCode, SubmissionStatus } from '@framedesk/domain';
 import { formatsForMimeTypes, isImageProcessingError, processImage } from '@framedesk/media';
-import { type ObjectStorage, ObjectNotFoundError, ObjectTooLargeError, readObject, storageKeys } from '@framedesk/storage';
+import {
+  type ObjectStorage,
+  ObjectNotFoundError,
+  ObjectTooLargeError,
+  readObject,
+  storageKeys,
+} from '@framedesk/storage';
 
 const SYSTEM = { type: 'system' } as const;
 
 export type ProcessingOutcome =
-  | { readonly outcome: 'needs_review' | 'promoted'; readonly width: number; readonly height: number; readonly variants: readonly string[] }
+  | {
+      readonly outcome: 'needs_review' | 'promoted';
+      readonly width: number;
+      readonly height: number;
+      readonly variants: readonly string[];
+    }
   | { readonly outcome: 'failed'; readonly code: FailureCode; readonly message: string }
   | { readonly outcome: 'skipped'; readonly reason: string };
 
@@ -26,7 +37,12 @@ const PIPELINE_STATUSES: readonly SubmissionStatus[] = ['received', 'waiting_for
  * Records a permanent failure (compare-and-set, one event). False when the submission already
  * left the pipeline (someone else finished or failed it first).
  */
-export async function markSubmissionFailed(db: Database, submissionId: string, code: FailureCode, message: string): Promise<boolean> {
+export async function markSubmissionFailed(
+  db: Database,
+  submissionId: string,
+  code: FailureCode,
+  message: string,
+): Promise<boolean> {
   const result = await db.transition({
     id: submissionId,
     to: 'failed',
@@ -72,7 +88,12 @@ export function imageProcessingService(deps: ImageProcessingDeps) {
     // A retry after a crash finds it already processing and carries on.
     if (submission.status === 'media_processing') return { ok: true };
     if (submission.status !== 'received') return { ok: false, reason: `status is ${submission.status}` };
-    const started = await deps.db.transition({ id: submissionId, to: 'media_processing', actor: SYSTEM, onlyFrom: ['received'] });
+    const started = await deps.db.transition({
+      id: submissionId,
+      to: 'media_processing',
+      actor: SYSTEM,
+      onlyFrom: ['received'],
+    });
     // Losing this compare-and-set means another worker owns the submission now.
     return started.ok ? { ok: true } : { ok: false, reason: `lost the race (status ${started.current})` };
   }
@@ -93,14 +114,19 @@ export function imageProcessingService(deps: ImageProcessingDeps) {
       try {
         input = await readObject(deps.storage, source.bucket, source.key, deps.config.media.multipart_max_bytes);
       } catch (error) {
-        if (error instanceof ObjectNotFoundError) return fail(submissionId, 'processing_error', 'The original image is missing from storage.');
-        if (error instanceof ObjectTooLargeError) return fail(submissionId, 'image_too_large', 'The original image is larger than allowed.');
+        if (error instanceof ObjectNotFoundError)
+          return fail(submissionId, 'processing_error', 'The original image is missing from storage.');
+        if (error instanceof ObjectTooLargeError)
+          return fail(submissionId, 'image_too_large', 'The original image is larger than allowed.');
         throw error;
       }
 
       let image;
       try {
-        image = await processImage(input, specs, { allowedFormats, ...(deps.maxInputPixels ? { maxInputPixels: deps.maxInputPixels } : {}) });
+        image = await processImage(input, specs, {
+          allowedFormats,
+          ...(deps.maxInputPixels ? { maxInputPixels: deps.maxInputPixels } : {}),
+        });
       } catch (error) {
         if (isImageProcessingError(error)) return fail(submissionId, error.code, error.message);
         throw error;
@@ -134,7 +160,11 @@ export function imageProcessingService(deps: ImageProcessingDeps) {
         actor: SYSTEM,
         onlyFrom: ['media_processing'],
         reason: promote ? 'review not required' : null,
-        patch: { width: image.width, height: image.height, ...(promote ? { reviewDecision: 'promoted', reviewedAt: new Date() } : {}) },
+        patch: {
+          width: image.width,
+          height: image.height,
+          ...(promote ? { reviewDecision: 'promoted', reviewedAt: new Date() } : {}),
+        },
         data: { variants: image.variants.map((v) => v.name) },
       });
       if (!done.ok) return { outcome: 'skipped', reason: `lost the race (status ${done.current})` };
@@ -154,7 +184,12 @@ export type UploadExpiryOutcome =
   | { readonly outcome: 'skipped'; readonly reason: string };
 
 /** DESIGN.md §3: an upload still waiting for its media at `expires_at` fails with `upload_expired`. */
-export async function expireUpload(db: Database, submissionId: string, uploadId: string, now = new Date()): Promise<UploadExpiryOutcome> {
+export async function expireUpload(
+  db: Database,
+  submissionId: string,
+  uploadId: string,
+  now = new Date(),
+): Promise<UploadExpiryOutcome> {
   const upload = await db.repos.mediaUploads.findBySubmission(submissionId);
   if (!upload || upload.id !== uploadId) return { outcome: 'skipped', reason: 'no such upload' };
   if (upload.expiresAt.getTime() > now.getTime()) return { outcome: 'early', expiresAt: upload.expiresAt };

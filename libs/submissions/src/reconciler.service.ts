@@ -35,7 +35,11 @@ export function reconcilerService(deps: ReconcilerDeps) {
       const stale = await deps.db.repos.submissions.findStale(['received', 'media_processing'], before, limit);
       for (const submission of stale) {
         const job: JobName | null =
-          submission.mediaType === 'image' ? 'image.process' : submission.status === 'media_processing' ? 'video.process' : null;
+          submission.mediaType === 'image'
+            ? 'image.process'
+            : submission.status === 'media_processing'
+              ? 'video.process'
+              : null;
         if (!job) continue;
         const payload = { submissionId: submission.id };
         if (await deps.queues.hasLiveJob(job, payload)) {

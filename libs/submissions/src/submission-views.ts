@@ -32,7 +32,10 @@ export function toFrameSubmission(row: SubmissionResourceRow, variantUrl: Varian
     external_ref: metadata.external_ref ?? null,
     media_upload_id: row.upload?.id ?? null,
     variants,
-    failure: row.status === 'failed' ? { code: row.failureCode ?? 'processing_error', message: row.failureMessage ?? 'Processing failed.' } : null,
+    failure:
+      row.status === 'failed'
+        ? { code: row.failureCode ?? 'processing_error', message: row.failureMessage ?? 'Processing failed.' }
+        : null,
     review:
       row.reviewDecision && row.reviewedAt
         ? { decision: row.reviewDecision, reason: row.reviewReason, reviewed_at: row.reviewedAt.toISOString() }
@@ -57,7 +60,10 @@ export function toMediaUpload(row: MediaUploadWithSubmission): MediaUpload {
     created_at: row.createdAt.toISOString(),
     failure:
       submission.status === 'failed'
-        ? { code: submission.failureCode ?? 'processing_error', message: submission.failureMessage ?? 'Processing failed.' }
+        ? {
+            code: submission.failureCode ?? 'processing_error',
+            message: submission.failureMessage ?? 'Processing failed.',
+          }
         : null,
   };
 }

@@ -1,6 +1,12 @@
 import type { Readable } from 'node:stream';
 import type { ProjectConfig } from '@framedesk/config';
-import type { FrameMetadata, FrameSubmission, FrameSubmissionList, MediaUpload, MediaUploadRequest } from '@framedesk/contracts';
+import type {
+  FrameMetadata,
+  FrameSubmission,
+  FrameSubmissionList,
+  MediaUpload,
+  MediaUploadRequest,
+} from '@framedesk/contracts';
 import { LIST_LIMIT_DEFAULT } from '@framedesk/contracts';
 import type { Database, Repositories } from '@framedesk/db';
 import { DomainError, frameDateOf, isId, newId, type SubmissionStatus } from '@framedesk/domain';
@@ -77,9 +83,17 @@ export function submissionsService(deps: SubmissionsDependencies) {
   }
 
   /** 403 unless the caller is `agentSlug` and may post to `channelSlug`; the channel's id otherwise. */
-  async function authorize(repos: Repositories, caller: AgentCaller, agentSlug: string, channelSlug: string): Promise<string> {
+  async function authorize(
+    repos: Repositories,
+    caller: AgentCaller,
+    agentSlug: string,
+    channelSlug: string,
+  ): Promise<string> {
     if (agentSlug !== caller.agentSlug) {
-      throw new DomainError('forbidden', `agent_slug "${agentSlug}" is not the agent of this API key (${caller.agentSlug}).`);
+      throw new DomainError(
+        'forbidden',
+        `agent_slug "${agentSlug}" is not the agent of this API key (${caller.agentSlug}).`,
+      );
     }
     const channel = await repos.channels.findBySlug(channelSlug);
     if (!channel || !(await repos.agents.isAllowedOnChannel(caller.agentId, channel.id))) {
@@ -88,10 +102,18 @@ export function submissionsService(deps: SubmissionsDependencies) {
     return channel.id;
   }
 
-  async function completeIdempotency(repos: Repositories, token: IdempotencyToken, status: number, body: unknown): Promise<void> {
+  async function completeIdempotency(
+    repos: Repositories,
+    token: IdempotencyToken,
+    status: number,
+    body: unknown,
+  ): Promise<void> {
     const owned = await repos.idempotency.complete({ ...token, status, body });
     // Our lock expired and a retry took the key over: roll back and let that retry win.
-    if (!owned) throw new DomainError('idempotency_key_in_use', 'A retry with this Idempotency-Key took over this request.', { headers: { 'Retry-After': '1' } });
+    if (!owned)
+      throw new DomainError('idempotency_key_in_use', 'A retry with this Idempotency-Key took over this request.', {
+        headers: { 'Retry-After': '1' },
+      });
   }
 
   async function resource(id: string, agentId: string): Promise<FrameSubmission> {
@@ -116,7 +138,10 @@ export function submissionsService(deps: SubmissionsDependencies) {
       const channelId = await authorize(deps.db.repos, caller, metadata.agent_slug, metadata.channel_slug);
       const id = newId('submission');
       const key = storageKeys.original(id, 'png');
-      const stored = await deps.storage.put(bucket, key, image.open(), { contentType: image.contentType, maxBytes: deps.config.media.multipart_max_bytes });
+      const stored = await deps.storage.put(bucket, key, image.open(), {
+        contentType: image.contentType,
+        maxBytes: deps.config.media.multipart_max_bytes,
+      });
       let body: FrameSubmission;
       try {
         body = await deps.db.transaction(async (repos) => {
@@ -150,7 +175,9 @@ export function submissionsService(deps: SubmissionsDependencies) {
           return created;
         });
       } catch (error) {
-        await deps.storage.delete(bucket, key).catch((e: unknown) => deps.logger.warn({ err: e, key }, 'could not delete an orphaned original'));
+        await deps.storage
+          .delete(bucket, key)
+          .catch((e: unknown) => deps.logger.warn({ err: e, key }, 'could not delete an orphaned original'));
         throw error;
       }
       await enqueueAfterCommit(() => deps.queues.enqueue('image.process', { submissionId: id }), { submission_id: id });
@@ -161,14 +188,23 @@ export function submissionsService(deps: SubmissionsDependencies) {
      * A video: the provider opens an upload session, then submission, first event, upload row
      * and the completed idempotency record commit together; expiry is scheduled at `expires_at`.
      */
-    async createVideoUpload(input: { caller: AgentCaller; request: MediaUploadRequest; idempotency: IdempotencyToken }): Promise<Created<MediaUpload>> {
+    async createVideoUpload(input: {
+      caller: AgentCaller;
+      request: MediaUploadRequest;
+      idempotency: IdempotencyToken;
+    }): Promise<Created<MediaUpload>> {
       const { caller, request } = input;
       const channelId = await authorize(deps.db.repos, caller, request.agent_slug, request.channel_slug);
       const createdAt = now();
       const submissionId = newId('submission');
       const uploadId = newId('upload');
-      const expiresAt = new Date(createdAt.getTime() + deps.config.delivery.vendor_stream_upload_expires_seconds * 1000);
-      const protocol: UploadProtocol = request.byte_size > (deps.config.media.small_video_max_bytes ?? DEFAULT_SMALL_VIDEO_MAX_BYTES) ? 'tus' : 'basic';
+      const expiresAt = new Date(
+        createdAt.getTime() + deps.config.delivery.vendor_stream_upload_expires_seconds * 1000,
+      );
+      const protocol: UploadProtocol =
+        request.byte_size > (deps.config.media.small_video_max_bytes ?? DEFAULT_SMALL_VIDEO_MAX_BYTES)
+          ? 'tus'
+          : 'basic';
       let session;
       try {
         session = await deps.videoProvider.createUpload({
@@ -179,10 +215,16 @@ export function submissionsService(deps: SubmissionsDependencies) {
           filename: request.filename,
           expiresAt,
           protocol,
-          ...(deps.config.media.video_max_duration_seconds ? { maxDurationSeconds: deps.config.media.video_max_duration_seconds } : {}),
+          ...(deps.config.media.video_max_duration_seconds
+            ? { maxDurationSeconds: deps.config.media.video_max_duration_seconds }
+            : {}),
         });
       } catch (error) {
-        throw new DomainError('service_unavailable', 'The video provider did not open an upload session; retry later.', { cause: error, headers: { 'Retry-After': '5' } });
+        throw new DomainError(
+          'service_unavailable',
+          'The video provider did not open an upload session; retry later.',
+          { cause: error, headers: { 'Retry-After': '5' } },
+        );
       }
       let body: MediaUpload;
       try {
@@ -224,10 +266,16 @@ export function submissionsService(deps: SubmissionsDependencies) {
         await deps.videoProvider.deleteVideo(session.providerRef).catch(() => undefined);
         throw error;
       }
-      await enqueueAfterCommit(() => deps.queues.enqueue('upload.expire', { submissionId, uploadId }, { at: expiresAt }), { submission_id: submissionId });
+      await enqueueAfterCommit(
+        () => deps.queues.enqueue('upload.expire', { submissionId, uploadId }, { at: expiresAt }),
+        { submission_id: submissionId },
+      );
       // video: a remote provider is also polled (with back-off), in case a webhook never comes.
       if (deps.videoProvider.name !== 'local') {
-        await enqueueAfterCommit(() => deps.queues.enqueue('video.process', { submissionId }, { at: new Date(createdAt.getTime() + 15_000) }), { submission_id: submissionId });
+        await enqueueAfterCommit(
+          () => deps.queues.enqueue('video.process', { submissionId }, { at: new Date(createdAt.getTime() + 15_000) }),
+          { submission_id: submissionId },
+        );
       }
       return { status: 201, body };
     },
@@ -245,12 +293,20 @@ export function submissionsService(deps: SubmissionsDependencies) {
     },
 
     /** A delivered variant or poster, for the signed media URLs; null when there is none of that name. */
-    async deliveredMedia(submissionId: string, name: string): Promise<{ contentType: string; byteSize: number; open(): Promise<Readable> } | null> {
+    async deliveredMedia(
+      submissionId: string,
+      name: string,
+    ): Promise<{ contentType: string; byteSize: number; open(): Promise<Readable> } | null> {
       if (!isId('submission', submissionId)) return null;
       const object =
-        (await deps.db.repos.mediaObjects.find(submissionId, 'variant', name)) ?? (name === 'poster' ? await deps.db.repos.mediaObjects.find(submissionId, 'poster', name) : null);
+        (await deps.db.repos.mediaObjects.find(submissionId, 'variant', name)) ??
+        (name === 'poster' ? await deps.db.repos.mediaObjects.find(submissionId, 'poster', name) : null);
       if (!object) return null;
-      return { contentType: object.contentType, byteSize: Number(object.byteSize), open: () => deps.storage.get(object.bucket, object.key) };
+      return {
+        contentType: object.contentType,
+        byteSize: Number(object.byteSize),
+        open: () => deps.storage.get(object.bucket, object.key),
+      };
     },
 
     /** The caller's submissions, newest first; `next_cursor` continues after the last one. */

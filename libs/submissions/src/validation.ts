@@ -1,5 +1,11 @@
 import { compileValidator, type ProjectConfig, type Violation } from '@framedesk/config';
-import { type ContractLimits, type FrameMetadata, frameMetadataSchema, type MediaUploadRequest, mediaUploadRequestSchema } from '@framedesk/contracts';
+import {
+  type ContractLimits,
+  type FrameMetadata,
+  frameMetadataSchema,
+  type MediaUploadRequest,
+  mediaUploadRequestSchema,
+} from '@framedesk/contracts';
 import { DomainError, type FieldError, isFrameDate } from '@framedesk/domain';
 
 // Float sums such as 0.7 + 0.3 land a hair above 1; a zone that touches the edge is inside.
@@ -15,10 +21,19 @@ interface ZoneLike {
 /** Rules JSON Schema cannot state: real calendar dates and zones that stay inside the frame. */
 function extraRules(value: { date?: string; click_zones?: readonly ZoneLike[] }, zonesPointer: string): Violation[] {
   const violations: Violation[] = [];
-  if (value.date !== undefined && !isFrameDate(value.date)) violations.push({ path: '/date', message: 'must be a real calendar date, YYYYMMDD' });
+  if (value.date !== undefined && !isFrameDate(value.date))
+    violations.push({ path: '/date', message: 'must be a real calendar date, YYYYMMDD' });
   (value.click_zones ?? []).forEach((zone, index) => {
-    if (zone.x + zone.width > 1 + EPSILON) violations.push({ path: `${zonesPointer}/${index}/width`, message: 'x + width must not exceed 1 (the zone must stay inside the frame)' });
-    if (zone.y + zone.height > 1 + EPSILON) violations.push({ path: `${zonesPointer}/${index}/height`, message: 'y + height must not exceed 1 (the zone must stay inside the frame)' });
+    if (zone.x + zone.width > 1 + EPSILON)
+      violations.push({
+        path: `${zonesPointer}/${index}/width`,
+        message: 'x + width must not exceed 1 (the zone must stay inside the frame)',
+      });
+    if (zone.y + zone.height > 1 + EPSILON)
+      violations.push({
+        path: `${zonesPointer}/${index}/height`,
+        message: 'y + height must not exceed 1 (the zone must stay inside the frame)',
+      });
   });
   return violations;
 }
@@ -41,9 +56,11 @@ export function requestValidators(config: ProjectConfig) {
       const result = metadata(input);
       const violations = result.ok ? extraRules(result.value, '/click_zones') : result.violations;
       if (violations.length > 0) {
-        throw new DomainError('validation_failed', 'The metadata part failed validation; see errors.', { errors: toFieldErrors(violations, '/metadata') });
+        throw new DomainError('validation_failed', 'The metadata part failed validation; see errors.', {
+          errors: toFieldErrors(violations, '/metadata'),
+        });
       }
-      return (input as FrameMetadata);
+      return input as FrameMetadata;
     },
     /** The JSON body of POST /v1/media-uploads: 422 with every violation, or 415 for a refused content type. */
     mediaUploadRequest(input: unknown): MediaUploadRequest {
@@ -52,9 +69,15 @@ export function requestValidators(config: ProjectConfig) {
       }
       const result = upload(input);
       const violations = result.ok
-        ? [...extraRules({ date: result.value.date }, ''), ...extraRules({ click_zones: result.value.metadata?.click_zones }, '/metadata/click_zones')]
+        ? [
+            ...extraRules({ date: result.value.date }, ''),
+            ...extraRules({ click_zones: result.value.metadata?.click_zones }, '/metadata/click_zones'),
+          ]
         : result.violations;
-      if (violations.length > 0) throw new DomainError('validation_failed', 'The request failed validation; see errors.', { errors: toFieldErrors(violations, '') });
+      if (violations.length > 0)
+        throw new DomainError('validation_failed', 'The request failed validation; see errors.', {
+          errors: toFieldErrors(violations, ''),
+        });
       const body = input as MediaUploadRequest;
       const allowed = config.media.allowed_video_mime_types;
       if (!allowed.includes(body.content_type.toLowerCase())) {

@@ -42,7 +42,10 @@ function limiter(limit: number) {
   return new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       seen += chunk.length;
-      if (seen > limit) return callback(new DomainError('payload_too_large', 'The upload is larger than the byte_size declared for this session.'));
+      if (seen > limit)
+        return callback(
+          new DomainError('payload_too_large', 'The upload is larger than the byte_size declared for this session.'),
+        );
       callback(null, chunk);
     },
   });
@@ -104,7 +107,11 @@ export function createVideoUploadService(deps: VideoUploadServiceDeps) {
       let stale = false;
       if (name.endsWith('.tus')) {
         const upload = await deps.db.repos.mediaUploads.findById(name.slice(0, -'.tus'.length));
-        stale = !upload || upload.completedAt !== null || upload.submission.status !== 'waiting_for_upload' || upload.expiresAt.getTime() <= at;
+        stale =
+          !upload ||
+          upload.completedAt !== null ||
+          upload.submission.status !== 'waiting_for_upload' ||
+          upload.expiresAt.getTime() <= at;
       } else if (name.endsWith('.basic')) {
         stale = at - (await stat(path).catch(() => ({ mtimeMs: at }))).mtimeMs > BASIC_LEFTOVER_MS;
       }
@@ -119,9 +126,13 @@ export function createVideoUploadService(deps: VideoUploadServiceDeps) {
   /** Refuses a video container that is not what the bytes are, or not allowed. */
   function checkContainer(head: Buffer): SniffedVideo {
     const sniffed = sniffVideoContainer(head);
-    if (!sniffed) throw new DomainError('unsupported_media_type', 'The uploaded bytes are not a video (MP4, QuickTime or WebM).');
+    if (!sniffed)
+      throw new DomainError('unsupported_media_type', 'The uploaded bytes are not a video (MP4, QuickTime or WebM).');
     if (!deps.config.media.allowed_video_mime_types.includes(sniffed.mimeType)) {
-      throw new DomainError('unsupported_media_type', `The uploaded video is ${sniffed.mimeType}, which is not an allowed video type.`);
+      throw new DomainError(
+        'unsupported_media_type',
+        `The uploaded video is ${sniffed.mimeType}, which is not an allowed video type.`,
+      );
     }
     return sniffed;
   }
@@ -133,7 +144,10 @@ export function createVideoUploadService(deps: VideoUploadServiceDeps) {
       actor: { type: 'system' },
       onlyFrom: ['waiting_for_upload'],
       reason: 'upload session expired',
-      patch: { failureCode: 'upload_expired', failureMessage: 'No complete upload arrived before the session expired.' },
+      patch: {
+        failureCode: 'upload_expired',
+        failureMessage: 'No complete upload arrived before the session expired.',
+      },
     });
     await rm(tusPath(upload.id), { force: true });
   }
@@ -146,15 +160,22 @@ export function createVideoUploadService(deps: VideoUploadServiceDeps) {
         void sweepSpool().catch((error: unknown) => deps.log?.warn({ err: error }, 'upload spool sweep failed'));
       }
       const upload = await deps.db.repos.mediaUploads.findById(uploadId);
-      const matches = upload?.tokenHash && token && timingSafeEqual(sha256(token), Buffer.from(upload.tokenHash, 'hex'));
+      const matches =
+        upload?.tokenHash && token && timingSafeEqual(sha256(token), Buffer.from(upload.tokenHash, 'hex'));
       if (!upload || !matches) throw new DomainError('not_found', 'No upload session matches this URL.');
-      if (upload.completedAt) throw new DomainError('upload_already_completed', 'This upload session has already received its media.');
+      if (upload.completedAt)
+        throw new DomainError('upload_already_completed', 'This upload session has already received its media.');
       const status = upload.submission.status;
-      if (status === 'failed' && upload.submission.failureCode === 'upload_expired') throw new DomainError('upload_expired', 'The upload session has expired; create a new one.');
-      if (status !== 'waiting_for_upload') throw new DomainError('upload_already_completed', 'This upload session no longer accepts media.');
+      if (status === 'failed' && upload.submission.failureCode === 'upload_expired')
+        throw new DomainError('upload_expired', 'The upload session has expired; create a new one.');
+      if (status !== 'waiting_for_upload')
+        throw new DomainError('upload_already_completed', 'This upload session no longer accepts media.');
       if (upload.expiresAt.getTime() <= now().getTime()) {
         await expire(upload);
-        throw new DomainError('upload_expired', `The upload session expired at ${upload.expiresAt.toISOString()}; create a new one.`);
+        throw new DomainError(
+          'upload_expired',
+          `The upload session expired at ${upload.expiresAt.toISOString()}; create a new one.`,
+        );
       }
       return upload;
     },
@@ -162,7 +183,8 @@ export function createVideoUploadService(deps: VideoUploadServiceDeps) {
     /** Basic protocol: the whole file in one stream. Nothing is kept unless it is all there and a video. */
     async receiveFile(upload: MediaUploadWithSubmission, body: Readable): Promise<CompletedUpload> {
       // One upload per session at a time: two different files must never race for one original.
-      if (writing.has(upload.id)) throw new DomainError('upload_already_completed', 'Another upload to this session is in progress.');
+      if (writing.has(upload.id))
+        throw new DomainError('upload_already_completed', 'Another upload to this session is in progress.');
       writing.add(upload.id);
       const path = join(deps.spoolDir, `${upload.id}.${randomBytes(6).toString('hex')}.basic`);
       try {
@@ -170,7 +192,10 @@ export function createVideoUploadService(deps: VideoUploadServiceDeps) {
         await writeLimited(path, 'wx', body, Number(upload.byteSize));
         const size = await sizeOf(path);
         if (size !== Number(upload.byteSize)) {
-          throw new DomainError('invalid_request', `The upload ended after ${size} of the ${upload.byteSize} bytes declared for this session.`);
+          throw new DomainError(
+            'invalid_request',
+            `The upload ended after ${size} of the ${upload.byteSize} bytes declared for this session.`,
+          );
         }
         return await this.complete(upload, path, checkContainer(await readHead(path)));
       } finally {
@@ -190,14 +215,23 @@ export function createVideoUploadService(deps: VideoUploadServiceDeps) {
      * tus PATCH: appends at `offset` (which must be what we hold). What arrives before a broken
      * connection stays for the client to resume; past the declared length everything is dropped.
      */
-    async tusAppend(upload: MediaUploadWithSubmission, offset: number, body: Readable): Promise<{ offset: number; completed: boolean }> {
-      if (writing.has(upload.id)) throw new DomainError('upload_offset_mismatch', 'Another request is writing to this upload; retry with HEAD.');
+    async tusAppend(
+      upload: MediaUploadWithSubmission,
+      offset: number,
+      body: Readable,
+    ): Promise<{ offset: number; completed: boolean }> {
+      if (writing.has(upload.id))
+        throw new DomainError('upload_offset_mismatch', 'Another request is writing to this upload; retry with HEAD.');
       writing.add(upload.id);
       const path = tusPath(upload.id);
       const length = Number(upload.byteSize);
       try {
         const held = await sizeOf(path);
-        if (offset !== held) throw new DomainError('upload_offset_mismatch', `Upload-Offset is ${offset}, but ${held} bytes are held; resume from ${held}.`);
+        if (offset !== held)
+          throw new DomainError(
+            'upload_offset_mismatch',
+            `Upload-Offset is ${offset}, but ${held} bytes are held; resume from ${held}.`,
+          );
         await mkdir(deps.spoolDir, { recursive: true });
         try {
           await writeLimited(path, 'a', body, length - held);
@@ -245,44 +279,63 @@ export function createVideoUploadService(deps: VideoUploadServiceDeps) {
     async complete(upload: MediaUploadWithSubmission, path: string, sniffed: SniffedVideo): Promise<CompletedUpload> {
       const bucket = deps.config.storage.vendor_originals_bucket;
       const key = storageKeys.original(upload.submissionId, sniffed.extension);
-      const stored = await deps.storage.put(bucket, key, createReadStream(path), { contentType: sniffed.mimeType, maxBytes: Number(upload.byteSize) });
-      const at = now();
-      await deps.db.transaction(async (repos) => {
-        if (!(await repos.mediaUploads.markCompleted(upload.id, at))) {
-          throw new DomainError('upload_already_completed', 'This upload session has already received its media.');
-        }
-        await repos.mediaUploads.recordProgress(upload.id, stored.byteSize);
-        await repos.mediaObjects.upsert({
-          submissionId: upload.submissionId,
-          kind: 'original',
-          name: 'original',
-          bucket,
-          key,
-          contentType: sniffed.mimeType,
-          byteSize: stored.byteSize,
-          sha256: stored.sha256,
-        });
-        const moved = await repos.submissions.transition({
-          id: upload.submissionId,
-          to: 'media_processing',
-          actor: { type: 'system' },
-          onlyFrom: ['waiting_for_upload'],
-          reason: 'upload complete',
-          data: { upload_id: upload.id, byte_size: stored.byteSize, content_type: sniffed.mimeType },
-        });
-        if (!moved.ok && moved.current === 'failed') throw new DomainError('upload_expired', 'The upload session expired while the bytes arrived; create a new one.');
-        if (!moved.ok) throw new DomainError('upload_already_completed', 'This upload session no longer accepts media.');
-      }).catch(async (error: unknown) => {
-        // Lost to expiry: the copy just stored belongs to no one. (Lost to a twin upload: it is the twin's key; keep it.)
-        if (error instanceof DomainError && error.code === 'upload_expired') await deps.storage.delete(bucket, key).catch(() => undefined);
-        throw error;
+      const stored = await deps.storage.put(bucket, key, createReadStream(path), {
+        contentType: sniffed.mimeType,
+        maxBytes: Number(upload.byteSize),
       });
+      const at = now();
+      await deps.db
+        .transaction(async (repos) => {
+          if (!(await repos.mediaUploads.markCompleted(upload.id, at))) {
+            throw new DomainError('upload_already_completed', 'This upload session has already received its media.');
+          }
+          await repos.mediaUploads.recordProgress(upload.id, stored.byteSize);
+          await repos.mediaObjects.upsert({
+            submissionId: upload.submissionId,
+            kind: 'original',
+            name: 'original',
+            bucket,
+            key,
+            contentType: sniffed.mimeType,
+            byteSize: stored.byteSize,
+            sha256: stored.sha256,
+          });
+          const moved = await repos.submissions.transition({
+            id: upload.submissionId,
+            to: 'media_processing',
+            actor: { type: 'system' },
+            onlyFrom: ['waiting_for_upload'],
+            reason: 'upload complete',
+            data: { upload_id: upload.id, byte_size: stored.byteSize, content_type: sniffed.mimeType },
+          });
+          if (!moved.ok && moved.current === 'failed')
+            throw new DomainError(
+              'upload_expired',
+              'The upload session expired while the bytes arrived; create a new one.',
+            );
+          if (!moved.ok)
+            throw new DomainError('upload_already_completed', 'This upload session no longer accepts media.');
+        })
+        .catch(async (error: unknown) => {
+          // Lost to expiry: the copy just stored belongs to no one. (Lost to a twin upload: it is the twin's key; keep it.)
+          if (error instanceof DomainError && error.code === 'upload_expired')
+            await deps.storage.delete(bucket, key).catch(() => undefined);
+          throw error;
+        });
       try {
         await deps.queues.enqueue('video.process', { submissionId: upload.submissionId });
       } catch (error) {
-        deps.log?.warn({ err: error, submission_id: upload.submissionId }, 'video.process enqueue failed; the reconciler will retry');
+        deps.log?.warn(
+          { err: error, submission_id: upload.submissionId },
+          'video.process enqueue failed; the reconciler will retry',
+        );
       }
-      return { uploadId: upload.id, submissionId: upload.submissionId, byteSize: stored.byteSize, status: 'media_processing' };
+      return {
+        uploadId: upload.id,
+        submissionId: upload.submissionId,
+        byteSize: stored.byteSize,
+        status: 'media_processing',
+      };
     },
   };
 }

@@ -6,7 +6,14 @@ import { pipeline } from 'node:stream/promises';
 import type { ProjectConfig } from '@framedesk/config';
 import type { Database, MediaUploadRow, SubmissionRow } from '@framedesk/db';
 import { type FailureCode, FAILURE_CODES } from '@framedesk/domain';
-import { extractPoster, InvalidVideoError, posterPreview, posterTime, probeVideo, type VideoToolOptions } from '@framedesk/media';
+import {
+  extractPoster,
+  InvalidVideoError,
+  posterPreview,
+  posterTime,
+  probeVideo,
+  type VideoToolOptions,
+} from '@framedesk/media';
 import type { QueueProducer } from '@framedesk/queues';
 import { type ObjectStorage, storageKeys } from '@framedesk/storage';
 import type { ProviderNotification, ProviderVideoState, VideoProvider } from '@framedesk/video-provider';
@@ -22,13 +29,7 @@ export interface VideoServiceDeps {
 }
 
 /** What one run of `processVideo` did (logged by the worker, asserted by tests). */
-export type VideoOutcome =
-  | 'skipped'
-  | 'waiting'
-  | 'processing'
-  | 'needs_review'
-  | 'promoted'
-  | 'failed';
+export type VideoOutcome = 'skipped' | 'waiting' | 'processing' | 'needs_review' | 'promoted' | 'failed';
 
 /** Name of the small WebP made from a video's poster frame. */
 export const VIDEO_PREVIEW_VARIANT = 'preview';
@@ -46,7 +47,8 @@ function failureCodeOf(code: string): FailureCode {
 export function createVideoService(deps: VideoServiceDeps) {
   const now = deps.now ?? (() => new Date());
   const bucket = deps.config.storage.vendor_originals_bucket;
-  const reviewedTo = () => (deps.config.approval_defaults.requires_review ? 'needs_review' : 'promoted') as 'needs_review' | 'promoted';
+  const reviewedTo = () =>
+    (deps.config.approval_defaults.requires_review ? 'needs_review' : 'promoted') as 'needs_review' | 'promoted';
 
   async function fail(submissionId: string, code: FailureCode, message: string): Promise<VideoOutcome> {
     const result = await deps.db.transition({
@@ -63,13 +65,31 @@ export function createVideoService(deps: VideoServiceDeps) {
 
   async function toProcessing(submission: SubmissionRow, reason: string): Promise<boolean> {
     if (submission.status === 'media_processing') return true;
-    const moved = await deps.db.transition({ id: submission.id, to: 'media_processing', actor: { type: 'system' }, onlyFrom: ['waiting_for_upload'], reason });
+    const moved = await deps.db.transition({
+      id: submission.id,
+      to: 'media_processing',
+      actor: { type: 'system' },
+      onlyFrom: ['waiting_for_upload'],
+      reason,
+    });
     return moved.ok;
   }
 
-  async function finish(submissionId: string, patch: { durationMs?: number | null; width?: number | null; height?: number | null }, data: Record<string, unknown>): Promise<VideoOutcome> {
+  async function finish(
+    submissionId: string,
+    patch: { durationMs?: number | null; width?: number | null; height?: number | null },
+    data: Record<string, unknown>,
+  ): Promise<VideoOutcome> {
     const to = reviewedTo();
-    const done = await deps.db.transition({ id: submissionId, to, actor: { type: 'system' }, onlyFrom: ['media_processing'], reason: 'video processed', patch, data });
+    const done = await deps.db.transition({
+      id: submissionId,
+      to,
+      actor: { type: 'system' },
+      onlyFrom: ['media_processing'],
+      reason: 'video processed',
+      patch,
+      data,
+    });
     return done.ok ? to : 'skipped';
   }
 
@@ -85,7 +105,11 @@ export function createVideoService(deps: VideoServiceDeps) {
         if (!(await toProcessing(submission, 'provider received the upload'))) return 'skipped';
         const maxSeconds = deps.config.media.video_max_duration_seconds;
         if (maxSeconds !== undefined && video.durationSeconds !== undefined && video.durationSeconds > maxSeconds) {
-          return fail(submission.id, 'duration_exceeded', `The video lasts ${video.durationSeconds.toFixed(1)} s; at most ${maxSeconds} s are allowed.`);
+          return fail(
+            submission.id,
+            'duration_exceeded',
+            `The video lasts ${video.durationSeconds.toFixed(1)} s; at most ${maxSeconds} s are allowed.`,
+          );
         }
         return finish(
           submission.id,
@@ -114,18 +138,24 @@ export function createVideoService(deps: VideoServiceDeps) {
       try {
         probe = await probeVideo(path, deps.tools);
       } catch (error) {
-        if (error instanceof InvalidVideoError) return fail(submission.id, 'invalid_video', `The upload is not a readable video: ${error.message}`);
+        if (error instanceof InvalidVideoError)
+          return fail(submission.id, 'invalid_video', `The upload is not a readable video: ${error.message}`);
         throw error;
       }
       const maxSeconds = deps.config.media.video_max_duration_seconds;
       if (maxSeconds !== undefined && probe.durationSeconds > maxSeconds) {
-        return fail(submission.id, 'duration_exceeded', `The video lasts ${probe.durationSeconds.toFixed(1)} s; at most ${maxSeconds} s are allowed.`);
+        return fail(
+          submission.id,
+          'duration_exceeded',
+          `The video lasts ${probe.durationSeconds.toFixed(1)} s; at most ${maxSeconds} s are allowed.`,
+        );
       }
       let poster: Buffer;
       try {
         poster = await extractPoster(path, { ...deps.tools, atSeconds: posterTime(probe.durationSeconds) });
       } catch (error) {
-        if (error instanceof InvalidVideoError) return fail(submission.id, 'invalid_video', `No frame could be decoded: ${error.message}`);
+        if (error instanceof InvalidVideoError)
+          return fail(submission.id, 'invalid_video', `No frame could be decoded: ${error.message}`);
         throw error;
       }
       const preview = await posterPreview(poster, PREVIEW_MAX_SIDE);
@@ -134,12 +164,28 @@ export function createVideoService(deps: VideoServiceDeps) {
       const storedPoster = await deps.storage.put(bucket, posterKey, poster, { contentType: 'image/jpeg' });
       const storedPreview = await deps.storage.put(bucket, previewKey, preview.data, { contentType: 'image/webp' });
       await deps.db.repos.mediaObjects.upsert({
-        submissionId: submission.id, kind: 'poster', name: 'poster', bucket, key: posterKey, contentType: 'image/jpeg',
-        byteSize: storedPoster.byteSize, sha256: storedPoster.sha256, width: probe.width, height: probe.height,
+        submissionId: submission.id,
+        kind: 'poster',
+        name: 'poster',
+        bucket,
+        key: posterKey,
+        contentType: 'image/jpeg',
+        byteSize: storedPoster.byteSize,
+        sha256: storedPoster.sha256,
+        width: probe.width,
+        height: probe.height,
       });
       await deps.db.repos.mediaObjects.upsert({
-        submissionId: submission.id, kind: 'variant', name: VIDEO_PREVIEW_VARIANT, bucket, key: previewKey, contentType: 'image/webp',
-        byteSize: storedPreview.byteSize, sha256: storedPreview.sha256, width: preview.width, height: preview.height,
+        submissionId: submission.id,
+        kind: 'variant',
+        name: VIDEO_PREVIEW_VARIANT,
+        bucket,
+        key: previewKey,
+        contentType: 'image/webp',
+        byteSize: storedPreview.byteSize,
+        sha256: storedPreview.sha256,
+        width: preview.width,
+        height: preview.height,
       });
       return finish(
         submission.id,
@@ -157,14 +203,21 @@ export function createVideoService(deps: VideoServiceDeps) {
    */
   async function pollAgain(submission: SubmissionRow, waiting = false): Promise<void> {
     const age = now().getTime() - submission.createdAt.getTime();
-    const delay = waiting ? Math.min(300_000, Math.max(15_000, Math.round(age / 5))) : Math.min(60_000, Math.max(5_000, Math.round(age / 10)));
+    const delay = waiting
+      ? Math.min(300_000, Math.max(15_000, Math.round(age / 5)))
+      : Math.min(60_000, Math.max(5_000, Math.round(age / 10)));
     const at = new Date(now().getTime() + delay);
-    await deps.queues.enqueue('video.process', { submissionId: submission.id }, { at, attempt: `poll-${at.getTime()}` });
+    await deps.queues.enqueue(
+      'video.process',
+      { submissionId: submission.id },
+      { at, attempt: `poll-${at.getTime()}` },
+    );
   }
 
   async function processProvider(submission: SubmissionRow, upload: MediaUploadRow | null): Promise<VideoOutcome> {
     if (submission.status !== 'waiting_for_upload' && submission.status !== 'media_processing') return 'skipped';
-    if (!upload?.providerRef) return fail(submission.id, 'provider_error', 'The upload session has no provider video id.');
+    if (!upload?.providerRef)
+      return fail(submission.id, 'provider_error', 'The upload session has no provider video id.');
     const outcome = await applyState(submission, await deps.provider.getVideo(upload.providerRef));
     // Nothing uploaded yet: the expiry job decides when to stop; while bytes exist, keep asking.
     const stillOpen = outcome === 'waiting' && upload.expiresAt.getTime() > now().getTime();
@@ -213,7 +266,10 @@ export function createVideoService(deps: VideoServiceDeps) {
         actor: { type: 'system' },
         onlyFrom: ['waiting_for_upload'],
         reason: 'upload session expired',
-        patch: { failureCode: 'upload_expired', failureMessage: 'No complete upload arrived before the session expired.' },
+        patch: {
+          failureCode: 'upload_expired',
+          failureMessage: 'No complete upload arrived before the session expired.',
+        },
       });
       return result.ok ? 'failed' : 'skipped';
     },

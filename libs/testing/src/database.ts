@@ -42,7 +42,10 @@ async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T>
  */
 async function ensureTemplate(): Promise<string> {
   const all = migrations();
-  const hash = createHash('sha256').update(all.map((m) => m.name + m.sql).join('\0')).digest('hex').slice(0, 16);
+  const hash = createHash('sha256')
+    .update(all.map((m) => m.name + m.sql).join('\0'))
+    .digest('hex')
+    .slice(0, 16);
   const template = `framedesk_tpl_${hash}`;
   await withAdmin(async (admin) => {
     await admin.query('SELECT pg_advisory_lock(7243001)');

@@ -16,7 +16,11 @@ export const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x
  * A real RGB PNG, built without sharp so fixtures never depend on the code under test. Declared
  * dimensions may exceed the pixel data (`declared`) to make lying or bomb-like files.
  */
-export function makePng(width: number, height: number, options: { declared?: { width: number; height: number }; seed?: number } = {}): Buffer {
+export function makePng(
+  width: number,
+  height: number,
+  options: { declared?: { width: number; height: number }; seed?: number } = {},
+): Buffer {
   const w = options.declared?.width ?? width;
   const h = options.declared?.height ?? height;
   const header = Buffer.alloc(13);
@@ -35,7 +39,12 @@ export function makePng(width: number, height: number, options: { declared?: { w
     }
     rows.push(row);
   }
-  return Buffer.concat([PNG_SIGNATURE, chunk('IHDR', header), chunk('IDAT', deflateSync(Buffer.concat(rows))), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    PNG_SIGNATURE,
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(Buffer.concat(rows))),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 /**
@@ -63,5 +72,10 @@ export function makeNoisePng(width: number, height: number): Buffer {
   header[9] = 2;
   const rows = randomBytes(height * (1 + width * 3));
   for (let y = 0; y < height; y++) rows[y * (1 + width * 3)] = 0; // filter byte: none
-  return Buffer.concat([PNG_SIGNATURE, chunk('IHDR', header), chunk('IDAT', deflateSync(rows, { level: 1 })), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    PNG_SIGNATURE,
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(rows, { level: 1 })),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }

@@ -62,9 +62,26 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
 
   const start = async () => {
     if (child && child.exitCode === null && child.signalCode === null) return;
-    child = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--loglevel', 'warning'], {
-      stdio: 'ignore',
-    });
+    child = spawn(
+      binary,
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--dir',
+        dir,
+        '--loglevel',
+        'warning',
+      ],
+      {
+        stdio: 'ignore',
+      },
+    );
     const deadline = Date.now() + 10_000;
     while (!(await redisAnswers(port))) {
       if (child.exitCode !== null || Date.now() > deadline) throw new Error(`private redis on ${port} did not start`);
@@ -130,9 +147,12 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     chownSync(dir, uid, gid);
   }
   const run = (command: string, args: string[]) => {
-    const [file, argv] = root ? ['runuser', ['-u', 'postgres', '--', join(PG_BIN, command), ...args]] : [join(PG_BIN, command), args];
+    const [file, argv] = root
+      ? ['runuser', ['-u', 'postgres', '--', join(PG_BIN, command), ...args]]
+      : [join(PG_BIN, command), args];
     const result = spawnSync(file, argv, { encoding: 'utf8', timeout: 60_000 });
-    if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (${result.status}): ${result.stderr}${result.stdout}`);
+    if (result.status !== 0)
+      throw new Error(`${command} ${args.join(' ')} failed (${result.status}): ${result.stderr}${result.stdout}`);
   };
   // fsync=off only saves disk flushes: a process crash (stop -m immediate) keeps what the OS has.
   // synchronous_commit stays on, or a crash would lose commits already acknowledged.
@@ -149,7 +169,15 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     running = true;
   };
   const unregister = onExit(() => {
-    if (running) spawnSync(root ? 'runuser' : join(PG_BIN, 'pg_ctl'), [...(root ? ['-u', 'postgres', '--', join(PG_BIN, 'pg_ctl')] : []), '-D', data, '-m', 'immediate', 'stop']);
+    if (running)
+      spawnSync(root ? 'runuser' : join(PG_BIN, 'pg_ctl'), [
+        ...(root ? ['-u', 'postgres', '--', join(PG_BIN, 'pg_ctl')] : []),
+        '-D',
+        data,
+        '-m',
+        'immediate',
+        'stop',
+      ]);
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -30,17 +30,17 @@ export interface RunningProcess {
 }
 
 /** Runs one of our apps (`apps/<name>/src/main.ts`) as a real process with `env`. */
-export function startApp(name: 'api' | 'worker' | 'cli', env: Record<string, string>, args: string[] = []): RunningProcess {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', join(workspaceRoot, `apps/${name}/src/main.ts`), ...args],
-    {
-      cwd: workspaceRoot,
-      // eslint-disable-next-line no-restricted-properties -- the child inherits PATH and friends.
-      env: { ...process.env, TSX_TSCONFIG_PATH: join(workspaceRoot, 'tsconfig.base.json'), ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+export function startApp(
+  name: 'api' | 'worker' | 'cli',
+  env: Record<string, string>,
+  args: string[] = [],
+): RunningProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(workspaceRoot, `apps/${name}/src/main.ts`), ...args], {
+    cwd: workspaceRoot,
+    // eslint-disable-next-line no-restricted-properties -- the child inherits PATH and friends.
+    env: { ...process.env, TSX_TSCONFIG_PATH: join(workspaceRoot, 'tsconfig.base.json'), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -63,13 +63,23 @@ export interface AppRun {
 }
 
 /** Runs one of our apps to completion (the admin CLI, or an app expected to refuse to start). */
-export function runApp(name: 'api' | 'worker' | 'cli', args: string[], env: Record<string, string>, stdin = '', timeoutMs = 60_000): Promise<AppRun> {
+export function runApp(
+  name: 'api' | 'worker' | 'cli',
+  args: string[],
+  env: Record<string, string>,
+  stdin = '',
+  timeoutMs = 60_000,
+): Promise<AppRun> {
   return new Promise((resolveRun) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(workspaceRoot, `apps/${name}/src/main.ts`), ...args], {
-      cwd: workspaceRoot,
-      // eslint-disable-next-line no-restricted-properties -- the child inherits PATH and friends.
-      env: { ...process.env, TSX_TSCONFIG_PATH: join(workspaceRoot, 'tsconfig.base.json'), ...env },
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(workspaceRoot, `apps/${name}/src/main.ts`), ...args],
+      {
+        cwd: workspaceRoot,
+        // eslint-disable-next-line no-restricted-properties -- the child inherits PATH and friends.
+        env: { ...process.env, TSX_TSCONFIG_PATH: join(workspaceRoot, 'tsconfig.base.json'), ...env },
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -87,7 +97,9 @@ export async function waitForHttp(url: string, timeoutMs = 30_000, process?: Run
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (process && process.child.exitCode !== null) {
-      throw new Error(`${process.name} exited with ${process.child.exitCode} before ${url} answered:\n${process.output()}`);
+      throw new Error(
+        `${process.name} exited with ${process.child.exitCode} before ${url} answered:\n${process.output()}`,
+      );
     }
     try {
       const response = await fetch(url);

@@ -29,7 +29,8 @@ export interface FakeCloudflare {
 }
 
 const envelope = (result: unknown) => JSON.stringify({ success: true, errors: [], messages: [], result });
-const failure = (code: number, message: string) => JSON.stringify({ success: false, errors: [{ code, message }], messages: [], result: null });
+const failure = (code: number, message: string) =>
+  JSON.stringify({ success: false, errors: [{ code, message }], messages: [], result: null });
 
 function parseTusMetadata(header: string | undefined): Record<string, string> {
   const out: Record<string, string> = {};
@@ -42,16 +43,20 @@ function parseTusMetadata(header: string | undefined): Record<string, string> {
 
 function checkLimits(maxDuration: unknown, expiry: unknown, now: number): string | null {
   const duration = Number(maxDuration);
-  if (!Number.isInteger(duration) || duration < 1 || duration > 21_600) return 'maxDurationSeconds must be an integer 1–21600';
+  if (!Number.isInteger(duration) || duration < 1 || duration > 21_600)
+    return 'maxDurationSeconds must be an integer 1–21600';
   if (expiry === undefined) return null;
-  if (typeof expiry !== 'string' || !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/.test(expiry)) return 'expiry must be RFC 3339';
+  if (typeof expiry !== 'string' || !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/.test(expiry))
+    return 'expiry must be RFC 3339';
   const ahead = (Date.parse(expiry) - now) / 1000;
   // Cloudflare: at least 2 minutes and at most 6 hours ahead (a few seconds of slack for the clock).
   if (ahead < 115 || ahead > 21_600 + 5) return `expiry must be 2 min – 6 h ahead (is ${Math.round(ahead)} s)`;
   return null;
 }
 
-export async function startFakeCloudflare(options: { accountId?: string; apiToken?: string } = {}): Promise<FakeCloudflare> {
+export async function startFakeCloudflare(
+  options: { accountId?: string; apiToken?: string } = {},
+): Promise<FakeCloudflare> {
   const accountId = options.accountId ?? 'acct_fake';
   const apiToken = options.apiToken ?? 'token_fake';
   const requests: FakeCloudflareRequest[] = [];
@@ -75,7 +80,13 @@ export async function startFakeCloudflare(options: { accountId?: string; apiToke
 
   const handle = (req: IncomingMessage, res: ServerResponse, body: string) => {
     const url = new URL(req.url ?? '/', origin);
-    requests.push({ method: req.method ?? '', path: url.pathname, query: Object.fromEntries(url.searchParams), headers: req.headers, body });
+    requests.push({
+      method: req.method ?? '',
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      headers: req.headers,
+      body,
+    });
     const send = (status: number, payload: string, headers: Record<string, string> = {}) =>
       res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(payload);
     if (req.headers.authorization !== `Bearer ${apiToken}`) return send(401, failure(10000, 'Authentication error'));
@@ -103,7 +114,11 @@ export async function startFakeCloudflare(options: { accountId?: string; apiToke
       if (problem) return send(400, failure(10005, problem));
       const video = newVideo(Number(meta['maxDurationSeconds']));
       return res
-        .writeHead(201, { 'tus-resumable': '1.0.0', location: `${origin}/tus/${video.uid}?tusv2=true`, 'stream-media-id': video.uid })
+        .writeHead(201, {
+          'tus-resumable': '1.0.0',
+          location: `${origin}/tus/${video.uid}?tusv2=true`,
+          'stream-media-id': video.uid,
+        })
         .end();
     }
     const uid = rest.slice(1);

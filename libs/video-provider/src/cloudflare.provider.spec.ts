@@ -2,7 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeCloudflare, startFakeCloudflare } from './cloudflare.fake';
 import { createCloudflareVideoProvider, mapCloudflareVideo } from './cloudflare.provider';
 import { createVideoProvider, VideoProviderConfigError } from './video-provider.factory';
-import { type CreateUploadInput, InvalidNotificationError, type VideoProvider, VideoProviderError } from './video-provider';
+import {
+  type CreateUploadInput,
+  InvalidNotificationError,
+  type VideoProvider,
+  VideoProviderError,
+} from './video-provider';
 import { signWebhook } from './webhook-signature';
 
 const SECRET = 'whsec_test_secret';
@@ -25,7 +30,12 @@ describe('Cloudflare Stream driver (against a local fake of the API)', () => {
   let provider: VideoProvider;
   beforeAll(async () => {
     fake = await startFakeCloudflare();
-    provider = createCloudflareVideoProvider({ apiBase: fake.apiBase, accountId: fake.accountId, apiToken: fake.apiToken, webhookSecret: SECRET });
+    provider = createCloudflareVideoProvider({
+      apiBase: fake.apiBase,
+      accountId: fake.accountId,
+      apiToken: fake.apiToken,
+      webhookSecret: SECRET,
+    });
   });
   afterAll(() => fake.close());
 
@@ -125,28 +135,60 @@ describe('Cloudflare Stream driver (against a local fake of the API)', () => {
 describe('Stream webhook verification', () => {
   const now = new Date('2026-01-01T12:00:00Z');
   const t = Math.floor(now.getTime() / 1000);
-  const provider = createCloudflareVideoProvider({ apiBase: 'http://127.0.0.1:9', accountId: 'a', apiToken: 't', webhookSecret: SECRET, now: () => now });
-  const body = Buffer.from(JSON.stringify({ uid: 'abc', readyToStream: true, status: { state: 'ready' }, duration: 3, input: { width: 640, height: 360 } }));
+  const provider = createCloudflareVideoProvider({
+    apiBase: 'http://127.0.0.1:9',
+    accountId: 'a',
+    apiToken: 't',
+    webhookSecret: SECRET,
+    now: () => now,
+  });
+  const body = Buffer.from(
+    JSON.stringify({
+      uid: 'abc',
+      readyToStream: true,
+      status: { state: 'ready' },
+      duration: 3,
+      input: { width: 640, height: 360 },
+    }),
+  );
 
   it('accepts a correctly signed notification and maps its video', () => {
     const parsed = provider.parseNotification(body, { 'webhook-signature': signWebhook(SECRET, body, t) });
-    expect(parsed).toEqual({ providerRef: 'abc', video: { state: 'ready', durationSeconds: 3, width: 640, height: 360 } });
+    expect(parsed).toEqual({
+      providerRef: 'abc',
+      video: { state: 'ready', durationSeconds: 3, width: 640, height: 360 },
+    });
   });
 
   it('refuses a forged signature, a tampered body, a missing header and a stale time', () => {
     const forged = signWebhook('another-secret', body, t);
     expect(() => provider.parseNotification(body, { 'webhook-signature': forged })).toThrow(InvalidNotificationError);
     const tampered = Buffer.from(body.toString().replace('"abc"', '"abd"'));
-    expect(() => provider.parseNotification(tampered, { 'webhook-signature': signWebhook(SECRET, body, t) })).toThrow(InvalidNotificationError);
+    expect(() => provider.parseNotification(tampered, { 'webhook-signature': signWebhook(SECRET, body, t) })).toThrow(
+      InvalidNotificationError,
+    );
     expect(() => provider.parseNotification(body, {})).toThrow(InvalidNotificationError);
-    expect(() => provider.parseNotification(body, { 'webhook-signature': 'time=abc,sig1=zz' })).toThrow(InvalidNotificationError);
-    expect(() => provider.parseNotification(body, { 'webhook-signature': signWebhook(SECRET, body, t - 301) })).toThrow(/old/);
-    expect(() => provider.parseNotification(body, { 'webhook-signature': signWebhook(SECRET, body, t + 301) })).toThrow(/old/);
+    expect(() => provider.parseNotification(body, { 'webhook-signature': 'time=abc,sig1=zz' })).toThrow(
+      InvalidNotificationError,
+    );
+    expect(() => provider.parseNotification(body, { 'webhook-signature': signWebhook(SECRET, body, t - 301) })).toThrow(
+      /old/,
+    );
+    expect(() => provider.parseNotification(body, { 'webhook-signature': signWebhook(SECRET, body, t + 301) })).toThrow(
+      /old/,
+    );
   });
 
   it('refuses every notification when no secret is configured', () => {
-    const unsigned = createCloudflareVideoProvider({ apiBase: 'http://127.0.0.1:9', accountId: 'a', apiToken: 't', now: () => now });
-    expect(() => unsigned.parseNotification(body, { 'webhook-signature': signWebhook(SECRET, body, t) })).toThrow(InvalidNotificationError);
+    const unsigned = createCloudflareVideoProvider({
+      apiBase: 'http://127.0.0.1:9',
+      accountId: 'a',
+      apiToken: 't',
+      now: () => now,
+    });
+    expect(() => unsigned.parseNotification(body, { 'webhook-signature': signWebhook(SECRET, body, t) })).toThrow(
+      InvalidNotificationError,
+    );
   });
 });
 
@@ -166,7 +208,9 @@ describe('createVideoProvider', () => {
 
   it('refuses a cloudflare configuration outside Stream expiry bounds, naming the setting', () => {
     expect(() => createVideoProvider(settings, config(119))).toThrow(VideoProviderConfigError);
-    expect(() => createVideoProvider(settings, config(21_601))).toThrow(/vendor_stream_upload_expires_seconds is 21601/);
+    expect(() => createVideoProvider(settings, config(21_601))).toThrow(
+      /vendor_stream_upload_expires_seconds is 21601/,
+    );
     expect(createVideoProvider(settings, config(120)).name).toBe('cloudflare');
     expect(createVideoProvider(settings, config(21_600)).name).toBe('cloudflare');
   });

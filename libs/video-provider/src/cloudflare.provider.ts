@@ -36,7 +36,13 @@ interface Envelope<T> {
 export interface CloudflareVideo {
   readonly uid: string;
   readonly readyToStream?: boolean;
-  readonly status?: { state?: string; errorReasonCode?: string; errReasonCode?: string; errorReasonText?: string; errReasonText?: string };
+  readonly status?: {
+    state?: string;
+    errorReasonCode?: string;
+    errReasonCode?: string;
+    errorReasonText?: string;
+    errReasonText?: string;
+  };
   readonly duration?: number;
   readonly size?: number;
   readonly thumbnail?: string;
@@ -114,14 +120,18 @@ export function createCloudflareVideoProvider(options: CloudflareProviderOptions
   async function envelope<T>(response: Response, what: string): Promise<T> {
     const body = (await response.json().catch(() => null)) as Envelope<T> | null;
     if (!response.ok || !body?.success || body.result === undefined) {
-      const reason = body?.errors?.map((e) => `${e.code ?? ''} ${e.message ?? ''}`.trim()).join('; ') || `HTTP ${response.status}`;
+      const reason =
+        body?.errors?.map((e) => `${e.code ?? ''} ${e.message ?? ''}`.trim()).join('; ') || `HTTP ${response.status}`;
       throw new VideoProviderError(`Cloudflare Stream ${what} failed: ${reason}`, response.status);
     }
     return body.result;
   }
 
   const maxDuration = (input: CreateUploadInput) =>
-    Math.min(CLOUDFLARE_MAX_DURATION_SECONDS, Math.max(1, Math.floor(input.maxDurationSeconds ?? CLOUDFLARE_MAX_DURATION_SECONDS)));
+    Math.min(
+      CLOUDFLARE_MAX_DURATION_SECONDS,
+      Math.max(1, Math.floor(input.maxDurationSeconds ?? CLOUDFLARE_MAX_DURATION_SECONDS)),
+    );
 
   return {
     name: 'cloudflare',
@@ -134,7 +144,8 @@ export function createCloudflareVideoProvider(options: CloudflareProviderOptions
           body: JSON.stringify({ maxDurationSeconds: maxDuration(input), expiry: rfc3339(input.expiresAt), meta }),
         });
         const result = await envelope<{ uploadURL?: string; uid?: string }>(response, 'direct upload');
-        if (!result.uploadURL || !result.uid) throw new VideoProviderError('Cloudflare Stream direct upload answered without uploadURL/uid');
+        if (!result.uploadURL || !result.uid)
+          throw new VideoProviderError('Cloudflare Stream direct upload answered without uploadURL/uid');
         return { uploadUrl: result.uploadURL, providerRef: result.uid };
       }
       const metadata = [
@@ -145,26 +156,39 @@ export function createCloudflareVideoProvider(options: CloudflareProviderOptions
       ].join(',');
       const response = await call(`${base}?direct_user=true`, {
         method: 'POST',
-        headers: { ...auth, 'Tus-Resumable': '1.0.0', 'Upload-Length': String(input.byteSize), 'Upload-Metadata': metadata },
+        headers: {
+          ...auth,
+          'Tus-Resumable': '1.0.0',
+          'Upload-Length': String(input.byteSize),
+          'Upload-Metadata': metadata,
+        },
       });
       const location = response.headers.get('location');
       const uid = response.headers.get('stream-media-id');
       if (response.status !== 201 || !location || !uid) {
         const detail = await response.text().catch(() => '');
-        throw new VideoProviderError(`Cloudflare Stream tus creation failed: HTTP ${response.status} ${detail.slice(0, 200)}`, response.status);
+        throw new VideoProviderError(
+          `Cloudflare Stream tus creation failed: HTTP ${response.status} ${detail.slice(0, 200)}`,
+          response.status,
+        );
       }
       return { uploadUrl: location, providerRef: uid };
     },
     async getVideo(providerRef: string): Promise<ProviderVideoState> {
       const response = await call(`${base}/${encodeURIComponent(providerRef)}`, { headers: auth });
       if (response.status === 404) {
-        return { state: 'failed', failureCode: 'provider_error', failureMessage: 'Cloudflare Stream no longer knows this video' };
+        return {
+          state: 'failed',
+          failureCode: 'provider_error',
+          failureMessage: 'Cloudflare Stream no longer knows this video',
+        };
       }
       return mapCloudflareVideo(await envelope<CloudflareVideo>(response, 'video lookup'));
     },
     async deleteVideo(providerRef: string): Promise<void> {
       const response = await call(`${base}/${encodeURIComponent(providerRef)}`, { method: 'DELETE', headers: auth });
-      if (!response.ok && response.status !== 404) throw new VideoProviderError(`Cloudflare Stream delete failed: HTTP ${response.status}`, response.status);
+      if (!response.ok && response.status !== 404)
+        throw new VideoProviderError(`Cloudflare Stream delete failed: HTTP ${response.status}`, response.status);
     },
     parseNotification(rawBody, headers): ProviderNotification {
       const header = headers['webhook-signature'];
@@ -176,7 +200,8 @@ export function createCloudflareVideoProvider(options: CloudflareProviderOptions
         maxAgeSeconds: options.webhookMaxAgeSeconds ?? 300,
       });
       const video = JSON.parse(rawBody.toString('utf8')) as CloudflareVideo;
-      if (!video || typeof video.uid !== 'string') throw new VideoProviderError('notification without a video uid', 400);
+      if (!video || typeof video.uid !== 'string')
+        throw new VideoProviderError('notification without a video uid', 400);
       return { providerRef: video.uid, video: mapCloudflareVideo(video) };
     },
   };

@@ -1,6 +1,11 @@
 import { createHash } from 'node:crypto';
 import { randomToken } from '@framedesk/domain';
-import { type CreateUploadInput, InvalidNotificationError, type UploadSession, type VideoProvider } from './video-provider';
+import {
+  type CreateUploadInput,
+  InvalidNotificationError,
+  type UploadSession,
+  type VideoProvider,
+} from './video-provider';
 
 /**
  * The embedded default: `upload_url` points at the API itself, carrying an unguessable

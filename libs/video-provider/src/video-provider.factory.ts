@@ -1,5 +1,9 @@
 import type { ProjectConfig, Settings } from '@framedesk/config';
-import { CLOUDFLARE_MAX_EXPIRY_SECONDS, CLOUDFLARE_MIN_EXPIRY_SECONDS, createCloudflareVideoProvider } from './cloudflare.provider';
+import {
+  CLOUDFLARE_MAX_EXPIRY_SECONDS,
+  CLOUDFLARE_MIN_EXPIRY_SECONDS,
+  createCloudflareVideoProvider,
+} from './cloudflare.provider';
 import { createLocalVideoProvider } from './local.provider';
 import type { VideoProvider } from './video-provider';
 
@@ -36,7 +40,9 @@ export function createVideoProvider(
     );
   }
   if (!settings.CLOUDFLARE_ACCOUNT_ID || !settings.CLOUDFLARE_API_TOKEN) {
-    throw new VideoProviderConfigError('VIDEO_PROVIDER=cloudflare needs CLOUDFLARE_ACCOUNT_ID and CLOUDFLARE_API_TOKEN');
+    throw new VideoProviderConfigError(
+      'VIDEO_PROVIDER=cloudflare needs CLOUDFLARE_ACCOUNT_ID and CLOUDFLARE_API_TOKEN',
+    );
   }
   return createCloudflareVideoProvider({
     apiBase: settings.CLOUDFLARE_API_BASE,

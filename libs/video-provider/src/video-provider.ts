@@ -54,7 +54,10 @@ export interface VideoProvider {
    * Verifies a webhook against the raw body and headers, then parses it. Throws
    * InvalidNotificationError when the signature is missing, wrong or stale.
    */
-  parseNotification(rawBody: Buffer, headers: Readonly<Record<string, string | string[] | undefined>>): ProviderNotification;
+  parseNotification(
+    rawBody: Buffer,
+    headers: Readonly<Record<string, string | string[] | undefined>>,
+  ): ProviderNotification;
 }
 
 /** A notification that cannot be trusted: answered 401, and nothing changes. */

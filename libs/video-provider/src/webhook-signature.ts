@@ -34,5 +34,6 @@ export function verifyWebhookSignature(input: {
   const age = Math.abs(input.now.getTime() / 1000 - Number(time));
   if (age > input.maxAgeSeconds) throw new InvalidNotificationError(`the notification is ${Math.round(age)} s old`);
   const expected = createHmac('sha256', input.secret).update(`${time}.`).update(input.rawBody).digest();
-  if (!timingSafeEqual(expected, Buffer.from(sig, 'hex'))) throw new InvalidNotificationError('the signature does not match');
+  if (!timingSafeEqual(expected, Buffer.from(sig, 'hex')))
+    throw new InvalidNotificationError('the signature does not match');
 }

@@ -13,7 +13,10 @@ declare module 'busboy' {
     limits?: { fileSize?: number; fieldSize?: number; files?: number; fields?: number };
   }
   interface Busboy extends Writable {
-    on(event: 'file', listener: (name: string, stream: Readable & { truncated?: boolean }, info: FileInfo) => void): this;
+    on(
+      event: 'file',
+      listener: (name: string, stream: Readable & { truncated?: boolean }, info: FileInfo) => void,
+    ): this;
     on(event: 'field', listener: (name: string, value: string) => void): this;
     on(event: 'close', listener: () => void): this;
     on(event: 'error', listener: (error: Error) => void): this;

@@ -22,7 +22,8 @@ await mkdir(dir, { recursive: true });
 const upload = multer({ storage: multer.memoryStorage(), limits: { fileSize: 10 * 1024 * 1024, fieldSize: 16384 } });
 const app = express();
 app.post('/v1/frame-submissions', upload.single('image'), async (req, res) => {
-  if (!req.file || typeof req.body?.metadata !== 'string') return void res.status(400).json({ code: 'invalid_request' });
+  if (!req.file || typeof req.body?.metadata !== 'string')
+    return void res.status(400).json({ code: 'invalid_request' });
   JSON.parse(req.body.metadata as string);
   const id = randomBytes(16).toString('hex');
   const processed = await processImage(req.file.buffer, variants);

@@ -37,11 +37,15 @@ const lane = async () => {
     const original = await readObject(storage, job.bucket, job.keys[n]!);
     const processed = await processImage(original, variants);
     for (const variant of processed.variants) {
-      await storage.put(job.bucket, `${job.outputPrefix}/${n}/${variant.name}.webp`, variant.data, { contentType: variant.contentType });
+      await storage.put(job.bucket, `${job.outputPrefix}/${n}/${variant.name}.webp`, variant.data, {
+        contentType: variant.contentType,
+      });
     }
     perImageMs.push(performance.now() - t0);
   }
 };
 await Promise.all(Array.from({ length: job.concurrency }, lane));
 const cpu = process.cpuUsage(cpuBefore);
-process.stdout.write(`${JSON.stringify({ elapsedMs: performance.now() - started, cpuMs: (cpu.user + cpu.system) / 1000, perImageMs })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ elapsedMs: performance.now() - started, cpuMs: (cpu.user + cpu.system) / 1000, perImageMs })}\n`,
+);

@@ -34,9 +34,13 @@ export function rateLimitAgent(limiter: RateLimiter, logger: Logger): RequestHan
     res.setHeader('RateLimit-Remaining', String(decision.remaining));
     res.setHeader('RateLimit-Reset', String(decision.resetSeconds));
     if (!decision.allowed) {
-      throw new DomainError('rate_limited', `At most ${decision.limit} requests per minute per API key; retry after ${decision.resetSeconds} s.`, {
-        headers: { 'Retry-After': String(decision.resetSeconds) },
-      });
+      throw new DomainError(
+        'rate_limited',
+        `At most ${decision.limit} requests per minute per API key; retry after ${decision.resetSeconds} s.`,
+        {
+          headers: { 'Retry-After': String(decision.resetSeconds) },
+        },
+      );
     }
     next();
   };

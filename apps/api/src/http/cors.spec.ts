@@ -40,7 +40,9 @@ describe('agentCors', () => {
     app.get('/y', (_req, res) => void res.json({}));
     const server = app.listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
-    const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/y`, { headers: { origin: 'https://app.example' } });
+    const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/y`, {
+      headers: { origin: 'https://app.example' },
+    });
     server.close();
     expect(response.headers.get('access-control-allow-origin')).toBeNull();
   });

@@ -1,7 +1,8 @@
 import type { RequestHandler } from 'express';
 
 const ALLOW_HEADERS = 'Authorization, Content-Type, Idempotency-Key, X-Request-Id';
-const EXPOSE_HEADERS = 'X-Request-Id, Idempotent-Replayed, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Location';
+const EXPOSE_HEADERS =
+  'X-Request-Id, Idempotent-Replayed, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Location';
 
 /**
  * CORS for the agent API, only for the origins listed in CORS_ORIGINS (none by default: agents
@@ -9,7 +10,12 @@ const EXPOSE_HEADERS = 'X-Request-Id, Idempotent-Replayed, Retry-After, RateLimi
  * allowed: browser callers authenticate with a Bearer key, not cookies.
  */
 export function agentCors(origins: string): RequestHandler {
-  const allowed = new Set(origins.split(',').map((o) => o.trim()).filter(Boolean));
+  const allowed = new Set(
+    origins
+      .split(',')
+      .map((o) => o.trim())
+      .filter(Boolean),
+  );
   return (req, res, next) => {
     const origin = req.get('origin');
     if (allowed.size === 0 || !origin) return next();

@@ -37,7 +37,8 @@ export interface FrameParts {
 }
 
 const unsupported = (detail: string) => new DomainError('unsupported_media_type', detail);
-const VIDEO_REFUSED = 'V1 accepts only an image part here. Videos go through POST /v1/media-uploads, and a media_upload_id is never resubmitted: the upload completes by itself.';
+const VIDEO_REFUSED =
+  'V1 accepts only an image part here. Videos go through POST /v1/media-uploads, and a media_upload_id is never resubmitted: the upload completes by itself.';
 
 /**
  * Streams a frame submission's multipart body (parts `metadata` and `image`), bounded: the
@@ -71,7 +72,14 @@ export async function receiveFrameParts(req: Request, limits: MultipartLimits): 
     try {
       parser = busboy({
         headers: req.headers,
-        limits: { fieldSize: limits.metadataMaxBytes, fileSize: limits.multipartMaxBytes, files: 4, fields: 8, parts: 12, fieldNameSize: 200 },
+        limits: {
+          fieldSize: limits.metadataMaxBytes,
+          fileSize: limits.multipartMaxBytes,
+          files: 4,
+          fields: 8,
+          parts: 12,
+          fieldNameSize: 200,
+        },
       });
     } catch {
       reject(new DomainError('invalid_request', 'The multipart body has no valid boundary.'));
@@ -95,7 +103,8 @@ export async function receiveFrameParts(req: Request, limits: MultipartLimits): 
       parser.removeAllListeners('close');
       drain(req, received);
       // Remove the spool file only once its stream has closed: an open still in progress would recreate it.
-      const closed = spool && !spool.closed ? new Promise<void>((r) => spool!.once('close', () => r())) : Promise.resolve();
+      const closed =
+        spool && !spool.closed ? new Promise<void>((r) => spool!.once('close', () => r())) : Promise.resolve();
       spool?.destroy();
       void closed.then(() => rm(spoolPath, { force: true })).finally(() => reject(error));
     };
@@ -103,7 +112,8 @@ export async function receiveFrameParts(req: Request, limits: MultipartLimits): 
     const finish = () => {
       if (settled || !parserClosed || pendingWrites > 0) return;
       if (deferred) return fail(deferred);
-      if (metadata === undefined) return fail(new DomainError('invalid_request', 'The "metadata" part (JSON) is missing.'));
+      if (metadata === undefined)
+        return fail(new DomainError('invalid_request', 'The "metadata" part (JSON) is missing.'));
       if (!image) return fail(new DomainError('invalid_request', 'The "image" part (PNG) is missing.'));
       settled = true;
       resolve({
@@ -113,12 +123,14 @@ export async function receiveFrameParts(req: Request, limits: MultipartLimits): 
     };
 
     parser.on('field', (name, value, info) => {
-      if (name === 'media_upload_id' || name === 'video') return fail(unsupported(`The "${name}" field is not supported. ${VIDEO_REFUSED}`));
+      if (name === 'media_upload_id' || name === 'video')
+        return fail(unsupported(`The "${name}" field is not supported. ${VIDEO_REFUSED}`));
       if (name !== 'metadata') {
         deferred ??= new DomainError('invalid_request', `Unexpected part "${name}"; send only "metadata" and "image".`);
         return;
       }
-      if (info.valueTruncated || Buffer.byteLength(value) > limits.metadataMaxBytes) return fail(metadataTooLarge(limits.metadataMaxBytes));
+      if (info.valueTruncated || Buffer.byteLength(value) > limits.metadataMaxBytes)
+        return fail(metadataTooLarge(limits.metadataMaxBytes));
       // busboy decodes fields itself, turning invalid UTF-8 into U+FFFD: refuse rather than store mangled text.
       if (value.includes('\uFFFD')) return fail(notUtf8());
       if (metadata !== undefined) deferred ??= new DomainError('invalid_request', 'Send one "metadata" part.');
@@ -127,7 +139,9 @@ export async function receiveFrameParts(req: Request, limits: MultipartLimits): 
 
     parser.on('file', (name, stream, info) => {
       // A body cut off inside a part errors the part's stream; unheard, it would crash the process.
-      stream.on('error', (error: Error) => fail(new DomainError('invalid_request', `The multipart body is malformed: ${error.message}.`)));
+      stream.on('error', (error: Error) =>
+        fail(new DomainError('invalid_request', `The multipart body is malformed: ${error.message}.`)),
+      );
       // Parts the parser had buffered can still arrive after the request failed: never spool them.
       if (settled) {
         stream.resume();
@@ -161,13 +175,18 @@ export async function receiveFrameParts(req: Request, limits: MultipartLimits): 
       }
       if (name !== 'image' || image || spool) {
         stream.resume();
-        deferred ??= new DomainError('invalid_request', name === 'image' ? 'Send one "image" part.' : `Unexpected part "${name}"; send only "metadata" and "image".`);
+        deferred ??= new DomainError(
+          'invalid_request',
+          name === 'image' ? 'Send one "image" part.' : `Unexpected part "${name}"; send only "metadata" and "image".`,
+        );
         return;
       }
       const contentType = info.mimeType.toLowerCase();
       if (!limits.allowedImageTypes.includes(contentType)) {
         stream.resume();
-        return fail(unsupported(`The image must be one of ${limits.allowedImageTypes.join(', ')}; got ${contentType}.`));
+        return fail(
+          unsupported(`The image must be one of ${limits.allowedImageTypes.join(', ')}; got ${contentType}.`),
+        );
       }
       pendingWrites++;
       const hash = createHash('sha256');
@@ -177,7 +196,8 @@ export async function receiveFrameParts(req: Request, limits: MultipartLimits): 
         transform(chunk: Buffer, _encoding, callback) {
           if (head.length < PNG_MAGIC.length) {
             head = Buffer.concat([head, chunk.subarray(0, PNG_MAGIC.length - head.length)]);
-            if (!PNG_MAGIC.subarray(0, head.length).equals(head)) return callback(unsupported('The image is not a PNG (its first bytes are not the PNG signature).'));
+            if (!PNG_MAGIC.subarray(0, head.length).equals(head))
+              return callback(unsupported('The image is not a PNG (its first bytes are not the PNG signature).'));
           }
           size += chunk.length;
           hash.update(chunk);
@@ -186,34 +206,60 @@ export async function receiveFrameParts(req: Request, limits: MultipartLimits): 
       });
       spool = createWriteStream(spoolPath, { flags: 'wx' });
       stream.on('limit', () => fail(tooLarge(limits.multipartMaxBytes)));
-      inspect.on('error', (error) => fail(error instanceof DomainError ? error : new DomainError('invalid_request', 'The image part could not be read.')));
-      spool.on('error', (error) => fail(new DomainError('internal_error', `Could not spool the image: ${error.message}`)));
+      inspect.on('error', (error) =>
+        fail(
+          error instanceof DomainError
+            ? error
+            : new DomainError('invalid_request', 'The image part could not be read.'),
+        ),
+      );
+      spool.on('error', (error) =>
+        fail(new DomainError('internal_error', `Could not spool the image: ${error.message}`)),
+      );
       spool.on('finish', () => {
         pendingWrites--;
-        if (head.length < PNG_MAGIC.length) return fail(unsupported('The image is not a PNG (it is shorter than the PNG signature).'));
+        if (head.length < PNG_MAGIC.length)
+          return fail(unsupported('The image is not a PNG (it is shorter than the PNG signature).'));
         image = { byteSize: size, sha256: hash.digest('hex'), contentType };
         finish();
       });
       stream.pipe(inspect).pipe(spool);
     });
 
-    parser.on('partsLimit', () => fail(new DomainError('invalid_request', 'Too many parts; send only "metadata" and "image".')));
+    parser.on('partsLimit', () =>
+      fail(new DomainError('invalid_request', 'Too many parts; send only "metadata" and "image".')),
+    );
     parser.on('filesLimit', () => fail(new DomainError('invalid_request', 'Too many files; send one "image".')));
-    parser.on('fieldsLimit', () => fail(new DomainError('invalid_request', 'Too many fields; send only "metadata" and "image".')));
-    parser.on('error', (error) => fail(new DomainError('invalid_request', `The multipart body is malformed: ${error.message}.`)));
+    parser.on('fieldsLimit', () =>
+      fail(new DomainError('invalid_request', 'Too many fields; send only "metadata" and "image".')),
+    );
+    parser.on('error', (error) =>
+      fail(new DomainError('invalid_request', `The multipart body is malformed: ${error.message}.`)),
+    );
     parser.on('close', () => {
       parserClosed = true;
       finish();
     });
-    counter.on('error', (error) => fail(error instanceof DomainError ? error : new DomainError('invalid_request', 'The request body could not be read.')));
-    req.on('aborted', () => fail(new DomainError('invalid_request', 'The request was aborted before its body arrived.')));
+    counter.on('error', (error) =>
+      fail(
+        error instanceof DomainError
+          ? error
+          : new DomainError('invalid_request', 'The request body could not be read.'),
+      ),
+    );
+    req.on('aborted', () =>
+      fail(new DomainError('invalid_request', 'The request was aborted before its body arrived.')),
+    );
     req.on('error', () => fail(new DomainError('invalid_request', 'The request body could not be read.')));
     req.pipe(counter).pipe(parser);
   });
 }
 
 function tooLarge(max: number): DomainError {
-  return new DomainError('payload_too_large', `The request body exceeds ${max} bytes (media.multipart_max_bytes). Larger media: POST /v1/media-uploads.`);
+  return new DomainError(
+    'payload_too_large',
+    `The request body exceeds ${max} bytes (media.multipart_max_bytes). Larger media: POST /v1/media-uploads.`,
+  );
 }
 
 function metadataTooLarge(max: number): DomainError {

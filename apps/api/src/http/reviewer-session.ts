@@ -20,10 +20,23 @@ export interface SessionCookieOptions {
 
 function cookie(req: Request, value: string, maxAgeSeconds: number, options: SessionCookieOptions): string {
   const secure = options.trustProxy || req.secure;
-  return [`${SESSION_COOKIE}=${value}`, 'Path=/', `Max-Age=${maxAgeSeconds}`, 'HttpOnly', 'SameSite=Lax', ...(secure ? ['Secure'] : [])].join('; ');
+  return [
+    `${SESSION_COOKIE}=${value}`,
+    'Path=/',
+    `Max-Age=${maxAgeSeconds}`,
+    'HttpOnly',
+    'SameSite=Lax',
+    ...(secure ? ['Secure'] : []),
+  ].join('; ');
 }
 
-export function setSessionCookie(req: Request, res: Response, token: string, expiresAt: Date, options: SessionCookieOptions): void {
+export function setSessionCookie(
+  req: Request,
+  res: Response,
+  token: string,
+  expiresAt: Date,
+  options: SessionCookieOptions,
+): void {
   const maxAge = Math.max(0, Math.floor((expiresAt.getTime() - Date.now()) / 1000));
   res.append('Set-Cookie', cookie(req, token, maxAge, options));
 }
@@ -49,7 +62,9 @@ export function requireReviewer(sessions: ReviewerSessionsService): RequestHandl
       const agentKey = /^Bearer\s/i.test(req.get('authorization') ?? '');
       throw new DomainError(
         'unauthenticated',
-        agentKey ? 'The review API does not accept agent API keys; sign in to the workbench.' : 'Sign in to the workbench first.',
+        agentKey
+          ? 'The review API does not accept agent API keys; sign in to the workbench.'
+          : 'Sign in to the workbench first.',
       );
     }
     if (!SAFE_METHODS.has(req.method)) sessions.checkCsrf(principal, req.get(CSRF_HEADER));

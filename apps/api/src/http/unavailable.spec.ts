@@ -5,10 +5,21 @@ describe('asUnavailable', () => {
   it.each([
     ['a Prisma connection error', Object.assign(new Error('cannot reach'), { code: 'P1001' })],
     ['a Prisma initialization error', Object.assign(new Error('init'), { errorCode: 'P1001' })],
-    ['a refused socket deep in the causes', new Error('outer', { cause: new Error('inner', { cause: Object.assign(new Error('x'), { code: 'ECONNREFUSED' }) }) })],
+    [
+      'a refused socket deep in the causes',
+      new Error('outer', {
+        cause: new Error('inner', { cause: Object.assign(new Error('x'), { code: 'ECONNREFUSED' }) }),
+      }),
+    ],
     ['a dropped pg connection (no code)', new Error('Connection terminated unexpectedly')],
-    ['a server shutting down (57P01)', { meta: { driverAdapterError: { cause: { originalCode: '57P01', kind: 'postgres' } } } }],
-    ['a full disk under the storage driver', new Error('put failed', { cause: Object.assign(new Error('no space left on device'), { code: 'ENOSPC' }) })],
+    [
+      'a server shutting down (57P01)',
+      { meta: { driverAdapterError: { cause: { originalCode: '57P01', kind: 'postgres' } } } },
+    ],
+    [
+      'a full disk under the storage driver',
+      new Error('put failed', { cause: Object.assign(new Error('no space left on device'), { code: 'ENOSPC' }) }),
+    ],
     ['an adapter kind', { meta: { driverAdapterError: { cause: { kind: 'DatabaseNotReachable' } } } }],
   ])('maps %s to 503 with Retry-After', (_name, error) => {
     const mapped = asUnavailable(error);

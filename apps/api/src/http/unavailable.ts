@@ -1,13 +1,29 @@
 import { DomainError } from '@framedesk/domain';
 
 const PRISMA_UNAVAILABLE = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
-const ADAPTER_UNAVAILABLE = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections', 'DatabaseDoesNotExist']);
+const ADAPTER_UNAVAILABLE = new Set([
+  'DatabaseNotReachable',
+  'ConnectionClosed',
+  'SocketTimeout',
+  'TooManyConnections',
+  'DatabaseDoesNotExist',
+]);
 // Network errors, and storage that is out of space: the request may succeed later, unchanged.
-const NETWORK_UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', 'ENOSPC', 'EDQUOT']);
+const NETWORK_UNAVAILABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EPIPE',
+  'ENOSPC',
+  'EDQUOT',
+]);
 // PostgreSQL SQLSTATEs of a server going away: connection exceptions (08…) and operator intervention (57P0…).
 const POSTGRES_UNAVAILABLE = /^(08\d{3}|57P0[1-4])$/;
 // node-postgres reports a dropped socket with a message and no code.
-const DROPPED = /Connection terminated|terminating connection|database system is (starting up|shutting down|in recovery mode)|Client has encountered a connection error/i;
+const DROPPED =
+  /Connection terminated|terminating connection|database system is (starting up|shutting down|in recovery mode)|Client has encountered a connection error/i;
 
 interface ErrorLike {
   code?: unknown;
@@ -45,9 +61,13 @@ function isDown(e: ErrorLike): boolean {
 /** A dependency we need to accept work (PostgreSQL, storage) is down or full: 503, nothing was created. */
 export function asUnavailable(error: unknown): DomainError | null {
   return chain(error).some(isDown)
-    ? new DomainError('service_unavailable', 'A dependency of the service is unavailable; nothing was created. Retry with the same Idempotency-Key.', {
-        headers: { 'Retry-After': '5' },
-        cause: error,
-      })
+    ? new DomainError(
+        'service_unavailable',
+        'A dependency of the service is unavailable; nothing was created. Retry with the same Idempotency-Key.',
+        {
+          headers: { 'Retry-After': '5' },
+          cause: error,
+        },
+      )
     : null;
 }

@@ -13,7 +13,10 @@ const IDEMPOTENCY_LOCK_MS = 60_000;
 /** The agent API (issue 3): public docs and signed media, then everything under /v1 behind a Bearer key. */
 export function agentApiRoutes(deps: ApiDependencies): Router {
   const router = Router();
-  const idempotency = { lockMs: IDEMPOTENCY_LOCK_MS, retentionMs: deps.settings.IDEMPOTENCY_RETENTION_HOURS * 3_600_000 };
+  const idempotency = {
+    lockMs: IDEMPOTENCY_LOCK_MS,
+    retentionMs: deps.settings.IDEMPOTENCY_RETENTION_HOURS * 3_600_000,
+  };
   router.use(openApiRoutes(buildOpenApiDocument(deps.config)));
   router.use(mediaRoutes({ secret: deps.settings.SESSION_SECRET, submissions: deps.submissions }));
   router.use('/v1', authenticateAgent(deps.apiKeys), rateLimitAgent(deps.rateLimiter, deps.logger));

@@ -48,8 +48,10 @@ export function frameSubmissionsRoutes(deps: FrameSubmissionsRouteDeps): Router 
       }
       const metadata = deps.validators.frameMetadata(parsed);
       const fingerprint = fingerprintOf('POST', PATH, { metadata: parsed, image_sha256: parts.image.sha256 });
-      result = await runIdempotent(deps.db, { apiKeyId: caller.apiKeyId, key, fingerprint, ...deps.idempotency }, (token) =>
-        deps.submissions.createImageSubmission({ caller, metadata, image: parts.image, idempotency: token }),
+      result = await runIdempotent(
+        deps.db,
+        { apiKeyId: caller.apiKeyId, key, fingerprint, ...deps.idempotency },
+        (token) => deps.submissions.createImageSubmission({ caller, metadata, image: parts.image, idempotency: token }),
       );
     } finally {
       // Before answering, so no spool file outlives the request.
@@ -63,7 +65,8 @@ export function frameSubmissionsRoutes(deps: FrameSubmissionsRouteDeps): Router 
     const query = req.query as Record<string, unknown>;
     const errors: { pointer: string; detail: string }[] = [];
     for (const name of Object.keys(query)) {
-      if (!['channel_slug', 'status', 'cursor', 'limit'].includes(name)) errors.push({ pointer: `/query/${name}`, detail: 'is not a known parameter' });
+      if (!['channel_slug', 'status', 'cursor', 'limit'].includes(name))
+        errors.push({ pointer: `/query/${name}`, detail: 'is not a known parameter' });
     }
     const single = (name: string): string | undefined => {
       const value = query[name];
@@ -78,12 +81,14 @@ export function frameSubmissionsRoutes(deps: FrameSubmissionsRouteDeps): Router 
     const channelSlug = single('channel_slug');
     const cursor = single('cursor');
     const limitText = single('limit');
-    if (status !== undefined && !isSubmissionStatus(status)) errors.push({ pointer: '/query/status', detail: 'is not a status' });
+    if (status !== undefined && !isSubmissionStatus(status))
+      errors.push({ pointer: '/query/status', detail: 'is not a status' });
     const limit = limitText === undefined ? undefined : Number(limitText);
     if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > LIST_LIMIT_MAX)) {
       errors.push({ pointer: '/query/limit', detail: `must be an integer from 1 to ${LIST_LIMIT_MAX}` });
     }
-    if (errors.length > 0) throw new DomainError('validation_failed', 'The query failed validation; see errors.', { errors });
+    if (errors.length > 0)
+      throw new DomainError('validation_failed', 'The query failed validation; see errors.', { errors });
     res.json(
       await deps.submissions.listSubmissions(caller, {
         ...(channelSlug !== undefined ? { channel_slug: channelSlug } : {}),

@@ -17,7 +17,9 @@ export function healthRoutes(checks: readonly ReadinessCheck[], metrics: Registr
   router.get('/readyz', async (_req, res) => {
     const results = await Promise.all(
       checks.map(async ({ name, check }) => {
-        const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error('timed out after 2s')), 2_000).unref());
+        const timeout = new Promise((_, reject) =>
+          setTimeout(() => reject(new Error('timed out after 2s')), 2_000).unref(),
+        );
         try {
           await Promise.race([check(), timeout]);
           return [name, { status: 'ok' }] as const;
@@ -32,8 +34,14 @@ export function healthRoutes(checks: readonly ReadinessCheck[], metrics: Registr
       return;
     }
     const down = results.filter(([, r]) => r.status !== 'ok').map(([name]) => name);
-    const problem = problemBody(new DomainError('service_unavailable', `Not ready: ${down.join(', ')} unavailable.`), res.locals['requestId'] as string);
-    res.status(503).type('application/problem+json').send(JSON.stringify({ ...problem, checks: checked }));
+    const problem = problemBody(
+      new DomainError('service_unavailable', `Not ready: ${down.join(', ')} unavailable.`),
+      res.locals['requestId'] as string,
+    );
+    res
+      .status(503)
+      .type('application/problem+json')
+      .send(JSON.stringify({ ...problem, checks: checked }));
   });
   router.get('/metrics', async (_req, res) => {
     res.type(metrics.contentType).send(await metrics.metrics());

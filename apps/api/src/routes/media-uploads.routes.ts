@@ -35,8 +35,10 @@ export function mediaUploadsRoutes(deps: MediaUploadsRouteDeps): Router {
     const key = idempotencyKeyOf(req);
     const request = deps.validators.mediaUploadRequest(req.body);
     const fingerprint = fingerprintOf('POST', PATH, req.body);
-    const result = await runIdempotent(deps.db, { apiKeyId: caller.apiKeyId, key, fingerprint, ...deps.idempotency }, (token) =>
-      deps.submissions.createVideoUpload({ caller, request, idempotency: token }),
+    const result = await runIdempotent(
+      deps.db,
+      { apiKeyId: caller.apiKeyId, key, fingerprint, ...deps.idempotency },
+      (token) => deps.submissions.createVideoUpload({ caller, request, idempotency: token }),
     );
     sendCreated(res, result, `${PATH}/${(result.body as { id: string }).id}`);
   });

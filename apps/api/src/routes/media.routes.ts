@@ -20,7 +20,11 @@ export function mediaRoutes(deps: { secret: string; submissions: SubmissionsServ
       expires: typeof query['expires'] === 'string' ? query['expires'] : undefined,
       signature: typeof query['signature'] === 'string' ? query['signature'] : undefined,
     });
-    if (!valid) throw new DomainError('forbidden', 'This media URL is not valid or has expired; GET the submission again for a fresh one.');
+    if (!valid)
+      throw new DomainError(
+        'forbidden',
+        'This media URL is not valid or has expired; GET the submission again for a fresh one.',
+      );
     const media = await deps.submissions.deliveredMedia(submissionId, name);
     if (!media) throw new DomainError('not_found', `No media "${name}" for ${submissionId}.`);
     const stream = await media.open();

@@ -8,9 +8,14 @@ type Json = Record<string, unknown>;
 /** One operation: summary, parameters, body and responses, with their schemas. */
 function renderOperation(method: string, path: string, op: Json): string {
   const params = ((op['parameters'] as Json[] | undefined) ?? [])
-    .map((p) => `<li><code>${escape(String(p['name']))}</code> (${escape(String(p['in']))}${p['required'] ? ', required' : ''}) ${code(String(p['description'] ?? ''))}</li>`)
+    .map(
+      (p) =>
+        `<li><code>${escape(String(p['name']))}</code> (${escape(String(p['in']))}${p['required'] ? ', required' : ''}) ${code(String(p['description'] ?? ''))}</li>`,
+    )
     .join('');
-  const body = op['requestBody'] ? `<h4>Request body</h4><pre>${escape(JSON.stringify((op['requestBody'] as Json)['content'], null, 2))}</pre>` : '';
+  const body = op['requestBody']
+    ? `<h4>Request body</h4><pre>${escape(JSON.stringify((op['requestBody'] as Json)['content'], null, 2))}</pre>`
+    : '';
   const responses = Object.entries((op['responses'] as Record<string, Json>) ?? {})
     .map(([status, r]) => {
       const content = r['content'] as Record<string, { schema?: { $ref?: string } }> | undefined;
@@ -33,9 +38,14 @@ export function renderDocsPage(document: Json): string {
   const info = document['info'] as Json;
   const paths = document['paths'] as Record<string, Record<string, Json>>;
   const schemas = (document['components'] as { schemas: Record<string, Json> }).schemas;
-  const operations = Object.entries(paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => renderOperation(method, path, op)));
+  const operations = Object.entries(paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, op]) => renderOperation(method, path, op)),
+  );
   const schemaSections = Object.entries(schemas)
-    .map(([name, schema]) => `<section id="schema-${escape(name)}"><h3>${escape(name)}</h3><pre>${escape(JSON.stringify(schema, null, 2))}</pre></section>`)
+    .map(
+      ([name, schema]) =>
+        `<section id="schema-${escape(name)}"><h3>${escape(name)}</h3><pre>${escape(JSON.stringify(schema, null, 2))}</pre></section>`,
+    )
     .join('');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escape(String(info['title']))}</title>

@@ -2,9 +2,22 @@ import { Transform } from 'node:stream';
 import express, { type Request, Router } from 'express';
 import { reviewerSessionsService, SESSION_COOKIE, signMediaUrl } from '@framedesk/access';
 import { DomainError, isId } from '@framedesk/domain';
-import { type MediaUrlFn, parseDecision, parseVisibility, type QueueDepth, REJECT_REASONS, reviewService } from '@framedesk/review';
+import {
+  type MediaUrlFn,
+  parseDecision,
+  parseVisibility,
+  type QueueDepth,
+  REJECT_REASONS,
+  reviewService,
+} from '@framedesk/review';
 import type { ApiDependencies } from '../dependencies';
-import { clearSessionCookie, readCookie, requireReviewer, reviewerOf, setSessionCookie } from '../http/reviewer-session';
+import {
+  clearSessionCookie,
+  readCookie,
+  requireReviewer,
+  reviewerOf,
+  setSessionCookie,
+} from '../http/reviewer-session';
 
 export interface ReviewRoutesOptions {
   /** Depth of each job queue (the ops page); defaults to asking the queue producer. */
@@ -19,7 +32,12 @@ function defaultQueueDepths(deps: ApiDependencies) {
     return Object.fromEntries(
       Object.entries(counts).map(([name, c]) => [
         name,
-        { waiting: (c['waiting'] ?? 0) + (c['prioritized'] ?? 0), active: c['active'] ?? 0, delayed: c['delayed'] ?? 0, failed: c['failed'] ?? 0 },
+        {
+          waiting: (c['waiting'] ?? 0) + (c['prioritized'] ?? 0),
+          active: c['active'] ?? 0,
+          delayed: c['delayed'] ?? 0,
+          failed: c['failed'] ?? 0,
+        },
       ]),
     );
   };
@@ -64,7 +82,8 @@ function submissionId(req: Request): string {
 }
 
 function requireJson(req: Request): Record<string, unknown> {
-  if (!req.is('application/json')) throw new DomainError('unsupported_media_type', 'Send a JSON body (Content-Type: application/json).');
+  if (!req.is('application/json'))
+    throw new DomainError('unsupported_media_type', 'Send a JSON body (Content-Type: application/json).');
   return (req.body ?? {}) as Record<string, unknown>;
 }
 
@@ -95,9 +114,15 @@ export function reviewRoutes(deps: ApiDependencies, options: ReviewRoutesOptions
     const body = requireJson(req);
     const email = typeof body['email'] === 'string' ? body['email'] : '';
     const password = typeof body['password'] === 'string' ? body['password'] : '';
-    if (!email || !password || password.length > 1024) throw new DomainError('validation_failed', 'Send an email and a password.');
+    if (!email || !password || password.length > 1024)
+      throw new DomainError('validation_failed', 'Send an email and a password.');
     const previousToken = readCookie(req, SESSION_COOKIE);
-    const { token, principal } = await sessions.login({ email, password, ip: req.ip ?? 'unknown', ...(previousToken ? { previousToken } : {}) });
+    const { token, principal } = await sessions.login({
+      email,
+      password,
+      ip: req.ip ?? 'unknown',
+      ...(previousToken ? { previousToken } : {}),
+    });
     setSessionCookie(req, res, token, principal.expiresAt, cookieOptions);
     res.status(201).json({
       reviewer: { id: principal.reviewerId, email: principal.email, name: principal.name },

@@ -25,7 +25,13 @@ function basicUpload(uploads: VideoUploadService): RequestHandler {
       let done: CompletedUpload | undefined;
       const storage: multer.StorageEngine = {
         _handleFile(_req, file, callback) {
-          if (file.fieldname !== 'file') return callback(new DomainError('invalid_request', `Unexpected file field "${file.fieldname}"; send the video as "file".`));
+          if (file.fieldname !== 'file')
+            return callback(
+              new DomainError(
+                'invalid_request',
+                `Unexpected file field "${file.fieldname}"; send the video as "file".`,
+              ),
+            );
           uploads.receiveFile(upload, file.stream).then(
             (result) => {
               done = result;
@@ -38,9 +44,15 @@ function basicUpload(uploads: VideoUploadService): RequestHandler {
           callback(null);
         },
       };
-      const parse = multer({ storage, limits: { files: 1, fields: 8, fieldSize: 1024, parts: 10, fileSize: Number(upload.byteSize) + 1 } }).single('file');
-      await new Promise<void>((resolve, reject) => parse(req, res, (error: unknown) => (error ? reject(error) : resolve())));
-      if (!done) throw new DomainError('invalid_request', 'Send the video as multipart/form-data with the field "file".');
+      const parse = multer({
+        storage,
+        limits: { files: 1, fields: 8, fieldSize: 1024, parts: 10, fileSize: Number(upload.byteSize) + 1 },
+      }).single('file');
+      await new Promise<void>((resolve, reject) =>
+        parse(req, res, (error: unknown) => (error ? reject(error) : resolve())),
+      );
+      if (!done)
+        throw new DomainError('invalid_request', 'Send the video as multipart/form-data with the field "file".');
       res.status(201).json(completedBody(done));
     } catch (error) {
       if (error instanceof multer.MulterError) {
@@ -65,7 +77,11 @@ function tusRoutes(uploads: VideoUploadService): Router {
     res.setHeader('Tus-Resumable', TUS_VERSION);
     res.setHeader('Cache-Control', 'no-store');
     if (req.get('tus-resumable') !== TUS_VERSION) {
-      return next(new DomainError('tus_version_unsupported', 'Send Tus-Resumable: 1.0.0.', { headers: { 'Tus-Version': TUS_VERSION } }));
+      return next(
+        new DomainError('tus_version_unsupported', 'Send Tus-Resumable: 1.0.0.', {
+          headers: { 'Tus-Version': TUS_VERSION },
+        }),
+      );
     }
     next();
   });
@@ -73,15 +89,27 @@ function tusRoutes(uploads: VideoUploadService): Router {
   router.post('/:uploadId', async (req, res) => {
     const upload = await uploads.authorize(uploadIdOf(req), tokenOf(req));
     const length = Number(req.get('upload-length'));
-    if (!Number.isSafeInteger(length) || length < 0) throw new DomainError('invalid_request', 'Upload-Length is required (no deferred length).');
-    if (length > Number(upload.byteSize)) throw new DomainError('payload_too_large', `Upload-Length ${length} exceeds the declared byte_size ${upload.byteSize}.`);
-    if (length !== Number(upload.byteSize)) throw new DomainError('invalid_request', `Upload-Length must equal the declared byte_size ${upload.byteSize}.`);
+    if (!Number.isSafeInteger(length) || length < 0)
+      throw new DomainError('invalid_request', 'Upload-Length is required (no deferred length).');
+    if (length > Number(upload.byteSize))
+      throw new DomainError(
+        'payload_too_large',
+        `Upload-Length ${length} exceeds the declared byte_size ${upload.byteSize}.`,
+      );
+    if (length !== Number(upload.byteSize))
+      throw new DomainError('invalid_request', `Upload-Length must equal the declared byte_size ${upload.byteSize}.`);
     const { offset } = await uploads.tusOffset(upload);
-    res.set({ Location: req.originalUrl, 'Upload-Offset': String(offset) }).status(201).end();
+    res
+      .set({ Location: req.originalUrl, 'Upload-Offset': String(offset) })
+      .status(201)
+      .end();
   });
   router.head('/:uploadId', async (req, res) => {
     const { offset, length } = await uploads.tusOffset(await uploads.authorize(uploadIdOf(req), tokenOf(req)));
-    res.set({ 'Upload-Offset': String(offset), 'Upload-Length': String(length) }).status(200).end();
+    res
+      .set({ 'Upload-Offset': String(offset), 'Upload-Length': String(length) })
+      .status(200)
+      .end();
   });
   router.patch('/:uploadId', async (req, res) => {
     const upload = await uploads.authorize(uploadIdOf(req), tokenOf(req));
@@ -89,16 +117,23 @@ function tusRoutes(uploads: VideoUploadService): Router {
       throw new DomainError('unsupported_media_type', 'PATCH needs Content-Type: application/offset+octet-stream.');
     }
     const offset = Number(req.get('upload-offset'));
-    if (!/^\d+$/.test(req.get('upload-offset') ?? '') || !Number.isSafeInteger(offset)) throw new DomainError('invalid_request', 'Upload-Offset is required.');
+    if (!/^\d+$/.test(req.get('upload-offset') ?? '') || !Number.isSafeInteger(offset))
+      throw new DomainError('invalid_request', 'Upload-Offset is required.');
     const declared = req.get('content-length');
     if (declared && offset + Number(declared) > Number(upload.byteSize)) {
       await uploads.tusTerminate(upload);
       res.setHeader('Connection', 'close');
-      throw new DomainError('payload_too_large', `This PATCH would pass the declared byte_size ${upload.byteSize}; the partial upload was dropped.`);
+      throw new DomainError(
+        'payload_too_large',
+        `This PATCH would pass the declared byte_size ${upload.byteSize}; the partial upload was dropped.`,
+      );
     }
     try {
       const result = await uploads.tusAppend(upload, offset, req);
-      res.set({ 'Upload-Offset': String(result.offset) }).status(204).end();
+      res
+        .set({ 'Upload-Offset': String(result.offset) })
+        .status(204)
+        .end();
     } catch (error) {
       if (error instanceof DomainError && error.status === 413) res.setHeader('Connection', 'close');
       throw error;

@@ -32,7 +32,9 @@ describe('workbench static serving', () => {
     const { url, server } = await serve(dir);
     try {
       expect(await (await fetch(url + '/')).text()).toContain('<title>wb</title>');
-      expect(await (await fetch(url + '/channels/news', { headers: { accept: 'text/html' } })).text()).toContain('<title>wb</title>');
+      expect(await (await fetch(url + '/channels/news', { headers: { accept: 'text/html' } })).text()).toContain(
+        '<title>wb</title>',
+      );
       expect((await fetch(url + '/assets/app.js')).headers.get('content-type')).toContain('javascript');
       for (const path of ['/review/nope', '/v1/nope', '/media/x/y']) {
         const res = await fetch(url + path, { headers: { accept: 'text/html' } });

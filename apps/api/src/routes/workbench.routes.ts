@@ -13,11 +13,18 @@ export function workbenchRoutes(dist: string, workspaceRoot: string): Router {
   const dir = isAbsolute(dist) ? dist : resolve(workspaceRoot, dist);
   const index = join(dir, 'index.html');
   if (!existsSync(index)) return router;
-  router.use(express.static(dir, { index: false, maxAge: '1h', setHeaders: (res, path) => {
-    if (path.endsWith('.html')) res.setHeader('Cache-Control', 'no-cache');
-  } }));
+  router.use(
+    express.static(dir, {
+      index: false,
+      maxAge: '1h',
+      setHeaders: (res, path) => {
+        if (path.endsWith('.html')) res.setHeader('Cache-Control', 'no-cache');
+      },
+    }),
+  );
   router.get(/.*/, (req, res, next) => {
-    if (API_PREFIXES.some((p) => req.path === p.replace(/\/$/, '') || req.path.startsWith(p)) || !req.accepts('html')) return next();
+    if (API_PREFIXES.some((p) => req.path === p.replace(/\/$/, '') || req.path.startsWith(p)) || !req.accepts('html'))
+      return next();
     res.setHeader('Cache-Control', 'no-cache');
     res.sendFile(index);
   });

@@ -29,29 +29,61 @@ describe('access', () => {
     });
     const cookie = (res.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
     const body = (await res.json().catch(() => ({}))) as { csrf_token?: string; code?: string };
-    return { status: res.status, cookie, csrf: body.csrf_token ?? '', code: body.code, retryAfter: res.headers.get('retry-after') };
+    return {
+      status: res.status,
+      cookie,
+      csrf: body.csrf_token ?? '',
+      code: body.code,
+      retryAfter: res.headers.get('retry-after'),
+    };
   };
 
   const createUpload = async (key: string, agent: string) =>
     call(`${stack.apiUrl}/v1/media-uploads`, {
       method: 'POST',
       headers: { ...auth(key), 'content-type': 'application/json', 'idempotency-key': randomUUID() },
-      body: JSON.stringify({ agent_slug: agent, channel_slug: 'news', media_type: 'video', filename: 'clip.mp4', content_type: 'video/mp4', byte_size: video.length }),
+      body: JSON.stringify({
+        agent_slug: agent,
+        channel_slug: 'news',
+        media_type: 'video',
+        filename: 'clip.mp4',
+        content_type: 'video/mp4',
+        byte_size: video.length,
+      }),
     });
 
   // Raw HTTP: a refusal may come before the body is read, and must still be seen.
   const uploadTo = async (url: string) => {
-    const { body, contentType } = multipartBody([{ name: 'file', filename: 'clip.mp4', contentType: 'video/mp4', body: video }]);
+    const { body, contentType } = multipartBody([
+      { name: 'file', filename: 'clip.mp4', contentType: 'video/mp4', body: video },
+    ]);
     const target = new URL(url);
-    return rawRequest(Number(target.port), requestBytes({ path: target.pathname + target.search, headers: { 'content-type': contentType }, body }), { timeoutMs: 20_000 });
+    return rawRequest(
+      Number(target.port),
+      requestBytes({ path: target.pathname + target.search, headers: { 'content-type': contentType }, body }),
+      { timeoutMs: 20_000 },
+    );
   };
 
   beforeAll(async () => {
     const dir = mkdtempSync(join(tmpdir(), 'fd-access-'));
-    execFileSync('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc=duration=1:size=64x48:rate=5', '-pix_fmt', 'yuv420p', join(dir, 'clip.mp4')]);
+    execFileSync('ffmpeg', [
+      '-v',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc=duration=1:size=64x48:rate=5',
+      '-pix_fmt',
+      'yuv420p',
+      join(dir, 'clip.mp4'),
+    ]);
     video = readFileSync(join(dir, 'clip.mp4'));
     rmSync(dir, { recursive: true, force: true });
-    stack = await startRelStack({ workers: 0, env: { LOGIN_ATTEMPTS_PER_15_MINUTES: '3', RATE_LIMIT_PER_MINUTE: '100000' } });
+    stack = await startRelStack({
+      workers: 0,
+      env: { LOGIN_ATTEMPTS_PER_15_MINUTES: '3', RATE_LIMIT_PER_MINUTE: '100000' },
+    });
     alice = await stack.createAgent('alice', ['news']);
     bob = await stack.createAgent('bob', ['news', 'sports']);
     secrets.push(alice, bob, PASSWORD);
@@ -81,7 +113,13 @@ describe('access', () => {
     expect(upload.status).toBe(201);
     const uploadId = String(upload.body?.['id']);
     expect((await call(`${stack.apiUrl}/v1/media-uploads/${uploadId}`, { headers: auth(bob) })).status).toBe(404);
-    expect((await call(`${stack.apiUrl}/v1/frame-submissions/${String(upload.body?.['submission_id'])}`, { headers: auth(bob) })).status).toBe(404);
+    expect(
+      (
+        await call(`${stack.apiUrl}/v1/frame-submissions/${String(upload.body?.['submission_id'])}`, {
+          headers: auth(bob),
+        })
+      ).status,
+    ).toBe(404);
 
     // Posting as someone else is refused; a borrowed Idempotency-Key replays nothing of theirs.
     expect((await submitFrame(stack.apiUrl, bob, { agent: 'alice', channel: 'news' })).status).toBe(403);
@@ -108,19 +146,38 @@ describe('access', () => {
   });
 
   it('keeps agent keys out of the review API and reviewer cookies out of the agent API', async () => {
-    for (const [method, path] of [['GET', '/review/queue'], ['GET', '/review/ops'], ['POST', `/review/submissions/sub_${'0'.repeat(22)}/decision`]] as const) {
-      const res = await call(`${stack.apiUrl}${path}`, { method, headers: { ...auth(alice), 'content-type': 'application/json' }, ...(method === 'POST' ? { body: '{"decision":"promoted"}' } : {}) });
+    for (const [method, path] of [
+      ['GET', '/review/queue'],
+      ['GET', '/review/ops'],
+      ['POST', `/review/submissions/sub_${'0'.repeat(22)}/decision`],
+    ] as const) {
+      const res = await call(`${stack.apiUrl}${path}`, {
+        method,
+        headers: { ...auth(alice), 'content-type': 'application/json' },
+        ...(method === 'POST' ? { body: '{"decision":"promoted"}' } : {}),
+      });
       expect(res.status, `${method} ${path}`).toBe(401);
     }
     const session = await login('rev@example.com', PASSWORD);
     expect(session.status).toBe(201);
     secrets.push(session.cookie.split('=')[1] ?? '', session.csrf);
     expect((await call(`${stack.apiUrl}/review/queue`, { headers: { cookie: session.cookie } })).status).toBe(200);
-    const asAgent = await call(`${stack.apiUrl}/v1/frame-submissions`, { headers: { cookie: session.cookie, 'x-csrf-token': session.csrf } });
+    const asAgent = await call(`${stack.apiUrl}/v1/frame-submissions`, {
+      headers: { cookie: session.cookie, 'x-csrf-token': session.csrf },
+    });
     expect(asAgent.status).toBe(401);
     const form = new FormData();
-    form.append('metadata', new Blob([JSON.stringify({ agent_slug: 'alice', channel_slug: 'news', date: '20260101' })], { type: 'application/json' }));
-    const post = await call(`${stack.apiUrl}/v1/frame-submissions`, { method: 'POST', headers: { cookie: session.cookie, 'x-csrf-token': session.csrf, 'idempotency-key': randomUUID() }, body: form });
+    form.append(
+      'metadata',
+      new Blob([JSON.stringify({ agent_slug: 'alice', channel_slug: 'news', date: '20260101' })], {
+        type: 'application/json',
+      }),
+    );
+    const post = await call(`${stack.apiUrl}/v1/frame-submissions`, {
+      method: 'POST',
+      headers: { cookie: session.cookie, 'x-csrf-token': session.csrf, 'idempotency-key': randomUUID() },
+      body: form,
+    });
     expect(post.status).toBe(401);
     checks += 6;
   });
@@ -153,7 +210,9 @@ describe('access', () => {
     expect(again.status, 'second use of a one-time URL').toBe(409);
 
     const late = await createUpload(alice, 'alice');
-    await stack.query("UPDATE media_uploads SET expires_at = now() - interval '1 second' WHERE id = $1", [late.body?.['id']]);
+    await stack.query("UPDATE media_uploads SET expires_at = now() - interval '1 second' WHERE id = $1", [
+      late.body?.['id'],
+    ]);
     expect((await uploadTo(String(late.body?.['upload_url']))).status, 'an expired URL').toBe(410);
     checks += 5;
   });
@@ -171,7 +230,11 @@ describe('access', () => {
     }
     const preflight = await fetch(`${stack.apiUrl}/v1/frame-submissions`, {
       method: 'OPTIONS',
-      headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' },
+      headers: {
+        origin: 'https://evil.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization',
+      },
     });
     expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
     expect(preflight.headers.get('access-control-allow-headers')).toBeNull();
@@ -188,7 +251,12 @@ describe('access', () => {
     const logs = stack.apiOutput() + stack.workers.map((w) => w.output()).join('');
     expect(logs.length).toBeGreaterThan(0);
     const leaked = secrets.filter((s) => s.length >= 8 && logs.includes(s)).map((s) => `${s.slice(0, 10)}…`);
-    reportFigures('access', { checks: checks + secrets.length, secrets_checked: secrets.length, log_bytes: logs.length, leaked: leaked.length });
+    reportFigures('access', {
+      checks: checks + secrets.length,
+      secrets_checked: secrets.length,
+      log_bytes: logs.length,
+      leaked: leaked.length,
+    });
     expect(leaked).toEqual([]);
   });
 
@@ -198,7 +266,11 @@ describe('access', () => {
     const preflight = (origin: string) =>
       fetch(`${stack.apiUrl}/v1/frame-submissions`, {
         method: 'OPTIONS',
-        headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,idempotency-key,content-type' },
+        headers: {
+          origin,
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'authorization,idempotency-key,content-type',
+        },
       });
     const allowed = await preflight('https://app.example');
     expect(allowed.headers.get('access-control-allow-origin')).toBe('https://app.example');

@@ -14,8 +14,14 @@ export type Outcome = 'accepted' | 'unavailable' | 'unexpected';
 
 /** 202 with an id; 503 `service_unavailable` problem+json; anything else is a defect. */
 export function classify(answer: ApiAnswer): Outcome {
-  if (answer.status === 202 && typeof answer.body?.['id'] === 'string' && answer.body['id'].startsWith('sub_')) return 'accepted';
-  if (answer.status === 503 && answer.contentType.startsWith('application/problem+json') && answer.body?.['code'] === 'service_unavailable') return 'unavailable';
+  if (answer.status === 202 && typeof answer.body?.['id'] === 'string' && answer.body['id'].startsWith('sub_'))
+    return 'accepted';
+  if (
+    answer.status === 503 &&
+    answer.contentType.startsWith('application/problem+json') &&
+    answer.body?.['code'] === 'service_unavailable'
+  )
+    return 'unavailable';
   return 'unexpected';
 }
 
@@ -37,7 +43,12 @@ export interface BurstOptions {
  * Fires `count` submissions, one every `intervalMs` (without waiting for answers, like many
  * agents would), while the timeline's faults run in order at their times.
  */
-export async function burst(stack: RelStack, key: string, options: BurstOptions, timeline: readonly TimelineEvent[] = []): Promise<Sent[]> {
+export async function burst(
+  stack: RelStack,
+  key: string,
+  options: BurstOptions,
+  timeline: readonly TimelineEvent[] = [],
+): Promise<Sent[]> {
   const started = Date.now();
   const faults = (async () => {
     for (const event of timeline) {
@@ -68,7 +79,12 @@ export async function burst(stack: RelStack, key: string, options: BurstOptions,
 export const retryStats = { attempts: 0, failed: [] as string[] };
 
 /** Retries every refused request with its own Idempotency-Key until it is accepted (or gives up). */
-export async function retryRefused(stack: RelStack, key: string, sent: readonly Sent[], deadlineMs = 60_000): Promise<Sent[]> {
+export async function retryRefused(
+  stack: RelStack,
+  key: string,
+  sent: readonly Sent[],
+  deadlineMs = 60_000,
+): Promise<Sent[]> {
   const deadline = Date.now() + deadlineMs;
   const results: Sent[] = [];
   for (const item of sent.filter((s) => classify(s.answer) !== 'accepted')) {
@@ -76,7 +92,8 @@ export async function retryRefused(stack: RelStack, key: string, sent: readonly 
     while (Date.now() < deadline) {
       retryStats.attempts++;
       answer = await submitFrame(stack.apiUrl, key, item.input);
-      if (answer.status !== 202) retryStats.failed.push(`${answer.status} ${String(answer.body?.['code'] ?? answer.error)}`);
+      if (answer.status !== 202)
+        retryStats.failed.push(`${answer.status} ${String(answer.body?.['code'] ?? answer.error)}`);
       if (answer.status === 202) break;
       await sleep(500);
     }
@@ -93,7 +110,9 @@ export function counts(sent: readonly Sent[]): Record<Outcome, number> {
 
 /** A short description of every unexpected answer, for the assertion message. */
 export function unexpected(sent: readonly Sent[]): string[] {
-  return sent.filter((s) => classify(s.answer) === 'unexpected').map((s) => `${s.answer.status} ${s.answer.error ?? JSON.stringify(s.answer.body)?.slice(0, 200)}`);
+  return sent
+    .filter((s) => classify(s.answer) === 'unexpected')
+    .map((s) => `${s.answer.status} ${s.answer.error ?? JSON.stringify(s.answer.body)?.slice(0, 200)}`);
 }
 
 export function acceptedIds(sent: readonly Sent[]): string[] {

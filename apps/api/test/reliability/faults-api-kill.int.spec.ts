@@ -2,7 +2,17 @@
 // kept, no submission exists, and the retry with the same Idempotency-Key succeeds once.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkIntegrity, leftoverTempFiles, originalFiles, type RelStack, reportFigures, sleep, startRelStack, submitFrame, waitForSettled } from './harness';
+import {
+  checkIntegrity,
+  leftoverTempFiles,
+  originalFiles,
+  type RelStack,
+  reportFigures,
+  sleep,
+  startRelStack,
+  submitFrame,
+  waitForSettled,
+} from './harness';
 import { makeNoisePng } from '@framedesk/testing';
 import { multipartBody, rawRequest, requestBytes } from './raw-http';
 
@@ -56,13 +66,25 @@ describe('fault: the API killed mid-upload', () => {
 
       await stack.startApi();
       // A crash leaves no record that blocks the retry for long (409 + Retry-After meanwhile).
-      let retry = await submitFrame(stack.apiUrl, key, { agent: 'bot', channel: 'news', png, metadata, idempotencyKey });
+      let retry = await submitFrame(stack.apiUrl, key, {
+        agent: 'bot',
+        channel: 'news',
+        png,
+        metadata,
+        idempotencyKey,
+      });
       for (let i = 0; i < 60 && retry.status === 409; i++) {
         await sleep(1_000);
         retry = await submitFrame(stack.apiUrl, key, { agent: 'bot', channel: 'news', png, metadata, idempotencyKey });
       }
       expect(retry.status, JSON.stringify(retry.body)).toBe(202);
-      const replay = await submitFrame(stack.apiUrl, key, { agent: 'bot', channel: 'news', png, metadata, idempotencyKey });
+      const replay = await submitFrame(stack.apiUrl, key, {
+        agent: 'bot',
+        channel: 'news',
+        png,
+        metadata,
+        idempotencyKey,
+      });
       expect(replay.status).toBe(202);
       expect(replay.body?.['id']).toBe(retry.body?.['id']);
       ids.push(String(retry.body?.['id']));

@@ -23,7 +23,13 @@ describe(`faults, long run: ${SECONDS} s of rotating faults`, () => {
       databaseUrl: await postgres.createDatabase(),
       redisUrl: redis.url,
       workers: 2,
-      env: { LOG_LEVEL: 'warn', WORKER_LOCK_SECONDS: '3', RECONCILE_AFTER_SECONDS: '3', RECONCILE_INTERVAL_SECONDS: '2', RATE_LIMIT_PER_MINUTE: '100000' },
+      env: {
+        LOG_LEVEL: 'warn',
+        WORKER_LOCK_SECONDS: '3',
+        RECONCILE_AFTER_SECONDS: '3',
+        RECONCILE_INTERVAL_SECONDS: '2',
+        RATE_LIMIT_PER_MINUTE: '100000',
+      },
     });
     key = await stack.createAgent('bot', ['news']);
   }, 120_000);
@@ -62,9 +68,18 @@ describe(`faults, long run: ${SECONDS} s of rotating faults`, () => {
     const timeline: TimelineEvent[] = [];
     for (let at = EVERY_SECONDS, i = 0; at < SECONDS - 5; at += EVERY_SECONDS, i++) {
       const name = names[i % names.length]!;
-      timeline.push({ atMs: at * 1000, name, run: async () => ((await faults[name]!()), void (injected[name] = (injected[name] ?? 0) + 1)) });
+      timeline.push({
+        atMs: at * 1000,
+        name,
+        run: async () => (await faults[name]!(), void (injected[name] = (injected[name] ?? 0) + 1)),
+      });
     }
-    const sent = await burst(stack, key, { count: SECONDS * 4, intervalMs: 250, agent: 'bot', channel: 'news' }, timeline);
+    const sent = await burst(
+      stack,
+      key,
+      { count: SECONDS * 4, intervalMs: 250, agent: 'bot', channel: 'news' },
+      timeline,
+    );
     const byOutcome: Record<string, number> = {};
     for (const s of sent) {
       const label = classify(s.answer) === 'unexpected' ? `other ${s.answer.status}` : classify(s.answer);
@@ -72,12 +87,20 @@ describe(`faults, long run: ${SECONDS} s of rotating faults`, () => {
     }
     // No answer at all is fine only while the API process was down; anything else answered is 202/503.
     // 500 internal_error during a PostgreSQL crash is a known defect (see faults-postgres.int.spec.ts): counted, retried.
-    const wrong = sent.filter((s) => classify(s.answer) === 'unexpected' && s.answer.status !== 0 && !(s.answer.status === 500 && s.answer.body?.['code'] === 'internal_error'));
+    const wrong = sent.filter(
+      (s) =>
+        classify(s.answer) === 'unexpected' &&
+        s.answer.status !== 0 &&
+        !(s.answer.status === 500 && s.answer.body?.['code'] === 'internal_error'),
+    );
     expect(wrong.map((s) => `${s.answer.status} ${JSON.stringify(s.answer.body)}`)).toEqual([]);
 
     await sleep(2_000);
     const retried = await retryRefused(stack, key, sent, 120_000);
-    expect(retried.filter((r) => r.answer.status !== 202).length, 'refused or unanswered requests accepted on retry').toBe(0);
+    expect(
+      retried.filter((r) => r.answer.status !== 202).length,
+      'refused or unanswered requests accepted on retry',
+    ).toBe(0);
     const ids = [...new Set([...acceptedIds(sent), ...acceptedIds(retried)])];
     const statuses = await waitForSettled(stack, ids, 180_000);
     const settled = ids.filter((id) => statuses.get(id) === 'needs_review');

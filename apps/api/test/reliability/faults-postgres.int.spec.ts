@@ -52,7 +52,10 @@ describe('fault: PostgreSQL restarted mid-burst', () => {
 
     await sleep(1_000);
     const retried = await retryRefused(stack, key, sent, 90_000); // a claim the crash kept from being released blocks its key for IDEMPOTENCY_LOCK_MS (60 s)
-    expect(retried.every((r) => r.answer.status === 202), 'refused requests accepted on retry').toBe(true);
+    expect(
+      retried.every((r) => r.answer.status === 202),
+      'refused requests accepted on retry',
+    ).toBe(true);
 
     const ids = [...new Set([...acceptedIds(sent), ...acceptedIds(retried)])];
     const statuses = await waitForSettled(stack, ids, 60_000);
@@ -67,7 +70,9 @@ describe('fault: PostgreSQL restarted mid-burst', () => {
       unexpected: first.unexpected,
       server_errors_500: sent.filter((s) => s.answer.status === 500).length,
       retry_attempts: retryStats.attempts,
-      retry_failures: Object.fromEntries([...new Set(retryStats.failed)].map((f) => [f, retryStats.failed.filter((x) => x === f).length])),
+      retry_failures: Object.fromEntries(
+        [...new Set(retryStats.failed)].map((f) => [f, retryStats.failed.filter((x) => x === f).length]),
+      ),
       accepted_total: ids.length,
       reached_final: settled.length,
       lost: ids.length - settled.length,
@@ -81,8 +86,17 @@ describe('fault: PostgreSQL restarted mid-burst', () => {
             const firstTry = sent.find((s) => s.answer.body?.['id'] === id);
             const retry = retried.find((s) => s.answer.body?.['id'] === id);
             const item = firstTry ?? retry;
-            const records = await stack.query('SELECT state, response_status, locked_until, created_at FROM idempotency_records WHERE key = $1', [item?.input.idempotencyKey]);
-            return { id, status: statuses.get(id) ?? null, answered: firstTry ? `first try at ${firstTry.atMs} ms` : 'retry', replayed: item?.answer.replayed, records };
+            const records = await stack.query(
+              'SELECT state, response_status, locked_until, created_at FROM idempotency_records WHERE key = $1',
+              [item?.input.idempotencyKey],
+            );
+            return {
+              id,
+              status: statuses.get(id) ?? null,
+              answered: firstTry ? `first try at ${firstTry.atMs} ms` : 'retry',
+              replayed: item?.answer.replayed,
+              records,
+            };
           }),
       ),
     });
@@ -94,16 +108,37 @@ describe('fault: PostgreSQL restarted mid-burst', () => {
       .filter((line) => line.includes('unhandled error'))
       .map((line) => {
         try {
-          const { err } = JSON.parse(line) as { err: { type?: string; code?: string; message?: string; meta?: { driverAdapterError?: { cause?: { kind?: string } } } } };
+          const { err } = JSON.parse(line) as {
+            err: {
+              type?: string;
+              code?: string;
+              message?: string;
+              meta?: { driverAdapterError?: { cause?: { kind?: string } } };
+            };
+          };
           const message = (err.message ?? '').trim().split('\n').pop();
           return `${err.type} code=${err.code} kind=${err.meta?.driverAdapterError?.cause?.kind} ${message?.slice(0, 160)}`;
         } catch {
           return line.slice(0, 300);
         }
       });
-    const tolerated = (answer: Sent['answer']) => KNOWN_DEFECT_500_ON_DB_CRASH && answer.status === 500 && answer.body?.['code'] === 'internal_error';
-    expect.soft(unexpected(sent.filter((s) => !tolerated(s.answer))), `answers other than 202 or 503 service_unavailable; API logged: ${[...new Set(logged)].join(' || ')}`).toEqual([]);
-    expect.soft(settled.length, `not settled: ${ids.filter((id) => statuses.get(id) !== 'needs_review').map((id) => `${id}=${statuses.get(id)}`).join(', ')}`).toBe(ids.length);
+    const tolerated = (answer: Sent['answer']) =>
+      KNOWN_DEFECT_500_ON_DB_CRASH && answer.status === 500 && answer.body?.['code'] === 'internal_error';
+    expect
+      .soft(
+        unexpected(sent.filter((s) => !tolerated(s.answer))),
+        `answers other than 202 or 503 service_unavailable; API logged: ${[...new Set(logged)].join(' || ')}`,
+      )
+      .toEqual([]);
+    expect
+      .soft(
+        settled.length,
+        `not settled: ${ids
+          .filter((id) => statuses.get(id) !== 'needs_review')
+          .map((id) => `${id}=${statuses.get(id)}`)
+          .join(', ')}`,
+      )
+      .toBe(ids.length);
     expect.soft(integrity.submissions).toBe(sent.length);
     expect.soft(integrity.withoutFirstEvent).toEqual([]);
     expect.soft(integrity.imagesWithoutOriginalRow).toEqual([]);

@@ -38,7 +38,10 @@ describe('fault: Redis stopped during a burst of submissions', () => {
     // Redis is back: what was refused is accepted on retry with the same Idempotency-Key.
     await sleep(1_000);
     const retried = await retryRefused(stack, key, sent);
-    expect(retried.every((r) => r.answer.status === 202), 'refused requests accepted on retry').toBe(true);
+    expect(
+      retried.every((r) => r.answer.status === 202),
+      'refused requests accepted on retry',
+    ).toBe(true);
 
     const ids = [...new Set([...acceptedIds(sent), ...acceptedIds(retried)])];
     const statuses = await waitForSettled(stack, ids, 60_000);
@@ -52,13 +55,21 @@ describe('fault: Redis stopped during a burst of submissions', () => {
       refused_503: first.unavailable,
       unexpected: first.unexpected,
       retry_attempts: retryStats.attempts,
-      retry_failures: Object.fromEntries([...new Set(retryStats.failed)].map((f) => [f, retryStats.failed.filter((x) => x === f).length])),
+      retry_failures: Object.fromEntries(
+        [...new Set(retryStats.failed)].map((f) => [f, retryStats.failed.filter((x) => x === f).length]),
+      ),
       accepted_total: ids.length,
       reached_final: settled.length,
       lost: ids.length - settled.length,
       submissions_in_db: integrity.submissions,
     });
-    expect(settled.length, `not settled: ${ids.filter((id) => statuses.get(id) !== 'needs_review').map((id) => `${id}=${statuses.get(id)}`).join(', ')}`).toBe(ids.length);
+    expect(
+      settled.length,
+      `not settled: ${ids
+        .filter((id) => statuses.get(id) !== 'needs_review')
+        .map((id) => `${id}=${statuses.get(id)}`)
+        .join(', ')}`,
+    ).toBe(ids.length);
     // One submission per Idempotency-Key, however many times it was sent.
     expect(integrity.submissions).toBe(sent.length);
     expect(integrity.withoutFirstEvent).toEqual([]);

@@ -7,13 +7,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classify } from './burst';
-import { type ApiAnswer, checkIntegrity, leftoverTempFiles, ORIGINALS_BUCKET, type RelStack, reportFigures, startRelStack, submitFrame, waitForSettled } from './harness';
+import {
+  type ApiAnswer,
+  checkIntegrity,
+  leftoverTempFiles,
+  ORIGINALS_BUCKET,
+  type RelStack,
+  reportFigures,
+  startRelStack,
+  submitFrame,
+  waitForSettled,
+} from './harness';
 import { makeNoisePng } from '@framedesk/testing';
 
 function tryMountTmpfs(dir: string, size: string, remount = false): boolean {
   if (process.getuid?.() !== 0) return false;
   try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `${remount ? 'remount,' : ''}size=${size}`, 'tmpfs', dir], { stdio: 'ignore' });
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `${remount ? 'remount,' : ''}size=${size}`, 'tmpfs', dir], {
+      stdio: 'ignore',
+    });
     return true;
   } catch {
     return false;
@@ -53,15 +65,30 @@ describe('fault: storage writes failing (disk full)', () => {
         await chmod(join(storageRoot, ORIGINALS_BUCKET, 'originals'), 0o555);
         await chmod(join(storageRoot, ORIGINALS_BUCKET, '.tmp'), 0o555);
       }
-      answers.push(await submitFrame(stack.apiUrl, key, { agent: 'bot', channel: 'news', png: png(), timeoutMs: 30_000 }));
+      answers.push(
+        await submitFrame(stack.apiUrl, key, { agent: 'bot', channel: 'news', png: png(), timeoutMs: 30_000 }),
+      );
     }
     const accepted = answers.filter((a) => classify(a) === 'accepted');
     const refused = answers.filter((a) => a.status >= 500);
-    const wrong = answers.filter((a) => a.status !== 202 && !(a.status >= 500 && a.contentType.startsWith('application/problem+json') && typeof a.body?.['code'] === 'string'));
-    expect(wrong.map((a) => `${a.status} ${a.error ?? JSON.stringify(a.body)}`), 'answers other than 202 or 5xx problem+json').toEqual([]);
+    const wrong = answers.filter(
+      (a) =>
+        a.status !== 202 &&
+        !(
+          a.status >= 500 &&
+          a.contentType.startsWith('application/problem+json') &&
+          typeof a.body?.['code'] === 'string'
+        ),
+    );
+    expect(
+      wrong.map((a) => `${a.status} ${a.error ?? JSON.stringify(a.body)}`),
+      'answers other than 202 or 5xx problem+json',
+    ).toEqual([]);
     expect(refused.length, 'the fault really happened').toBeGreaterThan(0);
     // A full disk is a dependency that may recover: 503 with Retry-After tells agents to retry.
-    expect([...new Set(refused.map((a) => `${a.status} ${String(a.body?.['code'])}`))]).toEqual(['503 service_unavailable']);
+    expect([...new Set(refused.map((a) => `${a.status} ${String(a.body?.['code'])}`))]).toEqual([
+      '503 service_unavailable',
+    ]);
 
     const integrity = await checkIntegrity(stack);
     const leftovers = await leftoverTempFiles(stack);

@@ -38,7 +38,9 @@ describe('fault: workers SIGKILLed repeatedly during processing', () => {
     let inFlightAtKill = 0;
     for (let round = 0; round < 4; round++) {
       await sleep(1_000);
-      const [processing] = await stack.query<{ n: string }>("SELECT count(*)::text AS n FROM submissions WHERE status = 'media_processing'");
+      const [processing] = await stack.query<{ n: string }>(
+        "SELECT count(*)::text AS n FROM submissions WHERE status = 'media_processing'",
+      );
       inFlightAtKill += Number(processing?.n ?? 0);
       for (const worker of stack.workers.filter((w) => w.child.exitCode === null && w.child.signalCode === null)) {
         await worker.stop('SIGKILL');
@@ -50,7 +52,9 @@ describe('fault: workers SIGKILLed repeatedly during processing', () => {
     const statuses = await waitForSettled(stack, ids, 90_000);
     const reviewed = ids.filter((id) => statuses.get(id) === 'needs_review');
     const integrity = await checkIntegrity(stack);
-    const variants = await stack.query<{ n: string }>("SELECT count(*)::text AS n FROM media_objects WHERE kind = 'variant'");
+    const variants = await stack.query<{ n: string }>(
+      "SELECT count(*)::text AS n FROM media_objects WHERE kind = 'variant'",
+    );
     reportFigures('faults-worker-kill', {
       faults_injected: kills,
       media_processing_at_kills: inFlightAtKill,
@@ -62,7 +66,13 @@ describe('fault: workers SIGKILLed repeatedly during processing', () => {
     });
     expect(kills).toBe(4);
     expect(inFlightAtKill, 'kills landed while jobs were running').toBeGreaterThan(0);
-    expect(reviewed.length, `not needs_review: ${ids.filter((id) => statuses.get(id) !== 'needs_review').map((id) => `${id}=${statuses.get(id)}`).join(', ')}`).toBe(ids.length);
+    expect(
+      reviewed.length,
+      `not needs_review: ${ids
+        .filter((id) => statuses.get(id) !== 'needs_review')
+        .map((id) => `${id}=${statuses.get(id)}`)
+        .join(', ')}`,
+    ).toBe(ids.length);
     expect(integrity.withoutFirstEvent).toEqual([]);
     expect(integrity.orphanFiles).toEqual([]);
     // Each transition recorded once per submission, however many workers tried.

@@ -160,7 +160,12 @@ export interface FrameInput {
 /** POST /v1/frame-submissions the way a well-behaved agent does. */
 export async function submitFrame(apiUrl: string, key: string, input: FrameInput): Promise<ApiAnswer> {
   const form = new FormData();
-  const metadata = input.metadata ?? { agent_slug: input.agent, channel_slug: input.channel, date: input.date ?? '20260101', title: 'reliability' };
+  const metadata = input.metadata ?? {
+    agent_slug: input.agent,
+    channel_slug: input.channel,
+    date: input.date ?? '20260101',
+    title: 'reliability',
+  };
   form.append('metadata', new Blob([JSON.stringify(metadata)], { type: 'application/json' }));
   form.append('image', new Blob([new Uint8Array(input.png ?? makePng(32, 24))], { type: 'image/png' }), 'frame.png');
   return call(`${apiUrl}/v1/frame-submissions`, {
@@ -182,19 +187,31 @@ export async function call(url: string, init: RequestInit = {}): Promise<ApiAnsw
     } catch {
       body = null;
     }
-    return { status: response.status, body, contentType, replayed: response.headers.get('idempotent-replayed') === 'true' };
+    return {
+      status: response.status,
+      body,
+      contentType,
+      replayed: response.headers.get('idempotent-replayed') === 'true',
+    };
   } catch (error) {
     return { status: 0, body: null, contentType: '', error: String((error as Error).cause ?? error) };
   }
 }
 
 /** Polls the database until every id is settled; returns the statuses seen last. */
-export async function waitForSettled(stack: RelStack, ids: readonly string[], timeoutMs: number): Promise<Map<string, string>> {
+export async function waitForSettled(
+  stack: RelStack,
+  ids: readonly string[],
+  timeoutMs: number,
+): Promise<Map<string, string>> {
   const deadline = Date.now() + timeoutMs;
   let statuses = new Map<string, string>();
   while (Date.now() < deadline) {
     try {
-      const rows = await stack.query<{ id: string; status: string }>('SELECT id, status::text AS status FROM submissions WHERE id = ANY($1)', [ids]);
+      const rows = await stack.query<{ id: string; status: string }>(
+        'SELECT id, status::text AS status FROM submissions WHERE id = ANY($1)',
+        [ids],
+      );
       statuses = new Map(rows.map((r) => [r.id, r.status]));
       if (ids.every((id) => (SETTLED as readonly string[]).includes(statuses.get(id) ?? ''))) return statuses;
     } catch {
@@ -239,7 +256,11 @@ export async function walkFiles(dir: string): Promise<string[]> {
 
 /** Files left in temp places: the bucket's `.tmp/` (atomic writes) and the API's spools. */
 export async function leftoverTempFiles(stack: RelStack, bucket = ORIGINALS_BUCKET): Promise<string[]> {
-  const dirs = [join(stack.storageRoot, bucket, '.tmp'), join(stack.storageRoot, '.spool'), join(stack.storageRoot, '.uploads')];
+  const dirs = [
+    join(stack.storageRoot, bucket, '.tmp'),
+    join(stack.storageRoot, '.spool'),
+    join(stack.storageRoot, '.uploads'),
+  ];
   return (await Promise.all(dirs.map(walkFiles))).flat().map((f) => relative(stack.storageRoot, f));
 }
 
@@ -260,7 +281,10 @@ export async function checkIntegrity(stack: RelStack): Promise<Integrity> {
   const withoutOriginal = await stack.query<{ id: string }>(
     "SELECT s.id FROM submissions s WHERE s.media_type = 'image' AND NOT EXISTS (SELECT 1 FROM media_objects m WHERE m.submission_id = s.id AND m.kind = 'original')",
   );
-  const rows = await stack.query<{ key: string }>("SELECT key FROM media_objects WHERE kind = 'original' AND bucket = $1", [ORIGINALS_BUCKET]);
+  const rows = await stack.query<{ key: string }>(
+    "SELECT key FROM media_objects WHERE kind = 'original' AND bucket = $1",
+    [ORIGINALS_BUCKET],
+  );
   const files = new Set(await originalFiles(stack.storageRoot));
   const keys = new Set(rows.map((r) => r.key));
   return {
@@ -281,4 +305,3 @@ export function reportFigures(test: string, figures: Record<string, unknown>): v
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-

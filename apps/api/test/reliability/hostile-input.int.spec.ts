@@ -3,10 +3,19 @@
 import { relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePng } from '@framedesk/testing';
-import { API_RSS_BOUND_MIB, call, type RelStack, reportFigures, startRelStack, submitFrame, waitForSettled, walkFiles, WORKER_RSS_BOUND_MIB } from './harness';
+import {
+  API_RSS_BOUND_MIB,
+  call,
+  type RelStack,
+  reportFigures,
+  startRelStack,
+  submitFrame,
+  waitForSettled,
+  walkFiles,
+  WORKER_RSS_BOUND_MIB,
+} from './harness';
 import { type HostileCase, hostileCorpus } from './hostile-corpus';
 import { rawRequest, type RawResponse, rssMiB } from './raw-http';
-
 
 function judge(item: HostileCase, response: RawResponse): string | null {
   const { status } = response;
@@ -14,7 +23,8 @@ function judge(item: HostileCase, response: RawResponse): string | null {
   if (item.expect === 'framing') return status === 0 || (status >= 400 && status < 500) ? null : `status ${status}`;
   if (status === 202 && item.expect === '4xx-or-202') return null;
   if (status < 400 || status >= 500) return `status ${status}: ${response.body.toString().slice(0, 200)}`;
-  if (!(response.headers['content-type'] ?? '').startsWith('application/problem+json')) return `${status} without problem+json (${response.headers['content-type']})`;
+  if (!(response.headers['content-type'] ?? '').startsWith('application/problem+json'))
+    return `${status} without problem+json (${response.headers['content-type']})`;
   try {
     const body = JSON.parse(response.body.toString()) as { code?: unknown; status?: unknown };
     if (typeof body.code !== 'string' || body.status !== status) return `${status} problem without code/status`;
@@ -65,7 +75,10 @@ describe('hostile input: a corpus of malformed requests', () => {
     };
     let crashes = 0;
     for (const item of corpus.filter((c) => !c.timeoutMs)) {
-      const response = await rawRequest(stack.apiPort, item.bytes, { timeoutMs: 20_000, ...(item.hangUp ? { hangUpAfterMs: 300 } : {}) });
+      const response = await rawRequest(stack.apiPort, item.bytes, {
+        timeoutMs: 20_000,
+        ...(item.hangUp ? { hangUpAfterMs: 300 } : {}),
+      });
       if (!item.hangUp) record(item, response);
       else byStatus['hung up'] = (byStatus['hung up'] ?? 0) + 1;
       await new Promise((r) => setTimeout(r, item.hangUp ? 1_000 : 20));
@@ -86,16 +99,23 @@ describe('hostile input: a corpus of malformed requests', () => {
     expect((await fetch(`${stack.apiUrl}/healthz`)).status).toBe(200);
     const good = await submitFrame(stack.apiUrl, key, { agent: 'bot', channel: 'news', png: makePng(20, 20) });
     expect(good.status).toBe(202);
-    const fetched = await call(`${stack.apiUrl}/v1/frame-submissions/${String(good.body?.['id'])}`, { headers: { authorization: `Bearer ${key}` } });
+    const fetched = await call(`${stack.apiUrl}/v1/frame-submissions/${String(good.body?.['id'])}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     expect(fetched.status).toBe(200);
     // No prototype pollution leaked into responses.
     expect(JSON.stringify(fetched.body)).not.toMatch(/polluted|isAdmin/);
 
     // Accepted hostile images end failed; the rest settle; the worker survives.
-    const statuses = await waitForSettled(stack, accepted.map((a) => a.id), 90_000);
+    const statuses = await waitForSettled(
+      stack,
+      accepted.map((a) => a.id),
+      90_000,
+    );
     for (const a of accepted) {
       const status = statuses.get(a.id);
-      if (a.mustFail ? status !== 'failed' : !['needs_review', 'failed'].includes(status ?? '')) problems.push(`${a.name}: accepted, then ${status}`);
+      if (a.mustFail ? status !== 'failed' : !['needs_review', 'failed'].includes(status ?? ''))
+        problems.push(`${a.name}: accepted, then ${status}`);
     }
     const worker = stack.workers[0]!;
     expect(worker.child.exitCode, 'the worker did not crash').toBeNull();
@@ -103,14 +123,20 @@ describe('hostile input: a corpus of malformed requests', () => {
 
     // Storage keys never come from filenames.
     const files = (await walkFiles(stack.storageRoot)).map((f) => relative(stack.storageRoot, f));
-    const strange = files.filter((f) => !/^[a-z0-9-]+\/(originals|variants)\/sub_[0-9A-Za-z]+\/[a-z0-9_-]+\.(png|webp|jpg)$/.test(f) && !f.includes('/.tmp/'));
+    const strange = files.filter(
+      (f) =>
+        !/^[a-z0-9-]+\/(originals|variants)\/sub_[0-9A-Za-z]+\/[a-z0-9_-]+\.(png|webp|jpg)$/.test(f) &&
+        !f.includes('/.tmp/'),
+    );
 
     reportFigures('hostile-input', {
       requests: corpus.length,
       by_status: byStatus,
       accepted_then_failed: accepted.filter((a) => statuses.get(a.id) === 'failed').length,
       accepted_then_reviewable: accepted.filter((a) => statuses.get(a.id) === 'needs_review').length,
-      server_errors: Object.entries(byStatus).filter(([s]) => Number(s) >= 500).reduce((n, [, c]) => n + c, 0),
+      server_errors: Object.entries(byStatus)
+        .filter(([s]) => Number(s) >= 500)
+        .reduce((n, [, c]) => n + c, 0),
       problems: problems.length,
       crashes,
       api_max_rss_mib: Math.round(maxRss),

@@ -53,13 +53,25 @@ describe('hostile input: properties', () => {
     ]);
     return rawRequest(
       stack.apiPort,
-      requestBytes({ path: '/v1/frame-submissions', headers: { authorization: `Bearer ${key}`, 'idempotency-key': randomUUID(), 'content-type': contentType, ...headers }, body }),
+      requestBytes({
+        path: '/v1/frame-submissions',
+        headers: {
+          authorization: `Bearer ${key}`,
+          'idempotency-key': randomUUID(),
+          'content-type': contentType,
+          ...headers,
+        },
+        body,
+      }),
       { timeoutMs: 20_000 },
     );
   };
 
   beforeAll(async () => {
-    stack = await startRelStack({ workers: 1, env: { RATE_LIMIT_PER_MINUTE: '100000', REQUEST_TIMEOUT_SECONDS: '10' } });
+    stack = await startRelStack({
+      workers: 1,
+      env: { RATE_LIMIT_PER_MINUTE: '100000', REQUEST_TIMEOUT_SECONDS: '10' },
+    });
     key = await stack.createAgent('bot', ['news']);
   }, 120_000);
 
@@ -68,21 +80,38 @@ describe('hostile input: properties', () => {
   });
 
   it('any JSON as metadata (with hostile keys mixed in)', async () => {
-    const hostileKey = fc.constantFrom('__proto__', 'constructor', 'prototype', 'agent_slug', 'channel_slug', 'date', 'title', 'click_zones', 'toString', 'hasOwnProperty');
+    const hostileKey = fc.constantFrom(
+      '__proto__',
+      'constructor',
+      'prototype',
+      'agent_slug',
+      'channel_slug',
+      'date',
+      'title',
+      'click_zones',
+      'toString',
+      'hasOwnProperty',
+    );
     const value = fc.jsonValue({ maxDepth: 4 });
     await fc.assert(
-      fc.asyncProperty(fc.dictionary(fc.oneof(hostileKey, fc.string({ maxLength: 12 })), value, { maxKeys: 8 }), fc.boolean(), async (extra, valid) => {
-        const base = valid ? { agent_slug: 'bot', channel_slug: 'news', date: '20260101' } : {};
-        const text = `{${[...Object.entries(base), ...Object.entries(extra)].map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',')}}`;
-        return checked(send(text, png), true);
-      }),
+      fc.asyncProperty(
+        fc.dictionary(fc.oneof(hostileKey, fc.string({ maxLength: 12 })), value, { maxKeys: 8 }),
+        fc.boolean(),
+        async (extra, valid) => {
+          const base = valid ? { agent_slug: 'bot', channel_slug: 'news', date: '20260101' } : {};
+          const text = `{${[...Object.entries(base), ...Object.entries(extra)].map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',')}}`;
+          return checked(send(text, png), true);
+        },
+      ),
       { numRuns: RUNS },
     );
   }, 120_000);
 
   it('any bytes as metadata', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.uint8Array({ maxLength: 400 }), async (bytes) => checked(send(Buffer.from(bytes), png), false)),
+      fc.asyncProperty(fc.uint8Array({ maxLength: 400 }), async (bytes) =>
+        checked(send(Buffer.from(bytes), png), false),
+      ),
       { numRuns: RUNS },
     );
   }, 120_000);
@@ -91,7 +120,10 @@ describe('hostile input: properties', () => {
     await fc.assert(
       fc.asyncProperty(fc.uint8Array({ maxLength: 3000 }), fc.boolean(), async (bytes, signed) => {
         const image = signed ? Buffer.concat([png.subarray(0, 8), Buffer.from(bytes)]) : Buffer.from(bytes);
-        return checked(send(JSON.stringify({ agent_slug: 'bot', channel_slug: 'news', date: '20260101' }), image), true);
+        return checked(
+          send(JSON.stringify({ agent_slug: 'bot', channel_slug: 'news', date: '20260101' }), image),
+          true,
+        );
       }),
       { numRuns: RUNS },
     );
@@ -100,13 +132,25 @@ describe('hostile input: properties', () => {
   // This property found the unhandled busboy file-stream error that crashed the API.
   it('a valid body with bytes flipped, cut or inserted anywhere', async () => {
     const { body, contentType } = multipartBody([
-      { name: 'metadata', contentType: 'application/json', body: JSON.stringify({ agent_slug: 'bot', channel_slug: 'news', date: '20260101' }) },
+      {
+        name: 'metadata',
+        contentType: 'application/json',
+        body: JSON.stringify({ agent_slug: 'bot', channel_slug: 'news', date: '20260101' }),
+      },
       { name: 'image', filename: 'f.png', contentType: 'image/png', body: png },
     ]);
     const mutation = fc.oneof(
-      fc.record({ kind: fc.constant('flip' as const), at: fc.nat(body.length - 1), byte: fc.integer({ min: 0, max: 255 }) }),
+      fc.record({
+        kind: fc.constant('flip' as const),
+        at: fc.nat(body.length - 1),
+        byte: fc.integer({ min: 0, max: 255 }),
+      }),
       fc.record({ kind: fc.constant('cut' as const), at: fc.nat(body.length - 1), byte: fc.constant(0) }),
-      fc.record({ kind: fc.constant('insert' as const), at: fc.nat(body.length - 1), byte: fc.constantFrom(0x0d, 0x0a, 0x2d, 0x22, 0x00, 0xff) }),
+      fc.record({
+        kind: fc.constant('insert' as const),
+        at: fc.nat(body.length - 1),
+        byte: fc.constantFrom(0x0d, 0x0a, 0x2d, 0x22, 0x00, 0xff),
+      }),
     );
     await fc.assert(
       fc.asyncProperty(fc.array(mutation, { minLength: 1, maxLength: 4 }), async (mutations) => {
@@ -119,7 +163,11 @@ describe('hostile input: properties', () => {
         }
         const response = rawRequest(
           stack.apiPort,
-          requestBytes({ path: '/v1/frame-submissions', headers: { authorization: `Bearer ${key}`, 'idempotency-key': randomUUID(), 'content-type': contentType }, body: mutated }),
+          requestBytes({
+            path: '/v1/frame-submissions',
+            headers: { authorization: `Bearer ${key}`, 'idempotency-key': randomUUID(), 'content-type': contentType },
+            body: mutated,
+          }),
           { timeoutMs: 20_000 },
         );
         return checked(response, true);
@@ -131,12 +179,18 @@ describe('hostile input: properties', () => {
   it('any Idempotency-Key and Authorization values', async () => {
     // Printable ASCII: control characters are refused by Node's HTTP parser before the app sees them.
     const printable = fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c));
-    const headerValue = fc.string({ unit: printable, maxLength: 120 }).map((s) => s.trim()).filter((s) => s.length > 0);
+    const headerValue = fc
+      .string({ unit: printable, maxLength: 120 })
+      .map((s) => s.trim())
+      .filter((s) => s.length > 0);
     await fc.assert(
       fc.asyncProperty(headerValue, fc.boolean(), async (value, asAuth) => {
         const headers: Record<string, string> = asAuth ? { authorization: value } : { 'idempotency-key': value };
         // A value that happens to be a valid UUID is simply accepted.
-        return checked(send(JSON.stringify({ agent_slug: 'bot', channel_slug: 'news', date: '20260101' }), png, headers), !asAuth);
+        return checked(
+          send(JSON.stringify({ agent_slug: 'bot', channel_slug: 'news', date: '20260101' }), png, headers),
+          !asAuth,
+        );
       }),
       { numRuns: RUNS },
     );
@@ -144,14 +198,22 @@ describe('hostile input: properties', () => {
 
   it('any submission or upload id in the path', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.string({ maxLength: 60 }), fc.constantFrom('frame-submissions', 'media-uploads'), async (id, kind) => {
-        const answer = await call(`${stack.apiUrl}/v1/${kind}/${encodeURIComponent(id)}`, { headers: { authorization: `Bearer ${key}` } });
-        requests++;
-        tally[String(answer.status)] = (tally[String(answer.status)] ?? 0) + 1;
-        // An empty id hits the list route of frame submissions: 200 (or 404/405 for uploads).
-        if (id === '' && answer.status === 200) return true;
-        return answer.status >= 400 && answer.status < 500 && answer.contentType.startsWith('application/problem+json');
-      }),
+      fc.asyncProperty(
+        fc.string({ maxLength: 60 }),
+        fc.constantFrom('frame-submissions', 'media-uploads'),
+        async (id, kind) => {
+          const answer = await call(`${stack.apiUrl}/v1/${kind}/${encodeURIComponent(id)}`, {
+            headers: { authorization: `Bearer ${key}` },
+          });
+          requests++;
+          tally[String(answer.status)] = (tally[String(answer.status)] ?? 0) + 1;
+          // An empty id hits the list route of frame submissions: 200 (or 404/405 for uploads).
+          if (id === '' && answer.status === 200) return true;
+          return (
+            answer.status >= 400 && answer.status < 500 && answer.contentType.startsWith('application/problem+json')
+          );
+        },
+      ),
       { numRuns: RUNS },
     );
   }, 120_000);
@@ -165,7 +227,9 @@ describe('hostile input: properties', () => {
     reportFigures('hostile-properties', {
       requests,
       by_status: tally,
-      server_errors: Object.entries(tally).filter(([s]) => Number(s) >= 500).reduce((n, [, c]) => n + c, 0),
+      server_errors: Object.entries(tally)
+        .filter(([s]) => Number(s) >= 500)
+        .reduce((n, [, c]) => n + c, 0),
       accepted: accepted.length,
       crashes,
       unsettled: unsettled.length,

@@ -13,7 +13,9 @@ export interface RawResponse {
   readonly error?: string;
 }
 
-function parseResponse(data: Buffer): { status: number; headers: Record<string, string>; body: Buffer; complete: boolean } | null {
+function parseResponse(
+  data: Buffer,
+): { status: number; headers: Record<string, string>; body: Buffer; complete: boolean } | null {
   const end = data.indexOf('\r\n\r\n');
   if (end < 0) return null;
   const [statusLine, ...lines] = data.subarray(0, end).toString('latin1').split('\r\n');
@@ -36,7 +38,8 @@ function parseResponse(data: Buffer): { status: number; headers: Record<string, 
       if (lineEnd < 0) return { status, headers, body: Buffer.concat(chunks), complete: false };
       const size = parseInt(rest.subarray(at, lineEnd).toString(), 16);
       if (size === 0) return { status, headers, body: Buffer.concat(chunks), complete: true };
-      if (rest.length < lineEnd + 2 + size + 2) return { status, headers, body: Buffer.concat(chunks), complete: false };
+      if (rest.length < lineEnd + 2 + size + 2)
+        return { status, headers, body: Buffer.concat(chunks), complete: false };
       chunks.push(rest.subarray(lineEnd + 2, lineEnd + 2 + size));
       at = lineEnd + 2 + size + 2;
     }
@@ -112,7 +115,10 @@ export interface Part {
 }
 
 /** A multipart/form-data body; each piece can be broken on purpose by the caller. */
-export function multipartBody(parts: readonly Part[], boundary = `----fdrel${randomBytes(8).toString('hex')}`): { body: Buffer; contentType: string; boundary: string } {
+export function multipartBody(
+  parts: readonly Part[],
+  boundary = `----fdrel${randomBytes(8).toString('hex')}`,
+): { body: Buffer; contentType: string; boundary: string } {
   const pieces: Buffer[] = [];
   for (const part of parts) {
     const headers =
@@ -121,7 +127,11 @@ export function multipartBody(parts: readonly Part[], boundary = `----fdrel${ran
         `Content-Disposition: form-data; name="${part.name}"${part.filename !== undefined ? `; filename="${part.filename}"` : ''}`,
         ...(part.contentType ? [`Content-Type: ${part.contentType}`] : []),
       ].join('\r\n');
-    pieces.push(Buffer.from(`--${boundary}\r\n${headers}\r\n\r\n`, 'latin1'), Buffer.isBuffer(part.body) ? part.body : Buffer.from(part.body), Buffer.from('\r\n'));
+    pieces.push(
+      Buffer.from(`--${boundary}\r\n${headers}\r\n\r\n`, 'latin1'),
+      Buffer.isBuffer(part.body) ? part.body : Buffer.from(part.body),
+      Buffer.from('\r\n'),
+    );
   }
   pieces.push(Buffer.from(`--${boundary}--\r\n`));
   return { body: Buffer.concat(pieces), contentType: `multipart/form-data; boundary=${boundary}`, boundary };
@@ -139,7 +149,11 @@ export interface RequestBytes {
 /** The head (and body) of an HTTP/1.1 request, as bytes. */
 export function requestBytes(request: RequestBytes): Buffer {
   const headers: Record<string, string> = { host: '127.0.0.1', connection: 'close', ...request.headers };
-  if (request.body && !request.noContentLength && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-length')) {
+  if (
+    request.body &&
+    !request.noContentLength &&
+    !Object.keys(headers).some((h) => h.toLowerCase() === 'content-length')
+  ) {
     headers['content-length'] = String(request.body.length);
   }
   const head = `${request.method ?? 'POST'} ${request.path} HTTP/1.1\r\n${Object.entries(headers)

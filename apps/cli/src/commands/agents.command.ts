@@ -3,7 +3,10 @@ import { DomainError, isSlug } from '@framedesk/domain';
 import { type Command, UsageError } from '../cli';
 
 function slug(value: string | undefined, what: string): string {
-  if (!value || !isSlug(value)) throw new UsageError(`"${value ?? ''}" is not a valid ${what} slug (lowercase letters, digits and single dashes, at most 64)`);
+  if (!value || !isSlug(value))
+    throw new UsageError(
+      `"${value ?? ''}" is not a valid ${what} slug (lowercase letters, digits and single dashes, at most 64)`,
+    );
   return value;
 }
 
@@ -13,7 +16,10 @@ export const agentCommands: Record<string, Command> = {
     positionals: 1,
     options: { name: { type: 'string' } },
     async run({ positionals, values, db, io }) {
-      const { channel, created } = await db().repos.channels.ensure(slug(positionals[0], 'channel'), values['name'] as string | undefined);
+      const { channel, created } = await db().repos.channels.ensure(
+        slug(positionals[0], 'channel'),
+        values['name'] as string | undefined,
+      );
       io.out(created ? `created channel ${channel.slug}` : `channel ${channel.slug} already exists`);
     },
   },
@@ -29,7 +35,11 @@ export const agentCommands: Record<string, Command> = {
       channels.forEach((c) => slug(c, 'channel'));
       const database = db();
       const { agent, issued } = await database.transaction(async (repos) => {
-        if (await repos.agents.findBySlug(agentSlug)) throw new DomainError('validation_failed', `agent ${agentSlug} already exists; use "key create ${agentSlug}" for another key`);
+        if (await repos.agents.findBySlug(agentSlug))
+          throw new DomainError(
+            'validation_failed',
+            `agent ${agentSlug} already exists; use "key create ${agentSlug}" for another key`,
+          );
         const created = await repos.agents.create(agentSlug, values['name'] as string | undefined);
         const channelIds = [];
         for (const c of channels) channelIds.push((await repos.channels.ensure(c)).channel.id);
@@ -40,7 +50,10 @@ export const agentCommands: Record<string, Command> = {
         return { agent: created, issued: generated };
       });
       if (values['json']) io.out(JSON.stringify({ agent: agent.slug, api_key: issued.key }));
-      else io.out(`created agent ${agent.slug} on ${channels.join(', ')}\nAPI key (shown once, store it now): ${issued.key}`);
+      else
+        io.out(
+          `created agent ${agent.slug} on ${channels.join(', ')}\nAPI key (shown once, store it now): ${issued.key}`,
+        );
     },
   },
 
@@ -64,9 +77,13 @@ export const agentCommands: Record<string, Command> = {
       const agent = await db().repos.agents.findBySlug(slug(positionals[0], 'agent'));
       if (!agent) throw new DomainError('not_found', `no agent ${positionals[0]}`);
       const keys = await db().repos.apiKeys.listForAgent(agent.id);
-      io.out(['PREFIX              CREATED                   LAST USED                 REVOKED']
-        .concat(keys.map((k) => [k.prefix.padEnd(19), iso(k.createdAt), iso(k.lastUsedAt), iso(k.revokedAt)].join(' ')))
-        .join('\n'));
+      io.out(
+        ['PREFIX              CREATED                   LAST USED                 REVOKED']
+          .concat(
+            keys.map((k) => [k.prefix.padEnd(19), iso(k.createdAt), iso(k.lastUsedAt), iso(k.revokedAt)].join(' ')),
+          )
+          .join('\n'),
+      );
     },
   },
 
@@ -75,10 +92,15 @@ export const agentCommands: Record<string, Command> = {
     positionals: 1,
     async run({ positionals, db, io }) {
       const prefix = positionals[0]!;
-      if (!/^fd_live_[0-9A-Za-z]{4,}$/.test(prefix)) throw new UsageError('give the key prefix shown by "key list", e.g. fd_live_AbCd1234');
+      if (!/^fd_live_[0-9A-Za-z]{4,}$/.test(prefix))
+        throw new UsageError('give the key prefix shown by "key list", e.g. fd_live_AbCd1234');
       const keys = await db().repos.apiKeys.revokeByPrefix(prefix);
       if (keys.length === 0) throw new DomainError('not_found', `no active key starts with ${prefix}`);
-      if (keys.length > 1) throw new DomainError('validation_failed', `${keys.length} active keys start with ${prefix}; give more characters`);
+      if (keys.length > 1)
+        throw new DomainError(
+          'validation_failed',
+          `${keys.length} active keys start with ${prefix}; give more characters`,
+        );
       io.out(`revoked ${keys[0]!.prefix}`);
     },
   },

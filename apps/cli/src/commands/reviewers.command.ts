@@ -16,7 +16,11 @@ export const reviewerCommands: Record<string, Command> = {
       // Never from argv: it would land in shell history and the process list.
       if (!values['password-stdin']) throw new UsageError('pass the password on standard input with --password-stdin');
       const password = (await readAll(io.stdin)).replace(/\r?\n$/, '');
-      const reviewer = await createReviewer(db(), { email: positionals[0]!, password, name: values['name'] as string | undefined });
+      const reviewer = await createReviewer(db(), {
+        email: positionals[0]!,
+        password,
+        name: values['name'] as string | undefined,
+      });
       io.out(`created reviewer ${reviewer.email}`);
     },
   },

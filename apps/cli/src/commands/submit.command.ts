@@ -1,7 +1,13 @@
 import { openAsBlob } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
-import { createClient, type FramedeskClient, isFramedeskError, type MediaUpload, type Submission } from '@framedesk/client';
+import {
+  createClient,
+  type FramedeskClient,
+  isFramedeskError,
+  type MediaUpload,
+  type Submission,
+} from '@framedesk/client';
 import { frameDateOf, isFrameDate, isSlug } from '@framedesk/domain';
 import { type Command, type CommandContext, UsageError } from '../cli';
 
@@ -31,9 +37,11 @@ function parse({ positionals, values, io }: CommandContext): SubmitArgs & { apiK
   const kind = ext === '.png' ? 'image' : VIDEO_TYPES[ext] ? 'video' : undefined;
   if (!kind) throw new UsageError(`${file}: only .png images and .mp4, .mov or .webm videos can be submitted`);
   const channel = str('channel');
-  if (!channel || !isSlug(channel)) throw new UsageError('--channel <slug> is required (lowercase letters, digits and single dashes)');
+  if (!channel || !isSlug(channel))
+    throw new UsageError('--channel <slug> is required (lowercase letters, digits and single dashes)');
   const agent = str('agent') ?? io.env['FRAMEDESK_AGENT'];
-  if (!agent || !isSlug(agent)) throw new UsageError("--agent <slug> (or FRAMEDESK_AGENT) is required: the API key's agent");
+  if (!agent || !isSlug(agent))
+    throw new UsageError("--agent <slug> (or FRAMEDESK_AGENT) is required: the API key's agent");
   const date = str('date') ?? frameDateOf(new Date());
   if (!isFrameDate(date)) throw new UsageError(`--date ${date}: expected a real day as YYYYMMDD`);
   const apiKey = str('api-key') ?? io.env['FRAMEDESK_API_KEY'];
@@ -59,9 +67,20 @@ function parse({ positionals, values, io }: CommandContext): SubmitArgs & { apiK
   };
 }
 
-async function submitImage(client: FramedeskClient, args: SubmitArgs, blob: Blob, say: (line: string) => void): Promise<Submission> {
+async function submitImage(
+  client: FramedeskClient,
+  args: SubmitArgs,
+  blob: Blob,
+  say: (line: string) => void,
+): Promise<Submission> {
   const submission = await client.submitFrame({
-    metadata: { agent_slug: args.agent, channel_slug: args.channel, date: args.date, title: args.title, caption: args.caption },
+    metadata: {
+      agent_slug: args.agent,
+      channel_slug: args.channel,
+      date: args.date,
+      title: args.title,
+      caption: args.caption,
+    },
     image: blob,
     filename: basename(args.file),
   });
@@ -69,7 +88,12 @@ async function submitImage(client: FramedeskClient, args: SubmitArgs, blob: Blob
   return submission;
 }
 
-async function submitVideo(client: FramedeskClient, args: SubmitArgs, blob: Blob, say: (line: string) => void): Promise<{ upload: MediaUpload; submission: Submission }> {
+async function submitVideo(
+  client: FramedeskClient,
+  args: SubmitArgs,
+  blob: Blob,
+  say: (line: string) => void,
+): Promise<{ upload: MediaUpload; submission: Submission }> {
   const upload = await client.createVideoUpload({
     agent_slug: args.agent,
     channel_slug: args.channel,
@@ -127,20 +151,31 @@ export const submitCommands: Record<string, Command> = {
       const say = (line: string) => (args.json ? undefined : io.err(line));
       const client = createClient({ baseUrl: args.baseUrl, apiKey: args.apiKey });
       try {
-        const sent = args.kind === 'image' ? { submission: await submitImage(client, args, blob, say) } : await submitVideo(client, args, blob, say);
+        const sent =
+          args.kind === 'image'
+            ? { submission: await submitImage(client, args, blob, say) }
+            : await submitVideo(client, args, blob, say);
         let submission = sent.submission;
         if (args.wait && !(SETTLED as readonly string[]).includes(submission.status)) {
           say(`waiting for ${submission.id} to reach ${SETTLED.join(', ')}…`);
           submission = await client.waitForStatus(submission.id, SETTLED, { timeoutMs: args.timeoutMs });
         }
         if (args.json) io.out(JSON.stringify({ ...sent, submission }));
-        else io.out(`${submission.id} ${submission.status}${submission.failure ? ` (${submission.failure.code}: ${submission.failure.message})` : ''}`);
+        else
+          io.out(
+            `${submission.id} ${submission.status}${submission.failure ? ` (${submission.failure.code}: ${submission.failure.message})` : ''}`,
+          );
         return submission.status === 'failed' ? 1 : 0;
       } catch (error) {
         if (!isFramedeskError(error)) throw error;
         const hint = error.code === 'network_error' ? `; is the API running at ${args.baseUrl}?` : '';
         const request = error.requestId ? ` [request ${error.requestId}]` : '';
-        io.err(`framedesk: ${error.status ? `${error.status} ` : ''}${error.message}${request}${hint}`.replace(/\s*\n\s*/g, ' '));
+        io.err(
+          `framedesk: ${error.status ? `${error.status} ` : ''}${error.message}${request}${hint}`.replace(
+            /\s*\n\s*/g,
+            ' ',
+          ),
+        );
         return 1;
       }
     },

@@ -1,4 +1,13 @@
-import type { ChannelCount, DecisionInput, Ops, QueuePage, Session, SubmissionDetail, TimelinePage, Visibility } from './types';
+import type {
+  ChannelCount,
+  DecisionInput,
+  Ops,
+  QueuePage,
+  Session,
+  SubmissionDetail,
+  TimelinePage,
+  Visibility,
+} from './types';
 
 /** A problem+json answer from the API. */
 export class ApiError extends Error {
@@ -53,8 +62,14 @@ export const api = {
   release: (id: string) => request<void>('DELETE', `/review/submissions/${enc(id)}/claim`),
   /** `keepalive` lets a decision still pending when the page closes reach the server. */
   decide: (id: string, decision: DecisionInput, keepalive = false) =>
-    request<SubmissionDetail>('POST', `/review/submissions/${enc(id)}/decision`, decision, keepalive ? { keepalive: true } : {}),
-  setVisibility: (id: string, visibility: Visibility) => request<SubmissionDetail>('PATCH', `/review/submissions/${enc(id)}`, { visibility }),
+    request<SubmissionDetail>(
+      'POST',
+      `/review/submissions/${enc(id)}/decision`,
+      decision,
+      keepalive ? { keepalive: true } : {},
+    ),
+  setVisibility: (id: string, visibility: Visibility) =>
+    request<SubmissionDetail>('PATCH', `/review/submissions/${enc(id)}`, { visibility }),
   timeline: (slug: string) => request<TimelinePage>('GET', `/review/channels/${enc(slug)}/timeline`),
   ops: () => request<Ops>('GET', '/review/ops'),
   retry: (id: string) => request<unknown>('POST', `/review/submissions/${enc(id)}/retry`),
@@ -64,6 +79,7 @@ export const api = {
 export function conflictMessage(error: unknown): string | null {
   if (!(error instanceof ApiError) || error.status !== 409) return null;
   if (error.code === 'claimed_by_other') return 'Another reviewer is reviewing this frame; it was left for them.';
-  if (error.code === 'not_promotion_eligible') return 'Only promotion_eligible frames can be promoted; change the visibility first.';
+  if (error.code === 'not_promotion_eligible')
+    return 'Only promotion_eligible frames can be promoted; change the visibility first.';
   return 'Another reviewer decided this frame first';
 }

@@ -1,6 +1,12 @@
 import type { ChannelCount } from '../api/types';
 
-export function ChannelCounts({ channels, onPick }: { readonly channels: readonly ChannelCount[]; readonly onPick: (slug: string) => void }) {
+export function ChannelCounts({
+  channels,
+  onPick,
+}: {
+  readonly channels: readonly ChannelCount[];
+  readonly onPick: (slug: string) => void;
+}) {
   return (
     <ul className="channel-counts" aria-label="Waiting per channel">
       {channels.map((c) => (

@@ -12,7 +12,15 @@ export interface DecisionBarProps {
 }
 
 /** Promote, Reject (a reason from the list plus free text) and the visibility select. */
-export function DecisionBar({ visibility, reasons = DEFAULT_REJECT_REASONS, disabled, rejecting, onRejecting, onDecide, onVisibility }: DecisionBarProps) {
+export function DecisionBar({
+  visibility,
+  reasons = DEFAULT_REJECT_REASONS,
+  disabled,
+  rejecting,
+  onRejecting,
+  onDecide,
+  onVisibility,
+}: DecisionBarProps) {
   const [reason, setReason] = useState('');
   const [note, setNote] = useState('');
   const needsNote = reason === 'Other' && note.trim() === '';
@@ -25,10 +33,23 @@ export function DecisionBar({ visibility, reasons = DEFAULT_REJECT_REASONS, disa
   return (
     <div className="decisions">
       <div className="decision-buttons">
-        <button type="button" className="promote" disabled={disabled} onClick={() => onDecide({ decision: 'promote' })} aria-keyshortcuts="p">
+        <button
+          type="button"
+          className="promote"
+          disabled={disabled}
+          onClick={() => onDecide({ decision: 'promote' })}
+          aria-keyshortcuts="p"
+        >
           Promote
         </button>
-        <button type="button" className="reject" disabled={disabled} onClick={() => onRejecting(!rejecting)} aria-keyshortcuts="r" aria-expanded={rejecting}>
+        <button
+          type="button"
+          className="reject"
+          disabled={disabled}
+          onClick={() => onRejecting(!rejecting)}
+          aria-keyshortcuts="r"
+          aria-expanded={rejecting}
+        >
           Reject
         </button>
         <label>
@@ -64,7 +85,12 @@ export function DecisionBar({ visibility, reasons = DEFAULT_REJECT_REASONS, disa
           </label>
           <label>
             Note
-            <textarea value={note} onChange={(e) => setNote(e.target.value)} maxLength={1000} placeholder={reason === 'Other' ? 'Required: say why' : 'Optional detail for the agent'} />
+            <textarea
+              value={note}
+              onChange={(e) => setNote(e.target.value)}
+              maxLength={1000}
+              placeholder={reason === 'Other' ? 'Required: say why' : 'Optional detail for the agent'}
+            />
           </label>
           <button type="submit" disabled={!reason || needsNote}>
             Confirm rejection

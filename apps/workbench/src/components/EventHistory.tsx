@@ -12,7 +12,8 @@ export function EventHistory({ events }: { readonly events: readonly SubmissionE
       <ol className="history">
         {events.map((e) => (
           <li key={e.id}>
-            <time dateTime={e.created_at}>{new Date(e.created_at).toLocaleString()}</time> {describe(e)} · {e.actor ?? e.actor_type}
+            <time dateTime={e.created_at}>{new Date(e.created_at).toLocaleString()}</time> {describe(e)} ·{' '}
+            {e.actor ?? e.actor_type}
             {e.reason ? ` · ${e.reason}` : ''}
           </li>
         ))}

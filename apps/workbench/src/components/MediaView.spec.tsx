@@ -18,7 +18,16 @@ describe('MediaView', () => {
 
   it('shows a video with its poster and a player', () => {
     const item = { ...queueItem('sub_v', 'Clip'), media_type: 'video' as const };
-    const { container } = render(<MediaView submission={detail(item, { click_zones: [], poster_url: '/media/sub_v/poster', video_url: '/media/sub_v/original', image_url: null })} />);
+    const { container } = render(
+      <MediaView
+        submission={detail(item, {
+          click_zones: [],
+          poster_url: '/media/sub_v/poster',
+          video_url: '/media/sub_v/original',
+          image_url: null,
+        })}
+      />,
+    );
     const video = container.querySelector('video')!;
     expect(video.getAttribute('poster')).toBe('/media/sub_v/poster');
     expect(video.getAttribute('src')).toBe('/media/sub_v/original');

@@ -6,7 +6,13 @@ export function MediaView({ submission }: { readonly submission: SubmissionDetai
     return (
       <div className="media">
         {submission.video_url ? (
-          <video controls preload="metadata" poster={submission.poster_url ?? undefined} src={submission.video_url} aria-label={`Video: ${submission.title ?? submission.id}`} />
+          <video
+            controls
+            preload="metadata"
+            poster={submission.poster_url ?? undefined}
+            src={submission.video_url}
+            aria-label={`Video: ${submission.title ?? submission.id}`}
+          />
         ) : submission.poster_url ? (
           <img src={submission.poster_url} alt={`Poster of ${submission.title ?? submission.id}`} />
         ) : (
@@ -18,7 +24,11 @@ export function MediaView({ submission }: { readonly submission: SubmissionDetai
   return (
     <div className="media">
       <div className="frame">
-        {submission.image_url ? <img src={submission.image_url} alt={submission.title ?? submission.id} /> : <div className="frame-missing">No image variant yet</div>}
+        {submission.image_url ? (
+          <img src={submission.image_url} alt={submission.title ?? submission.id} />
+        ) : (
+          <div className="frame-missing">No image variant yet</div>
+        )}
         {submission.click_zones.map((zone, index) => (
           <a
             key={index}
@@ -29,7 +39,12 @@ export function MediaView({ submission }: { readonly submission: SubmissionDetai
             rel="noopener noreferrer"
             title={zone.url}
             aria-label={`${zone.label ?? `Zone ${index + 1}`}: ${zone.url}`}
-            style={{ left: `${zone.x * 100}%`, top: `${zone.y * 100}%`, width: `${zone.width * 100}%`, height: `${zone.height * 100}%` }}
+            style={{
+              left: `${zone.x * 100}%`,
+              top: `${zone.y * 100}%`,
+              width: `${zone.width * 100}%`,
+              height: `${zone.height * 100}%`,
+            }}
           >
             <span className="zone-label">{zone.label ?? `Zone ${index + 1}`}</span>
             <span className="zone-url">{zone.url}</span>

@@ -12,12 +12,16 @@ export function QueueFilters({ query, channels, onChange }: QueueFiltersProps) {
     const v = query.get(key) ?? '';
     return /^\d{8}$/.test(v) ? `${v.slice(0, 4)}-${v.slice(4, 6)}-${v.slice(6, 8)}` : '';
   };
-  const setDate = (key: string, value: string) => onChange({ [key]: value ? value.replaceAll('-', '') : null, selected: null });
+  const setDate = (key: string, value: string) =>
+    onChange({ [key]: value ? value.replaceAll('-', '') : null, selected: null });
   return (
     <form className="filters" aria-label="Queue filters" onSubmit={(e) => e.preventDefault()}>
       <label>
         Channel
-        <select value={query.get('channel') ?? ''} onChange={(e) => onChange({ channel: e.target.value || null, selected: null })}>
+        <select
+          value={query.get('channel') ?? ''}
+          onChange={(e) => onChange({ channel: e.target.value || null, selected: null })}
+        >
           <option value="">All channels</option>
           {channels.map((c) => (
             <option key={c.slug} value={c.slug}>
@@ -33,12 +37,17 @@ export function QueueFilters({ query, channels, onChange }: QueueFiltersProps) {
           placeholder="agent slug"
           defaultValue={query.get('agent') ?? ''}
           onBlur={(e) => onChange({ agent: e.target.value.trim() || null, selected: null })}
-          onKeyDown={(e) => e.key === 'Enter' && onChange({ agent: e.currentTarget.value.trim() || null, selected: null })}
+          onKeyDown={(e) =>
+            e.key === 'Enter' && onChange({ agent: e.currentTarget.value.trim() || null, selected: null })
+          }
         />
       </label>
       <label>
         Media type
-        <select value={query.get('media_type') ?? ''} onChange={(e) => onChange({ media_type: e.target.value || null, selected: null })}>
+        <select
+          value={query.get('media_type') ?? ''}
+          onChange={(e) => onChange({ media_type: e.target.value || null, selected: null })}
+        >
           <option value="">Any</option>
           <option value="image">Image</option>
           <option value="video">Video</option>

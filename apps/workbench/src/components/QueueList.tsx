@@ -16,15 +16,29 @@ export function QueueList({ items, selectedId, onSelect }: QueueListProps) {
   return (
     <ul className="queue" aria-label="Review queue">
       {items.map((item) => (
-        <li key={item.id} aria-label={`${itemName(item)} — ${item.channel_slug}`} aria-current={item.id === selectedId ? 'true' : undefined}>
-          <button type="button" className={item.id === selectedId ? 'queue-item selected' : 'queue-item'} onClick={() => onSelect(item.id)}>
-            {item.thumbnail_url ? <img src={item.thumbnail_url} alt="" width={64} height={64} loading="lazy" /> : <span className="thumb-placeholder" />}
+        <li
+          key={item.id}
+          aria-label={`${itemName(item)} — ${item.channel_slug}`}
+          aria-current={item.id === selectedId ? 'true' : undefined}
+        >
+          <button
+            type="button"
+            className={item.id === selectedId ? 'queue-item selected' : 'queue-item'}
+            onClick={() => onSelect(item.id)}
+          >
+            {item.thumbnail_url ? (
+              <img src={item.thumbnail_url} alt="" width={64} height={64} loading="lazy" />
+            ) : (
+              <span className="thumb-placeholder" />
+            )}
             <span className="queue-text">
               <strong>{itemName(item)}</strong>
               <span>
                 {item.channel_slug} · {item.agent_slug} · {item.media_type} · {item.date}
               </span>
-              {item.claim && !item.claim.mine && <span className="claimed">Being reviewed by {item.claim.reviewer_email ?? 'someone'}</span>}
+              {item.claim && !item.claim.mine && (
+                <span className="claimed">Being reviewed by {item.claim.reviewer_email ?? 'someone'}</span>
+              )}
             </span>
           </button>
         </li>

@@ -20,7 +20,14 @@ function formatDate(date: string): string {
 }
 
 /** One frame: media with click zones, metadata, claim, decisions and history. */
-export function SubmissionDetailView({ id, claim, reasons, rejecting, onRejecting, onDecide }: SubmissionDetailViewProps) {
+export function SubmissionDetailView({
+  id,
+  claim,
+  reasons,
+  rejecting,
+  onRejecting,
+  onDecide,
+}: SubmissionDetailViewProps) {
   const client = useQueryClient();
   const detail = useQuery({ queryKey: ['submission', id], queryFn: () => api.submission(id), refetchInterval: 15_000 });
   const visibility = useMutation({
@@ -28,7 +35,12 @@ export function SubmissionDetailView({ id, claim, reasons, rejecting, onRejectin
     onSuccess: (updated) => client.setQueryData(['submission', id], updated),
   });
   if (detail.isPending) return <section className="detail">Loading…</section>;
-  if (detail.isError) return <section className="detail" role="alert">{detail.error instanceof ApiError ? detail.error.detail : 'Could not load this frame.'}</section>;
+  if (detail.isError)
+    return (
+      <section className="detail" role="alert">
+        {detail.error instanceof ApiError ? detail.error.detail : 'Could not load this frame.'}
+      </section>
+    );
   const s = detail.data;
   const open = s.status === 'needs_review';
   return (
@@ -73,7 +85,11 @@ export function SubmissionDetailView({ id, claim, reasons, rejecting, onRejectin
           onVisibility={(v) => visibility.mutate(v)}
         />
       )}
-      {visibility.error && <p role="alert">{visibility.error instanceof ApiError ? visibility.error.detail : 'Could not change the visibility.'}</p>}
+      {visibility.error && (
+        <p role="alert">
+          {visibility.error instanceof ApiError ? visibility.error.detail : 'Could not change the visibility.'}
+        </p>
+      )}
       <EventHistory events={s.events} />
     </section>
   );

@@ -1,6 +1,12 @@
 import type { PendingDecision } from '../hooks/usePendingDecision';
 
-export function UndoToast({ pending, onUndo }: { readonly pending: PendingDecision | null; readonly onUndo: () => void }) {
+export function UndoToast({
+  pending,
+  onUndo,
+}: {
+  readonly pending: PendingDecision | null;
+  readonly onUndo: () => void;
+}) {
   if (!pending) return null;
   const verb = pending.decision.decision === 'promote' ? 'Promoted' : 'Rejected';
   return (

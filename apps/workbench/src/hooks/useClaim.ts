@@ -3,7 +3,10 @@ import { api, ApiError } from '../api/client';
 
 const RENEW_MS = 120_000;
 
-export type ClaimState = { readonly state: 'idle' | 'mine' } | { readonly state: 'other'; readonly message: string } | { readonly state: 'gone'; readonly message: string };
+export type ClaimState =
+  | { readonly state: 'idle' | 'mine' }
+  | { readonly state: 'other'; readonly message: string }
+  | { readonly state: 'gone'; readonly message: string };
 
 /**
  * Claims the frame on screen so no one else decides it meanwhile, renews the claim while it
@@ -19,8 +22,10 @@ export function useClaim(id: string | null, keep: (id: string) => boolean): Clai
         () => active && setClaim({ id, value: { state: 'mine' } }),
         (error: unknown) => {
           if (!active) return;
-          if (error instanceof ApiError && error.code === 'claimed_by_other') setClaim({ id, value: { state: 'other', message: error.detail } });
-          else if (error instanceof ApiError && error.status === 409) setClaim({ id, value: { state: 'gone', message: error.detail } });
+          if (error instanceof ApiError && error.code === 'claimed_by_other')
+            setClaim({ id, value: { state: 'other', message: error.detail } });
+          else if (error instanceof ApiError && error.status === 409)
+            setClaim({ id, value: { state: 'gone', message: error.detail } });
         },
       );
     void take();

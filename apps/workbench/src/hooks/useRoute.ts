@@ -33,14 +33,17 @@ export interface Route {
 export function useRoute(): Route {
   const location = useSyncExternalStore(subscribe, snapshot);
   const url = new URL(location, 'http://workbench.local');
-  const setQuery = useCallback((patch: Record<string, string | null | undefined>, options: { replace?: boolean } = {}) => {
-    const next = new URLSearchParams(window.location.search);
-    for (const [key, value] of Object.entries(patch)) {
-      if (value) next.set(key, value);
-      else next.delete(key);
-    }
-    const qs = next.toString();
-    navigate(window.location.pathname + (qs ? `?${qs}` : ''), options);
-  }, []);
+  const setQuery = useCallback(
+    (patch: Record<string, string | null | undefined>, options: { replace?: boolean } = {}) => {
+      const next = new URLSearchParams(window.location.search);
+      for (const [key, value] of Object.entries(patch)) {
+        if (value) next.set(key, value);
+        else next.delete(key);
+      }
+      const qs = next.toString();
+      navigate(window.location.pathname + (qs ? `?${qs}` : ''), options);
+    },
+    [],
+  );
   return { path: url.pathname, query: url.searchParams, navigate, setQuery };
 }

@@ -12,8 +12,10 @@ describe('sign in', () => {
 
   it('asks for Email and Password and shows a refused login plainly', async () => {
     const { calls } = stubApi((call) => {
-      if (call.path === '/review/session' && call.method === 'GET') return { status: 401, body: { code: 'unauthenticated', detail: 'Sign in' } };
-      if (call.path === '/review/session') return { status: 401, body: { code: 'unauthenticated', detail: 'The email or password is not right.' } };
+      if (call.path === '/review/session' && call.method === 'GET')
+        return { status: 401, body: { code: 'unauthenticated', detail: 'Sign in' } };
+      if (call.path === '/review/session')
+        return { status: 401, body: { code: 'unauthenticated', detail: 'The email or password is not right.' } };
       return undefined;
     });
     render(
@@ -25,6 +27,9 @@ describe('sign in', () => {
     fireEvent.change(screen.getByLabelText('Password'), { target: { value: 'wrong-password' } });
     fireEvent.click(screen.getByRole('button', { name: 'Sign in' }));
     expect((await screen.findByRole('alert')).textContent).toBe('The email or password is not right.');
-    expect(calls.find((c) => c.method === 'POST')?.body).toEqual({ email: 'a@example.com', password: 'wrong-password' });
+    expect(calls.find((c) => c.method === 'POST')?.body).toEqual({
+      email: 'a@example.com',
+      password: 'wrong-password',
+    });
   });
 });

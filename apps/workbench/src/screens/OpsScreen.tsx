@@ -10,7 +10,8 @@ export function OpsScreen() {
     onSettled: () => client.invalidateQueries({ queryKey: ['ops'] }),
   });
   if (ops.isPending) return <p>Loading…</p>;
-  if (ops.isError) return <p role="alert">{ops.error instanceof ApiError ? ops.error.detail : 'Could not load ops data.'}</p>;
+  if (ops.isError)
+    return <p role="alert">{ops.error instanceof ApiError ? ops.error.detail : 'Could not load ops data.'}</p>;
   const { queues, recently_failed: failed, submissions_by_status: byStatus } = ops.data;
   return (
     <section className="ops">
@@ -54,7 +55,12 @@ export function OpsScreen() {
               <strong>{f.title ?? f.id}</strong> · {f.channel_slug} · {f.agent_slug} · {f.media_type}
               <br />
               <code>{f.failure_code}</code> {f.failure_message} · {new Date(f.failed_at).toLocaleString()}{' '}
-              <button type="button" disabled={retry.isPending} onClick={() => retry.mutate(f.id)} aria-label={`Retry ${f.title ?? f.id}`}>
+              <button
+                type="button"
+                disabled={retry.isPending}
+                onClick={() => retry.mutate(f.id)}
+                aria-label={`Retry ${f.title ?? f.id}`}
+              >
                 Retry
               </button>
             </li>

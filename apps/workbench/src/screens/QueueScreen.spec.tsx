@@ -25,7 +25,8 @@ function renderScreen(undoMs = 60) {
 function api(decision: { status: number; body?: unknown } = { status: 200, body: detail(a, { status: 'promoted' }) }) {
   return stubApi((call) => {
     if (call.path.startsWith('/review/queue')) return { status: 200, body: { items: [a, b], next_cursor: null } };
-    if (call.path === '/review/channels') return { status: 200, body: { channels: [{ slug: 'news', name: 'News', needs_review: 1 }] } };
+    if (call.path === '/review/channels')
+      return { status: 200, body: { channels: [{ slug: 'news', name: 'News', needs_review: 1 }] } };
     if (call.path === '/review/submissions/sub_a') return { status: 200, body: detail(a) };
     if (call.path === '/review/submissions/sub_b') return { status: 200, body: detail(b) };
     if (call.path.endsWith('/claim')) return call.method === 'DELETE' ? { status: 204 } : { status: 200, body: {} };
@@ -47,7 +48,9 @@ describe('QueueScreen', () => {
     expect(await screen.findByRole('heading', { name: 'Sunrise' })).toBeTruthy();
     expect(calls.some((c) => c.path.startsWith('/review/queue?channel=news'))).toBe(true);
     expect(new URLSearchParams(window.location.search).get('selected')).toBe('sub_a');
-    await waitFor(() => expect(calls.some((c) => c.method === 'POST' && c.path === '/review/submissions/sub_a/claim')).toBe(true));
+    await waitFor(() =>
+      expect(calls.some((c) => c.method === 'POST' && c.path === '/review/submissions/sub_a/claim')).toBe(true),
+    );
     fireEvent.keyDown(window, { key: 'j' });
     expect(await screen.findByRole('heading', { name: 'Sunset' })).toBeTruthy();
     expect(new URLSearchParams(window.location.search).get('channel')).toBe('news');
@@ -63,7 +66,9 @@ describe('QueueScreen', () => {
     expect(await screen.findByRole('heading', { name: 'Sunset' })).toBeTruthy();
     expect(within(screen.getByRole('list', { name: 'Review queue' })).queryByText('Sunrise')).toBeNull();
     expect(calls.some((c) => c.path.endsWith('/decision'))).toBe(false);
-    await waitFor(() => expect(calls.find((c) => c.path === '/review/submissions/sub_a/decision')?.body).toEqual({ decision: 'promote' }));
+    await waitFor(() =>
+      expect(calls.find((c) => c.path === '/review/submissions/sub_a/decision')?.body).toEqual({ decision: 'promote' }),
+    );
     expect(calls.find((c) => c.path.endsWith('/decision'))?.headers['x-csrf-token']).toBe('csrf-123');
     setCsrfToken('');
   });
@@ -90,7 +95,13 @@ describe('QueueScreen', () => {
     fireEvent.change(screen.getByLabelText('Reason'), { target: { value: 'Low quality' } });
     fireEvent.change(screen.getByLabelText('Note'), { target: { value: 'blurry' } });
     fireEvent.click(confirm);
-    await waitFor(() => expect(calls.find((c) => c.path.endsWith('/decision'))?.body).toEqual({ decision: 'reject', reason: 'Low quality', note: 'blurry' }));
+    await waitFor(() =>
+      expect(calls.find((c) => c.path.endsWith('/decision'))?.body).toEqual({
+        decision: 'reject',
+        reason: 'Low quality',
+        note: 'blurry',
+      }),
+    );
   });
 
   it('says plainly when another reviewer decided first (409)', async () => {

@@ -69,7 +69,9 @@ export function QueueScreen({ route, reasons, undoMs }: QueueScreenProps) {
         return;
       }
       hide(p.id, false);
-      setMessage(`Could not ${p.decision.decision} “${p.title}”: ${error instanceof ApiError ? error.detail : 'the server did not answer'}.`);
+      setMessage(
+        `Could not ${p.decision.decision} “${p.title}”: ${error instanceof ApiError ? error.detail : 'the server did not answer'}.`,
+      );
     },
   });
 
@@ -114,10 +116,23 @@ export function QueueScreen({ route, reasons, undoMs }: QueueScreenProps) {
   return (
     <div className="queue-screen">
       <aside className="queue-pane">
-        <QueueFilters query={route.query} channels={counts.data?.channels ?? []} onChange={(patch) => setQuery(patch)} />
-        <ChannelCounts channels={counts.data?.channels ?? []} onPick={(slug) => setQuery({ channel: slug, selected: null })} />
-        {queue.isError && <p role="alert">{queue.error instanceof ApiError ? queue.error.detail : 'Could not load the queue.'}</p>}
-        {queue.isPending ? <p>Loading…</p> : <QueueList items={items} selectedId={selectedId} onSelect={(id) => select(id)} />}
+        <QueueFilters
+          query={route.query}
+          channels={counts.data?.channels ?? []}
+          onChange={(patch) => setQuery(patch)}
+        />
+        <ChannelCounts
+          channels={counts.data?.channels ?? []}
+          onPick={(slug) => setQuery({ channel: slug, selected: null })}
+        />
+        {queue.isError && (
+          <p role="alert">{queue.error instanceof ApiError ? queue.error.detail : 'Could not load the queue.'}</p>
+        )}
+        {queue.isPending ? (
+          <p>Loading…</p>
+        ) : (
+          <QueueList items={items} selectedId={selectedId} onSelect={(id) => select(id)} />
+        )}
         <p className="hint">j/k move · p promote · r reject · u undo</p>
       </aside>
       <div className="detail-pane">

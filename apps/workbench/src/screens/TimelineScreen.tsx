@@ -4,9 +4,16 @@ import { itemName } from '../components/QueueList';
 
 /** A channel's promoted frames in timeline order (frame date, then promotion time). */
 export function TimelineScreen({ slug }: { readonly slug: string }) {
-  const timeline = useQuery({ queryKey: ['timeline', slug], queryFn: () => api.timeline(slug), refetchInterval: 10_000 });
+  const timeline = useQuery({
+    queryKey: ['timeline', slug],
+    queryFn: () => api.timeline(slug),
+    refetchInterval: 10_000,
+  });
   if (timeline.isPending) return <p>Loading…</p>;
-  if (timeline.isError) return <p role="alert">{timeline.error instanceof ApiError ? timeline.error.detail : 'Could not load the timeline.'}</p>;
+  if (timeline.isError)
+    return (
+      <p role="alert">{timeline.error instanceof ApiError ? timeline.error.detail : 'Could not load the timeline.'}</p>
+    );
   const { channel, items } = timeline.data;
   return (
     <section className="timeline">
@@ -17,11 +24,16 @@ export function TimelineScreen({ slug }: { readonly slug: string }) {
         <ol aria-label={`Timeline of ${channel.slug}`}>
           {items.map((item) => (
             <li key={item.id} aria-label={`${itemName(item)} — ${item.date}`}>
-              {item.thumbnail_url ? <img src={item.thumbnail_url} alt="" width={128} height={128} loading="lazy" /> : <span className="thumb-placeholder" />}
+              {item.thumbnail_url ? (
+                <img src={item.thumbnail_url} alt="" width={128} height={128} loading="lazy" />
+              ) : (
+                <span className="thumb-placeholder" />
+              )}
               <span>
                 <strong>{itemName(item)}</strong>
                 <br />
-                {item.date} · {item.agent_slug} · promoted {item.promoted_at ? new Date(item.promoted_at).toLocaleString() : ''}
+                {item.date} · {item.agent_slug} · promoted{' '}
+                {item.promoted_at ? new Date(item.promoted_at).toLocaleString() : ''}
               </span>
             </li>
           ))}

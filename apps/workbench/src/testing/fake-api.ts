@@ -24,7 +24,10 @@ export function stubApi(handler: Handler) {
     calls.push(call);
     const answer = handler(call) ?? { status: 404, body: { code: 'not_found', detail: 'no fake for ' + call.path } };
     if (answer.status === 204) return new Response(null, { status: 204 });
-    return new Response(JSON.stringify(answer.body ?? {}), { status: answer.status, headers: { 'content-type': 'application/json' } });
+    return new Response(JSON.stringify(answer.body ?? {}), {
+      status: answer.status,
+      headers: { 'content-type': 'application/json' },
+    });
   });
   vi.stubGlobal('fetch', fetchMock);
   return { calls, fetchMock };
@@ -62,7 +65,18 @@ export function detail(item: QueueItem, change: Partial<SubmissionDetail> = {}):
     video_url: null,
     failure: null,
     review: null,
-    events: [{ id: '1', type: 'transition', from: null, to: 'received', actor_type: 'agent', actor: 'bot', reason: null, created_at: item.created_at }],
+    events: [
+      {
+        id: '1',
+        type: 'transition',
+        from: null,
+        to: 'received',
+        actor_type: 'agent',
+        actor: 'bot',
+        reason: null,
+        created_at: item.created_at,
+      },
+    ],
     ...change,
   };
 }

@@ -15,7 +15,10 @@ export const imageProcessJob = defineJob({
         throw new UnrecoverableError(`${result.code}: ${result.message}`);
       case 'needs_review':
       case 'promoted':
-        logger.info({ status: result.outcome, width: result.width, height: result.height, variants: result.variants }, 'image processed');
+        logger.info(
+          { status: result.outcome, width: result.width, height: result.height, variants: result.variants },
+          'image processed',
+        );
         return;
     }
   },

@@ -33,7 +33,9 @@ export function buildHandlerRegistry(handlers: readonly AnyJobHandler[] = JOB_HA
     else if (registry.has(handler.name)) problems.push(`${handler.name}: has two handlers`);
     else registry.set(handler.name, handler);
   }
-  for (const name of JOB_NAMES) if (!registry.has(name) && !problems.some((p) => p.startsWith(`${name}:`))) problems.push(`${name}: has no handler`);
+  for (const name of JOB_NAMES)
+    if (!registry.has(name) && !problems.some((p) => p.startsWith(`${name}:`)))
+      problems.push(`${name}: has no handler`);
   if (problems.length > 0) throw new HandlerRegistryError(problems);
   return registry;
 }

@@ -21,7 +21,10 @@ export interface FakeServer {
  * `handler` sees each request with its whole body read, unless `streaming` is set for that
  * request (then `body` is empty and the handler reads `raw` itself, e.g. to drop the connection).
  */
-export async function startFakeServer(handler: FakeHandler, streaming: (req: IncomingMessage) => boolean = () => false): Promise<FakeServer> {
+export async function startFakeServer(
+  handler: FakeHandler,
+  streaming: (req: IncomingMessage) => boolean = () => false,
+): Promise<FakeServer> {
   const requests: RecordedRequest[] = [];
   const server = createServer((raw, res) => {
     const finish = (body: Buffer) => {
@@ -50,14 +53,27 @@ export async function startFakeServer(handler: FakeHandler, streaming: (req: Inc
   };
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const problem = status >= 400;
   res.writeHead(status, { 'Content-Type': problem ? 'application/problem+json' : 'application/json', ...headers });
   res.end(JSON.stringify(body));
 }
 
 export function problem(status: number, code: string, detail = code, extra: Record<string, unknown> = {}) {
-  return { type: `https://framedesk.dev/problems/${code}`, title: code, status, detail, code, request_id: `req_${code}`, ...extra };
+  return {
+    type: `https://framedesk.dev/problems/${code}`,
+    title: code,
+    status,
+    detail,
+    code,
+    request_id: `req_${code}`,
+    ...extra,
+  };
 }
 
 /** Splits a multipart body into its parts (enough for the tests: no nested multiparts). */
