@@ -74,15 +74,14 @@ export function createApiDependencies(settings: Settings, config: ProjectConfig,
     busyError: () =>
       new DomainError('upload_offset_mismatch', 'Another request is writing to this upload; retry with HEAD.'),
   });
-  const tusStore = new SessionTusStore(
-    createTusStore(settings, {
-      bucket: config.storage.vendor_originals_bucket,
-      redis,
-      prefix: settings.REDIS_PREFIX,
-      // Sessions expire by their own expires_at (410); the store forgets partials a day later at most.
-      expirationMs: (config.delivery.vendor_stream_upload_expires_seconds + 86_400) * 1000,
-    }),
-  );
+  const tus = createTusStore(settings, {
+    bucket: config.storage.vendor_originals_bucket,
+    redis,
+    prefix: settings.REDIS_PREFIX,
+    // Sessions expire by their own expires_at (410); the store forgets partials a day later at most.
+    expirationMs: (config.delivery.vendor_stream_upload_expires_seconds + 86_400) * 1000,
+  });
+  const tusStore = new SessionTusStore(tus.store, tus.discard);
   const submissions = submissionsService({ db, storage, queues, videoProvider, config, logger, variantUrl });
   return {
     settings,
@@ -102,7 +101,7 @@ export function createApiDependencies(settings: Settings, config: ProjectConfig,
       config,
       spoolDir: join(settings.STORAGE_FS_ROOT, '.uploads'),
       locker: uploadLocker,
-      dropPartial: (uploadId) => tusStore.remove(uploadId),
+      dropPartial: (uploadId) => tusStore.discard(uploadId),
       sweepPartials: () => tusStore.deleteExpired(),
       log: logger,
     }),

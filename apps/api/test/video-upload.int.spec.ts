@@ -289,7 +289,7 @@ describe('local video provider: uploads to needs_review', () => {
       config: h.deps.config,
       spoolDir: join(h.storageRoot, 'storage', '.uploads'),
       locker: h.deps.uploadLocker,
-      dropPartial: (id) => h.deps.tusStore.remove(id),
+      dropPartial: (id) => h.deps.tusStore.discard(id),
       now: () => new Date(Date.now() + 2 * 3600_000),
     });
     const token = new URL(seeded.uploadUrl).searchParams.get('token') ?? '';

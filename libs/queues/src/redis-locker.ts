@@ -45,7 +45,7 @@ export class RedisLocker implements Locker {
     private readonly redis: Redis,
     private readonly options: RedisLockerOptions,
   ) {
-    this.ttlMs = options.ttlMs ?? 10_000;
+    this.ttlMs = options.ttlMs ?? 6_000;
     this.waitMs = options.waitMs ?? 3_000;
   }
 

@@ -13,7 +13,11 @@ export const isTusNotFound = (error: unknown) =>
  * and only the extensions we honour are advertised. Everything else is the store's own.
  */
 export class SessionTusStore extends DataStore {
-  constructor(private readonly inner: DataStore) {
+  constructor(
+    private readonly inner: DataStore,
+    /** Forgets an upload whatever its state (finished, partial, or gone). */
+    readonly discard: (id: string) => Promise<void>,
+  ) {
     super();
     this.extensions = EXTENSIONS.filter((name) => inner.hasExtension(name));
   }

@@ -58,7 +58,7 @@ export function tusHandler(deps: TusDeps): RequestHandler {
       const session = sessions.get(req);
       if (!session) throw new DomainError('not_found', 'No upload session matches this URL.');
       await deps.uploads.completeStored(session, await deps.store.read(upload.id));
-      await deps.store.remove(upload.id).catch(() => undefined);
+      await deps.store.discard(upload.id).catch(() => undefined);
       return {};
     },
     async onResponseError(req, error) {
