@@ -11,6 +11,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 const APPS = ['api', 'worker', 'cli'];
 const wanted = process.argv.slice(2).filter((name) => !name.startsWith('-'));
+// --out=<dir>: another output root (inside the repository, so node_modules resolve).
+const out = process.argv.find((arg) => arg.startsWith('--out='))?.slice('--out='.length) ?? join(root, 'dist');
 const unknown = wanted.filter((name) => !APPS.includes(name));
 if (unknown.length > 0) {
   console.error(`build: unknown app ${unknown.join(', ')} (known: ${APPS.join(', ')})`);
@@ -18,7 +20,7 @@ if (unknown.length > 0) {
 }
 
 for (const app of wanted.length > 0 ? wanted : APPS) {
-  const outdir = join(root, 'dist', app);
+  const outdir = join(out, app);
   await rm(outdir, { recursive: true, force: true });
   const started = Date.now();
   await build({
@@ -35,5 +37,5 @@ for (const app of wanted.length > 0 ? wanted : APPS) {
     legalComments: 'none',
     logLevel: 'warning',
   });
-  console.log(`build: dist/${app}/main.mjs (${Date.now() - started} ms)`);
+  console.log(`build: ${join(outdir, 'main.mjs')} (${Date.now() - started} ms)`);
 }

@@ -29,13 +29,20 @@ export interface RunningProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Runs one of our apps (`apps/<name>/src/main.ts`) as a real process with `env`. */
+/**
+ * Runs one of our apps (`apps/<name>/src/main.ts` through tsx, or a built `entry` such as
+ * dist/<name>/main.mjs) as a real process with `env`.
+ */
 export function startApp(
   name: 'api' | 'worker' | 'cli',
   env: Record<string, string>,
   args: string[] = [],
+  options: { entry?: string } = {},
 ): RunningProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(workspaceRoot, `apps/${name}/src/main.ts`), ...args], {
+  const program = options.entry
+    ? [options.entry]
+    : ['--import', 'tsx', join(workspaceRoot, `apps/${name}/src/main.ts`)];
+  const child = spawn(process.execPath, [...program, ...args], {
     cwd: workspaceRoot,
     // eslint-disable-next-line no-restricted-properties -- the child inherits PATH and friends.
     env: { ...process.env, TSX_TSCONFIG_PATH: join(workspaceRoot, 'tsconfig.base.json'), ...env },
