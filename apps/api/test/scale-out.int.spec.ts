@@ -166,7 +166,7 @@ describe('scale-out: two APIs, two workers, S3 storage, one database and Redis p
   const lockHeld = async (uploadId: string) => {
     const deadline = Date.now() + 15_000;
     while (Date.now() < deadline) {
-      if ((await redis.keys(`${redisPrefix.prefix}*tus-lock:${uploadId}`)).length > 0) return true;
+      if ((await redis.exists(`${redisPrefix.prefix}:tus-lock:${uploadId}`)) === 1) return true;
       await sleep(25);
     }
     return false;
