@@ -51,7 +51,8 @@ function heldPatch(url: string, offset: number, body: Buffer, first: number, gat
   });
 }
 
-describe('scale-out: two APIs, two workers, S3 storage, one database and Redis prefix', () => {
+// Each case waits on real processing by real processes; on a busy machine that takes a while.
+describe('scale-out: two APIs, two workers, S3 storage, one database and Redis prefix', { timeout: 120_000 }, () => {
   const work = mkdtempSync(join(tmpdir(), 'fd-scale-'));
   // The processes run the production build (inside the repository, so node_modules resolve).
   const build = join(root, 'dist', `.scale-test-${randomBytes(4).toString('hex')}`);
