@@ -1,7 +1,8 @@
 // Unit costs for the capacity section of docs/operations.md: one API and one worker process
 // (real, through tsx) on a database and Redis prefix of their own; N frames submitted, then
 // per accepted frame: API CPU, worker CPU, PostgreSQL transactions and row writes (of this
-// database only), Redis commands (of this prefix only, MONITOR) and bytes stored.
+// database only), database bytes, Redis commands (of this prefix only, MONITOR) and bytes kept
+// in Redis, and bytes stored.
 //   npx tsx --tsconfig tsconfig.base.json tools/capacity/unit-costs.ts [frames=40]
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -26,11 +27,25 @@ const sql = new pg.Client({ connectionString: stack.database.url });
 await sql.connect();
 const dbStats = async () =>
   (
-    await sql.query<{ xact: string; writes: string }>(
-      `SELECT xact_commit::text AS xact, (tup_inserted + tup_updated + tup_deleted)::text AS writes
+    await sql.query<{ xact: string; writes: string; bytes: string }>(
+      `SELECT xact_commit::text AS xact, (tup_inserted + tup_updated + tup_deleted)::text AS writes,
+              (SELECT sum(pg_total_relation_size(c.oid))::text FROM pg_class c
+                 JOIN pg_namespace n ON n.oid = c.relnamespace
+                WHERE n.nspname = 'public' AND c.relkind IN ('r', 'm')) AS bytes
          FROM pg_stat_database WHERE datname = current_database()`,
     )
   ).rows[0]!;
+/** Bytes Redis holds under `prefix` (SCAN + MEMORY USAGE). */
+const redisBytes = async (redis: Redis, prefix: string) => {
+  let cursor = '0';
+  let bytes = 0;
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+    for (const key of keys) bytes += Number((await redis.call('MEMORY', 'USAGE', key)) ?? 0);
+    cursor = next;
+  } while (cursor !== '0');
+  return bytes;
+};
 try {
   const key = await stack.createAgent('cam', ['news']);
   const png = makePng(1280, 720, { seed: 3 });
@@ -44,7 +59,14 @@ try {
   const storage = stack.env['STORAGE_FS_ROOT']!;
   const apiPid = stack.api.child.pid!;
   const workerPid = stack.workers[0]!.child.pid!;
-  const before = { api: cpuMs(apiPid), worker: cpuMs(workerPid), db: await dbStats(), bytes: bytesUnder(storage) };
+  const probe = new Redis(testRedisUrl());
+  const before = {
+    api: cpuMs(apiPid),
+    worker: cpuMs(workerPid),
+    db: await dbStats(),
+    bytes: bytesUnder(storage),
+    redis: await redisBytes(probe, prefix),
+  };
   const ids: string[] = [];
   for (let i = 0; i < frames; i += 4) {
     const batch = await Promise.all(
@@ -72,7 +94,14 @@ try {
     await new Promise((r) => setTimeout(r, 250));
   }
   await new Promise((r) => setTimeout(r, 1000));
-  const after = { api: cpuMs(apiPid), worker: cpuMs(workerPid), db: await dbStats(), bytes: bytesUnder(storage) };
+  const after = {
+    api: cpuMs(apiPid),
+    worker: cpuMs(workerPid),
+    db: await dbStats(),
+    bytes: bytesUnder(storage),
+    redis: await redisBytes(probe, prefix),
+  };
+  probe.disconnect();
   watch.disconnect();
   monitor.disconnect();
   const per = (a: number, b: number) => ((a - b) / frames).toFixed(2);
@@ -87,6 +116,8 @@ try {
         pg_row_writes_per_frame: per(Number(after.db.writes), Number(before.db.writes)),
         redis_commands_per_frame: (redisOps / frames).toFixed(2),
         stored_bytes_per_frame: per(after.bytes, before.bytes),
+        pg_table_and_index_bytes_per_frame: per(Number(after.db.bytes), Number(before.db.bytes)),
+        redis_bytes_retained_per_frame: per(after.redis, before.redis),
       },
       null,
       2,
