@@ -35,7 +35,7 @@ export interface VideoHarness {
   close(): Promise<void>;
 }
 
-/** A short real clip made by ffmpeg (testsrc), as the issue asks. */
+/** A short real clip made by ffmpeg (testsrc). */
 export function makeClip(dir: string, name: string, seconds: number): string {
   const path = join(dir, name);
   execFileSync('ffmpeg', [
