@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
@@ -10,8 +10,11 @@ import {
   createTestDatabase,
   createTestRedisPrefix,
   freePort,
+  type RunningProcess,
+  startApp,
   testRedisUrl,
   type TestDatabase,
+  waitForHttp,
 } from '@framedesk/testing';
 import { createApp } from '../src/app';
 import { type ApiDependencies, closeApiDependencies, createApiDependencies } from '../src/dependencies';
@@ -52,6 +55,8 @@ export interface TestApi {
   contractViolations(): string[];
   /** Files (not directories) under the storage root. */
   storedFiles(): Promise<string[]>;
+  /** A real worker process on this API's database, Redis prefix, storage and configuration. */
+  startWorker(): Promise<RunningProcess>;
   stop(): Promise<void>;
 }
 
@@ -86,6 +91,7 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
 
   const contract = await contractChecker(url);
   const violations: string[] = [];
+  const workers: RunningProcess[] = [];
 
   return {
     url,
@@ -122,7 +128,26 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
       );
       return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
     },
+    async startWorker() {
+      const configFile = join(storageRoot, 'project.json');
+      await writeFile(configFile, JSON.stringify(config));
+      const healthPort = await freePort();
+      const worker = startApp('worker', {
+        NODE_ENV: 'test',
+        DATABASE_URL: database.url,
+        REDIS_URL: testRedisUrl(),
+        REDIS_PREFIX: redis.prefix,
+        STORAGE_FS_ROOT: settings.STORAGE_FS_ROOT,
+        FRAMEDESK_CONFIG: configFile,
+        WORKER_HEALTH_PORT: String(healthPort),
+        LOG_LEVEL: 'warn',
+      });
+      workers.push(worker);
+      await waitForHttp(`http://127.0.0.1:${healthPort}/healthz`, 30_000, worker);
+      return worker;
+    },
     async stop() {
+      await Promise.all(workers.map((w) => w.stop()));
       await new Promise<void>((r) => server.close(() => r()));
       server.closeAllConnections();
       // With Redis unreachable BullMQ's close never settles; the process-level shutdown has its own time-out.
