@@ -106,13 +106,10 @@ describe('reviewer keyboard and video in chromium', () => {
     const created = await stack.cli(['reviewer', 'create', REVIEWER, '--password-stdin'], PASSWORD);
     if (created.code !== 0) throw new Error(`reviewer create failed: ${created.stderr}`);
     agent = agentApi(stack, await stack.createAgent(AGENT, [CHANNEL]));
-    // One at a time, so the queue's order (oldest first) is the order of the titles.
-    for (const [i, title] of TITLES.entries()) {
-      ids.push(await agent.submitImage(title, i + 1));
-      await agent.waitFor(ids[i]!, 'needs_review');
-    }
+    // Submitted one after the other, so the queue's order (oldest first) is the order of the titles.
+    for (const [i, title] of TITLES.entries()) ids.push(await agent.submitImage(title, i + 1));
     videoId = await agent.submitVideo(clip);
-    await agent.waitFor(videoId, 'needs_review');
+    await Promise.all([...ids, videoId].map((id) => agent.waitFor(id, 'needs_review')));
 
     browser = await chromium.launch({
       executablePath: '/usr/bin/chromium',
