@@ -1,0 +1,192 @@
+import { join, resolve } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { makePng, type Stack, startStack } from '@framedesk/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const root = resolve(import.meta.dirname, '../../..');
+const TOOLS = ['create_video_upload', 'get_submission', 'list_channels', 'list_submissions', 'submit_frame'];
+
+let stack: Stack;
+let keyA: string;
+let keyB: string;
+const clients: Client[] = [];
+
+async function connect(key: string): Promise<Client> {
+  const client = new Client({ name: 'framedesk-test', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL('/mcp', stack.apiUrl), {
+      requestInit: { headers: { Authorization: `Bearer ${key}` } },
+    }),
+  );
+  clients.push(client);
+  return client;
+}
+
+const call = async (client: Client, name: string, args: Record<string, unknown>) =>
+  (await client.callTool({ name, arguments: args })) as CallToolResult;
+const textOf = (result: CallToolResult) => (result.content[0] as { text: string }).text;
+
+beforeAll(async () => {
+  stack = await startStack();
+  [keyA, keyB] = await Promise.all([stack.createAgent('bot-a', ['news']), stack.createAgent('bot-b', ['news'])]);
+}, 120_000);
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+  await stack?.stop();
+});
+
+describe('/mcp (Streamable HTTP, stateless)', () => {
+  it('an agent key lists the five tools; a PNG submitted with submit_frame reaches needs_review', async () => {
+    const client = await connect(keyA);
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(TOOLS);
+    const submit = tools.find((t) => t.name === 'submit_frame')!;
+    expect(Object.keys(submit.inputSchema.properties ?? {})).toEqual(
+      expect.arrayContaining(['agent_slug', 'channel_slug', 'date', 'title', 'caption', 'click_zones', 'image_base64']),
+    );
+
+    const channels = await call(client, 'list_channels', {});
+    expect(channels.structuredContent).toMatchObject({
+      agent_slug: 'bot-a',
+      data: [{ slug: 'news', rules: { requires_review: true, image_max_bytes: 10485760 } }],
+    });
+
+    const created = await call(client, 'submit_frame', {
+      channel_slug: 'news',
+      date: '20261122',
+      title: 'From an AI host',
+      image_base64: makePng(40, 30).toString('base64'),
+    });
+    expect(created.isError).toBeFalsy();
+    const submission = created.structuredContent as { id: string; status: string; agent_slug: string };
+    expect(submission).toMatchObject({ status: 'received', agent_slug: 'bot-a', channel_slug: 'news' });
+    expect(textOf(created)).toContain(submission.id);
+
+    let status = submission.status;
+    for (let i = 0; i < 150 && !['needs_review', 'failed'].includes(status); i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      status = (
+        (await call(client, 'get_submission', { submission_id: submission.id })).structuredContent as {
+          status: string;
+        }
+      ).status;
+    }
+    expect(status).toBe('needs_review');
+
+    const listed = await call(client, 'list_submissions', { status: 'needs_review' });
+    expect((listed.structuredContent as { data: { id: string }[] }).data.map((s) => s.id)).toEqual([submission.id]);
+
+    // Another agent's key cannot read it: the same 404 as an unknown id.
+    const other = await call(await connect(keyB), 'get_submission', { submission_id: submission.id });
+    expect(other.isError).toBe(true);
+    expect(textOf(other)).toMatch(/^not_found: /);
+  });
+
+  it('errors are isError results naming the problem code: not a PNG, bad fields, a reused key', async () => {
+    const client = await connect(keyA);
+    const gif = await call(client, 'submit_frame', {
+      channel_slug: 'news',
+      date: '20261122',
+      image_base64: Buffer.from('GIF89a not a png').toString('base64'),
+    });
+    expect(gif.isError).toBe(true);
+    expect(textOf(gif)).toMatch(/^unsupported_media_type: The image is not a PNG/);
+    expect(gif.structuredContent).toMatchObject({ code: 'unsupported_media_type', status: 415 });
+
+    const invalid = await call(client, 'submit_frame', {
+      channel_slug: 'news',
+      date: '2026-11-22',
+      unknown_field: 1,
+      image_base64: makePng(8, 8).toString('base64'),
+    });
+    expect(textOf(invalid)).toMatch(/^validation_failed: /);
+    expect(textOf(invalid).split('\n').slice(1).sort()).toEqual([
+      '/metadata/date: must match pattern "^[0-9]{8}$"',
+      '/metadata/unknown_field: is not an allowed property',
+    ]);
+
+    const forbidden = await call(client, 'submit_frame', {
+      channel_slug: 'sports',
+      date: '20261122',
+      image_base64: makePng(8, 8).toString('base64'),
+    });
+    expect(textOf(forbidden)).toMatch(/^forbidden: /);
+
+    // The same idempotency key replays the first answer; with other content it is refused.
+    const key = '6f1c1c1e-8d5b-4c4a-9b3e-2a1e5d7c9f00';
+    const args = { channel_slug: 'news', date: '20261122', image_base64: makePng(9, 9).toString('base64') };
+    const first = await call(client, 'submit_frame', { ...args, idempotency_key: key });
+    const again = await call(client, 'submit_frame', { ...args, idempotency_key: key });
+    expect((again.structuredContent as { id: string }).id).toBe((first.structuredContent as { id: string }).id);
+    const reused = await call(client, 'submit_frame', { ...args, title: 'other', idempotency_key: key });
+    expect(textOf(reused)).toMatch(/^idempotency_key_reused: /);
+  });
+
+  it('create_video_upload opens a session and says how to send the bytes', async () => {
+    const client = await connect(keyA);
+    const result = await call(client, 'create_video_upload', {
+      channel_slug: 'news',
+      filename: 'clip.mp4',
+      content_type: 'video/mp4',
+      byte_size: 1000,
+    });
+    expect(result.structuredContent).toMatchObject({
+      status: 'waiting_for_upload',
+      upload_protocol: 'basic',
+      how_to_upload: expect.stringContaining('"file"'),
+    });
+    expect((result.structuredContent as { upload_url: string }).upload_url).toMatch(
+      /^http:\/\/127\.0\.0\.1:\d+\/uploads\//,
+    );
+  });
+
+  it('no key or a bad key is 401 problem+json before any MCP exchange', async () => {
+    const initialize = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    });
+    const unauthorized: Record<string, string>[] = [
+      {},
+      { Authorization: 'Bearer fd_live_notarealkeynotarealkeynotarealkey' },
+    ];
+    for (const headers of unauthorized) {
+      const response = await fetch(`${stack.apiUrl}/mcp`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers },
+        body: initialize,
+      });
+      expect(response.status).toBe(401);
+      expect(response.headers.get('content-type')).toContain('application/problem+json');
+      expect(response.headers.get('www-authenticate')).toContain('Bearer');
+      expect(((await response.json()) as { code: string }).code).toBe('unauthenticated');
+    }
+  });
+
+  it('the stdio form (npm run cli -- mcp) answers tools/list and forwards calls', async () => {
+    const client = new Client({ name: 'framedesk-test-stdio', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: ['--import', 'tsx', join(root, 'apps/cli/src/main.ts'), 'mcp', '--api-url', stack.apiUrl],
+        cwd: root,
+        env: {
+          ...stack.env,
+          PATH: process.env['PATH'] ?? '',
+          TSX_TSCONFIG_PATH: join(root, 'tsconfig.base.json'),
+          FRAMEDESK_API_KEY: keyA,
+        },
+        stderr: 'ignore',
+      }),
+    );
+    clients.push(client);
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(TOOLS);
+    const channels = await call(client, 'list_channels', {});
+    expect(channels.structuredContent).toMatchObject({ agent_slug: 'bot-a' });
+  }, 60_000);
+});
