@@ -1,17 +1,27 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { apiKeysService } from '@framedesk/access';
+import { createDatabase, type Database } from '@framedesk/db';
 import { makePng, type Stack, startStack } from '@framedesk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeClip } from './video-harness';
 
 const root = resolve(import.meta.dirname, '../../..');
 const TOOLS = ['create_video_upload', 'get_submission', 'list_channels', 'list_submissions', 'submit_frame'];
 
+// One stack (API + worker processes) for the MCP server and the Python client: agents' ways in.
 let stack: Stack;
 let keyA: string;
 let keyB: string;
+let keyPython: string;
+let clips: string;
+let db: Database;
 const clients: Client[] = [];
 
 async function connect(key: string): Promise<Client> {
@@ -30,12 +40,26 @@ const call = async (client: Client, name: string, args: Record<string, unknown>)
 const textOf = (result: CallToolResult) => (result.content[0] as { text: string }).text;
 
 beforeAll(async () => {
-  stack = await startStack();
-  [keyA, keyB] = await Promise.all([stack.createAgent('bot-a', ['news']), stack.createAgent('bot-b', ['news'])]);
+  clips = mkdtempSync(join(tmpdir(), 'fd-agents-'));
+  const short = makeClip(clips, 'short.mp4', 1);
+  makeClip(clips, 'long.mp4', 2);
+  // The short clip goes up with basic, the longer one with tus.
+  stack = await startStack({ config: (c) => void (c['media'].small_video_max_bytes = statSync(short).size) });
+  // Agents straight in the database: three CLI processes would cost more than the tests.
+  db = createDatabase({ url: stack.database.url, poolSize: 2 });
+  const { channel } = await db.repos.channels.ensure('news');
+  const agentKey = async (slug: string) => {
+    const agent = await db.repos.agents.create(slug);
+    await db.repos.agents.allowChannels(agent.id, [channel.id]);
+    return (await apiKeysService(db).issue(agent.id)).key;
+  };
+  [keyA, keyB, keyPython] = await Promise.all([agentKey('bot-a'), agentKey('bot-b'), agentKey('py-bot')]);
 }, 120_000);
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+  await db?.close();
   await stack?.stop();
+  rmSync(clips, { recursive: true, force: true });
 });
 
 describe('/mcp (Streamable HTTP, stateless)', () => {
@@ -189,4 +213,37 @@ describe('/mcp (Streamable HTTP, stateless)', () => {
     const channels = await call(client, 'list_channels', {});
     expect(channels.structuredContent).toMatchObject({ agent_slug: 'bot-a' });
   }, 60_000);
+});
+
+describe('the Python client (clients/python, python3 -m unittest)', () => {
+  it('its own tests pass against this stack: frames, basic and resumed tus uploads, problems', async () => {
+    const python = join(root, 'clients/python');
+    const run = await new Promise<{ code: number | null; output: string }>((done) => {
+      execFile(
+        'python3',
+        ['-m', 'unittest', '-v'],
+        {
+          cwd: python,
+          timeout: 120_000,
+          env: {
+            PATH: process.env['PATH'] ?? '',
+            PYTHONPATH: join(python, 'src'),
+            PYTHONDONTWRITEBYTECODE: '1',
+            FRAMEDESK_TEST_REQUIRED: '1',
+            FRAMEDESK_TEST_API_URL: stack.apiUrl,
+            FRAMEDESK_TEST_API_KEY: keyPython,
+            FRAMEDESK_TEST_AGENT: 'py-bot',
+            FRAMEDESK_TEST_CHANNEL: 'news',
+            FRAMEDESK_TEST_VIDEO_BASIC: join(clips, 'short.mp4'),
+            FRAMEDESK_TEST_VIDEO_TUS: join(clips, 'long.mp4'),
+          },
+        },
+        (error, stdout, stderr) =>
+          done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, output: stdout + stderr }),
+      );
+    });
+    expect(run.output).toMatch(/Ran 5 tests/);
+    expect(run.output).not.toMatch(/skipped/);
+    expect({ code: run.code, output: run.output }).toEqual({ code: 0, output: expect.stringMatching(/\nOK\n?$/) });
+  }, 150_000);
 });
