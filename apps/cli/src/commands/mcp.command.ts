@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -48,7 +49,9 @@ export const mcpCommands: Record<string, Command> = {
       server.setRequestHandler(ListToolsRequestSchema, (request) => remote.listTools(request.params));
       server.setRequestHandler(CallToolRequestSchema, (request) => remote.callTool(request.params));
       const closed = new Promise<void>((resolve) => (server.onclose = resolve));
-      await server.connect(new StdioServerTransport());
+      // The host ending our stdin ends the session (the transport itself only listens for data).
+      io.stdin.once('end', () => void server.close());
+      await server.connect(new StdioServerTransport(io.stdin as Readable));
       io.err(`framedesk mcp: serving stdio, forwarding to ${endpoint.href}`);
       await closed;
       await remote.close();
