@@ -99,6 +99,9 @@ describe('/mcp (Streamable HTTP, stateless)', () => {
       ).status;
     }
     expect(status).toBe('needs_review');
+    // The same audit trail as a REST submission: created by the agent.
+    const events = await db.repos.submissions.events(submission.id);
+    expect(events[0]).toMatchObject({ fromStatus: null, toStatus: 'received', actorType: 'agent' });
 
     const listed = await call(client, 'list_submissions', { status: 'needs_review' });
     expect((listed.structuredContent as { data: { id: string }[] }).data.map((s) => s.id)).toEqual([submission.id]);
@@ -167,7 +170,7 @@ describe('/mcp (Streamable HTTP, stateless)', () => {
     );
   });
 
-  it('no key or a bad key is 401 problem+json before any MCP exchange', async () => {
+  it('no key or a bad key is 401 problem+json before any MCP exchange; a key is rate-limited as on /v1', async () => {
     const initialize = JSON.stringify({
       jsonrpc: '2.0',
       id: 1,
@@ -189,6 +192,23 @@ describe('/mcp (Streamable HTTP, stateless)', () => {
       expect(response.headers.get('www-authenticate')).toContain('Bearer');
       expect(((await response.json()) as { code: string }).code).toBe('unauthenticated');
     }
+
+    // With a key: the request counts against the key's rate limit like any /v1 request.
+    const listed = await fetch(`${stack.apiUrl}/mcp`, {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${keyA}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+    });
+    expect(listed.status).toBe(200);
+    expect(Number(listed.headers.get('ratelimit-limit'))).toBeGreaterThan(0);
+    expect(((await listed.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(5);
+    // Stateless: no stream to open, no session to end.
+    const get = await fetch(`${stack.apiUrl}/mcp`, { headers: { Authorization: `Bearer ${keyA}` } });
+    expect([get.status, get.headers.get('allow')]).toEqual([405, 'POST']);
   });
 
   it('the stdio form (npm run cli -- mcp) answers tools/list and forwards calls', async () => {
