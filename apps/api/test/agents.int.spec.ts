@@ -68,9 +68,19 @@ describe('/mcp (Streamable HTTP, stateless)', () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(TOOLS);
     const submit = tools.find((t) => t.name === 'submit_frame')!;
-    expect(Object.keys(submit.inputSchema.properties ?? {})).toEqual(
-      expect.arrayContaining(['agent_slug', 'channel_slug', 'date', 'title', 'caption', 'click_zones', 'image_base64']),
-    );
+    // The contract's field names and JSON Schema, as the REST API validates them.
+    expect(submit.inputSchema.required).toEqual(['channel_slug', 'date', 'image_base64']);
+    expect(submit.inputSchema.properties).toMatchObject({
+      agent_slug: { type: 'string' },
+      channel_slug: { type: 'string', pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$' },
+      date: { type: 'string', pattern: '^[0-9]{8}$' },
+      title: { type: 'string', maxLength: 200 },
+      caption: { type: 'string' },
+      click_zones: { type: 'array', maxItems: 20 },
+      external_ref: { type: 'string' },
+      image_base64: { type: 'string' },
+      idempotency_key: { type: 'string', format: 'uuid' },
+    });
 
     const channels = await call(client, 'list_channels', {});
     expect(channels.structuredContent).toMatchObject({
@@ -131,8 +141,19 @@ describe('/mcp (Streamable HTTP, stateless)', () => {
     });
     expect(textOf(invalid)).toMatch(/^validation_failed: /);
     expect(textOf(invalid).split('\n').slice(1).sort()).toEqual([
-      '/metadata/date: must match pattern "^[0-9]{8}$"',
-      '/metadata/unknown_field: is not an allowed property',
+      '/date: must match pattern "^[0-9]{8}$"',
+      '/unknown_field: is not an allowed property',
+    ]);
+    // Missing or mistyped arguments too: the same code, never the SDK's generic argument error.
+    const missing = await call(client, 'get_submission', {});
+    expect(textOf(missing)).toBe(
+      'validation_failed: The arguments failed validation; see errors.\n/submission_id: is required',
+    );
+    const mistyped = await call(client, 'list_submissions', { limit: 'ten', status: 'done' });
+    expect(textOf(mistyped).split('\n')).toEqual([
+      'validation_failed: The arguments failed validation; see errors.',
+      '/status: is not a status',
+      '/limit: must be an integer from 1 to 100',
     ]);
 
     const forbidden = await call(client, 'submit_frame', {

@@ -2,16 +2,16 @@ import { createHash, randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
 import type { AgentPrincipal } from '@framedesk/access';
 import type { ProjectConfig } from '@framedesk/config';
 import { LIST_LIMIT_MAX } from '@framedesk/contracts';
 import type { Database } from '@framedesk/db';
-import { DomainError, isSubmissionStatus } from '@framedesk/domain';
+import { DomainError, type FieldError, isSubmissionStatus } from '@framedesk/domain';
 import type { AgentChannelsService, RequestValidators, SubmissionsService } from '@framedesk/submissions';
 import { fingerprintOf, runIdempotent } from '../http/idempotency';
 import type { IdempotencySettings } from '../routes/frame-submissions.routes';
 import { toolError, toolResult } from './results';
+import { argumentErrors, asArgumentErrors, stringArg, toolSchemas } from './schemas';
 
 export interface McpToolDeps {
   readonly db: Database;
@@ -30,28 +30,6 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // The REST paths: a key used over MCP and over REST for the same request replays the same answer.
 const FRAMES_PATH = '/v1/frame-submissions';
 const UPLOADS_PATH = '/v1/media-uploads';
-
-// Types only: the values are checked by the same validators as the REST API, so a wrong value is
-// a `validation_failed` result listing every field, not the SDK's generic argument error.
-const clickZone = z.looseObject({
-  x: z.number().describe('Left edge, fraction 0–1 of the frame width'),
-  y: z.number().describe('Top edge, fraction 0–1 of the frame height'),
-  width: z.number().describe('Fraction of the frame width; x + width ≤ 1'),
-  height: z.number().describe('Fraction of the frame height; y + height ≤ 1'),
-  url: z.string().describe('http(s) address the zone links to'),
-  label: z.string().optional(),
-});
-const described = {
-  title: z.string().optional().describe('At most 200 characters'),
-  caption: z.string().optional().describe('At most 2000 characters'),
-  click_zones: z.array(clickZone).optional().describe('Links drawn over the frame (at most media.click_zones_max)'),
-  external_ref: z.string().optional().describe('Your own reference for this frame, at most 200 characters'),
-};
-const agentSlug = z.string().optional().describe("Slug of the submitting agent; defaults to this API key's agent");
-const idempotencyKey = z
-  .string()
-  .optional()
-  .describe('A UUID. Pass the same one when retrying the same call after a lost answer; a new one is made otherwise');
 
 /** The submission's bytes from base64 (a data: URL prefix is allowed), checked before any work. */
 function decodePng(input: string, maxBytes: number, allowed: readonly string[]): Buffer {
@@ -78,9 +56,9 @@ function defined(fields: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
 }
 
-function keyOf(given: string | undefined): string {
-  if (given === undefined) return randomUUID();
-  if (!UUID.test(given.trim()))
+function keyOf(given: unknown): string {
+  if (given === undefined || given === null) return randomUUID();
+  if (typeof given !== 'string' || !UUID.test(given.trim()))
     throw new DomainError(
       'invalid_idempotency_key',
       'idempotency_key must be a UUID, e.g. "6f1c1c1e-8d5b-4c4a-9b3e-2a1e5d7c9f00".',
@@ -91,9 +69,10 @@ function keyOf(given: string | undefined): string {
 /** One MCP server for one request of one authenticated agent (stateless: nothing outlives the request). */
 export function createMcpServer(deps: McpToolDeps, caller: AgentPrincipal): McpServer {
   const server = new McpServer({ name: 'framedesk', version: '1.0.0' });
+  const schemas = toolSchemas(deps.config);
   const run =
-    <A>(tool: string, work: (args: A) => Promise<{ body: unknown; text: string }>) =>
-    async (args: A): Promise<CallToolResult> => {
+    (tool: string, work: (args: Record<string, unknown>) => Promise<{ body: unknown; text: string }>) =>
+    async (args: Record<string, unknown>): Promise<CallToolResult> => {
       try {
         const { body, text } = await work(args);
         return toolResult(body, text);
@@ -110,22 +89,18 @@ export function createMcpServer(deps: McpToolDeps, caller: AgentPrincipal): McpS
         'Submit one PNG image as a frame to a channel. Returns the created submission (status "received"); ' +
         'processing and review continue asynchronously: follow it with get_submission until its status is ' +
         'needs_review, promoted, rejected or failed. Use list_channels first to see where you may submit.',
-      inputSchema: z.looseObject({
-        agent_slug: agentSlug,
-        channel_slug: z.string().describe('Slug of the target channel (see list_channels)'),
-        date: z.string().describe('The frame day, YYYYMMDD, e.g. "20261122"'),
-        ...described,
-        image_base64: z.string().describe('The PNG file, base64-encoded (a data:image/png;base64, prefix is allowed)'),
-        idempotency_key: idempotencyKey,
-      }),
+      inputSchema: schemas.submitFrame,
     },
-    run('submit_frame', async (args: Record<string, unknown>) => {
+    run('submit_frame', async (args) => {
       const { image_base64, idempotency_key, ...fields } = args;
-      const key = keyOf(typeof idempotency_key === 'string' ? idempotency_key : undefined);
+      const errors: FieldError[] = [];
+      const image64 = stringArg(image_base64, 'image_base64', errors, { required: true });
+      if (errors.length > 0) throw argumentErrors(errors);
+      const key = keyOf(idempotency_key);
       const parsed = { agent_slug: caller.agentSlug, ...defined(fields) };
-      const metadata = deps.validators.frameMetadata(parsed);
+      const metadata = asArgumentErrors('/metadata', () => deps.validators.frameMetadata(parsed));
       const bytes = decodePng(
-        String(image_base64),
+        image64!,
         deps.config.media.multipart_max_bytes,
         deps.config.media.allowed_image_mime_types,
       );
@@ -157,12 +132,13 @@ export function createMcpServer(deps: McpToolDeps, caller: AgentPrincipal): McpS
       description:
         "A submission of this API key's agent, with its status (received, waiting_for_upload, media_processing, " +
         'needs_review, promoted, rejected, failed), failure reason and links to delivered variants.',
-      inputSchema: {
-        submission_id: z.string().describe('The sub_… id returned by submit_frame or create_video_upload'),
-      },
+      inputSchema: schemas.getSubmission,
     },
-    run('get_submission', async ({ submission_id }: { submission_id: string }) => {
-      const body = await deps.submissions.getSubmission(caller, submission_id);
+    run('get_submission', async (args) => {
+      const errors: FieldError[] = [];
+      const id = stringArg(args['submission_id'], 'submission_id', errors, { required: true });
+      if (errors.length > 0) throw argumentErrors(errors);
+      const body = await deps.submissions.getSubmission(caller, id!);
       return { body, text: `${body.id}: ${body.status}` };
     }),
   );
@@ -174,39 +150,34 @@ export function createMcpServer(deps: McpToolDeps, caller: AgentPrincipal): McpS
       description:
         "This API key's agent's submissions, newest first, one page at a time. Pass next_cursor back as cursor " +
         'for the next page (has_more says whether there is one).',
-      inputSchema: {
-        channel_slug: z.string().optional().describe('Only this channel'),
-        status: z.string().optional().describe('Only this status, e.g. needs_review'),
-        cursor: z.string().optional().describe('next_cursor of the previous page'),
-        limit: z.number().optional().describe(`Page size, 1 to ${LIST_LIMIT_MAX}`),
-      },
+      inputSchema: schemas.listSubmissions,
     },
-    run(
-      'list_submissions',
-      async (args: { channel_slug?: string; status?: string; cursor?: string; limit?: number }) => {
-        const errors: { pointer: string; detail: string }[] = [];
-        if (args.status !== undefined && !isSubmissionStatus(args.status))
-          errors.push({ pointer: '/status', detail: 'is not a status' });
-        if (
-          args.limit !== undefined &&
-          (!Number.isInteger(args.limit) || args.limit < 1 || args.limit > LIST_LIMIT_MAX)
-        )
-          errors.push({ pointer: '/limit', detail: `must be an integer from 1 to ${LIST_LIMIT_MAX}` });
-        if (errors.length > 0)
-          throw new DomainError('validation_failed', 'The arguments failed validation; see errors.', { errors });
-        const body = await deps.submissions.listSubmissions(caller, {
-          ...(args.channel_slug !== undefined ? { channel_slug: args.channel_slug } : {}),
-          ...(args.status !== undefined && isSubmissionStatus(args.status) ? { status: args.status } : {}),
-          ...(args.cursor !== undefined ? { cursor: args.cursor } : {}),
-          ...(args.limit !== undefined ? { limit: args.limit } : {}),
-        });
-        const lines = body.data.map((s) => `${s.id} ${s.status} ${s.channel_slug} ${s.date}`);
-        return {
-          body,
-          text: `${body.data.length} submission(s)${body.has_more ? `; more with cursor ${body.next_cursor}` : ''}.\n${lines.join('\n')}`,
-        };
-      },
-    ),
+    run('list_submissions', async (args) => {
+      const errors: FieldError[] = [];
+      const channelSlug = stringArg(args['channel_slug'], 'channel_slug', errors);
+      const status = stringArg(args['status'], 'status', errors);
+      const cursor = stringArg(args['cursor'], 'cursor', errors);
+      const limit = args['limit'] ?? undefined;
+      if (status !== undefined && !isSubmissionStatus(status))
+        errors.push({ pointer: '/status', detail: 'is not a status' });
+      if (
+        limit !== undefined &&
+        (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > LIST_LIMIT_MAX)
+      )
+        errors.push({ pointer: '/limit', detail: `must be an integer from 1 to ${LIST_LIMIT_MAX}` });
+      if (errors.length > 0) throw argumentErrors(errors);
+      const body = await deps.submissions.listSubmissions(caller, {
+        ...(channelSlug !== undefined ? { channel_slug: channelSlug } : {}),
+        ...(status !== undefined && isSubmissionStatus(status) ? { status } : {}),
+        ...(cursor !== undefined ? { cursor } : {}),
+        ...(limit !== undefined ? { limit: limit as number } : {}),
+      });
+      const lines = body.data.map((s) => `${s.id} ${s.status} ${s.channel_slug} ${s.date}`);
+      return {
+        body,
+        text: `${body.data.length} submission(s)${body.has_more ? `; more with cursor ${body.next_cursor}` : ''}.\n${lines.join('\n')}`,
+      };
+    }),
   );
 
   server.registerTool(
@@ -216,7 +187,7 @@ export function createMcpServer(deps: McpToolDeps, caller: AgentPrincipal): McpS
       description:
         'The channels this API key may submit to, with their rules: accepted image and video types, size ' +
         'limits, click-zone limit, and whether a reviewer must promote a frame before it is published.',
-      inputSchema: {},
+      inputSchema: schemas.listChannels,
     },
     run('list_channels', async () => {
       const body = await deps.channels.listChannels(caller);
@@ -235,22 +206,13 @@ export function createMcpServer(deps: McpToolDeps, caller: AgentPrincipal): McpS
         'Open an upload session for a video (this also creates its submission). Returns upload_url, ' +
         'upload_protocol (basic or tus), expires_at and submission_id. The bytes are not sent through MCP: ' +
         'your program sends the file to upload_url (no API key needed), then you follow submission_id with get_submission.',
-      inputSchema: z.looseObject({
-        agent_slug: agentSlug,
-        channel_slug: z.string().describe('Slug of the target channel (see list_channels)'),
-        filename: z.string().describe('Name of the file, e.g. clip.mp4'),
-        content_type: z.string().describe('MIME type, one of the channel rules video_mime_types, e.g. video/mp4'),
-        byte_size: z.number().describe('Exact size of the file in bytes'),
-        date: z.string().optional().describe('The frame day, YYYYMMDD; default today (UTC)'),
-        metadata: z.looseObject(described).optional().describe('title, caption, click_zones, external_ref'),
-        idempotency_key: idempotencyKey,
-      }),
+      inputSchema: schemas.createVideoUpload,
     },
-    run('create_video_upload', async (args: Record<string, unknown>) => {
+    run('create_video_upload', async (args) => {
       const { idempotency_key, ...fields } = args;
-      const key = keyOf(typeof idempotency_key === 'string' ? idempotency_key : undefined);
+      const key = keyOf(idempotency_key);
       const parsed = { agent_slug: caller.agentSlug, media_type: 'video', ...defined(fields) };
-      const request = deps.validators.mediaUploadRequest(parsed);
+      const request = asArgumentErrors('', () => deps.validators.mediaUploadRequest(parsed));
       const result = await runIdempotent(
         deps.db,
         {
