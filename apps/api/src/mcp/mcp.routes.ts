@@ -5,6 +5,7 @@ import type { ApiDependencies } from '../dependencies';
 import { authenticateAgent, callerOf, rateLimitAgent } from '../http/authenticate';
 import { methodNotAllowed } from '../http/problem';
 import { IDEMPOTENCY_LOCK_MS } from '../routes/agent-api.routes';
+import { toolSchemas } from './schemas';
 import { createMcpServer } from './tools';
 
 // JSON-RPC envelope and the tool's other arguments around the base64 image.
@@ -23,6 +24,7 @@ export function mcpBodyLimit(config: ApiDependencies['config']): number {
 export function mcpRoutes(deps: ApiDependencies): Router {
   const router = Router();
   const channels = agentChannelsService({ db: deps.db, config: deps.config });
+  const schemas = toolSchemas(deps.config);
   const idempotency = {
     lockMs: IDEMPOTENCY_LOCK_MS,
     retentionMs: deps.settings.IDEMPOTENCY_RETENTION_HOURS * 3_600_000,
@@ -40,6 +42,7 @@ export function mcpRoutes(deps: ApiDependencies): Router {
         channels,
         validators: deps.validators,
         idempotency,
+        schemas,
         onUnexpected: (error, tool) =>
           deps.logger.error(
             { err: error, request_id: requestId, tool, api_key_id: caller.apiKeyId },

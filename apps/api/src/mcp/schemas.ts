@@ -126,3 +126,5 @@ export function stringArg(
   }
   return value;
 }
+
+export type ToolSchemas = ReturnType<typeof toolSchemas>;

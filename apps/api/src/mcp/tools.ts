@@ -11,7 +11,7 @@ import type { AgentChannelsService, RequestValidators, SubmissionsService } from
 import { fingerprintOf, runIdempotent } from '../http/idempotency';
 import type { IdempotencySettings } from '../routes/frame-submissions.routes';
 import { toolError, toolResult } from './results';
-import { argumentErrors, asArgumentErrors, stringArg, toolSchemas } from './schemas';
+import { argumentErrors, asArgumentErrors, stringArg, type ToolSchemas } from './schemas';
 
 export interface McpToolDeps {
   readonly db: Database;
@@ -20,6 +20,8 @@ export interface McpToolDeps {
   readonly channels: AgentChannelsService;
   readonly validators: RequestValidators;
   readonly idempotency: IdempotencySettings;
+  /** `toolSchemas(config)`, built once. */
+  readonly schemas: ToolSchemas;
   /** Unexpected failures (the model only sees `internal_error`). */
   readonly onUnexpected: (error: unknown, tool: string) => void;
 }
@@ -69,7 +71,7 @@ function keyOf(given: unknown): string {
 /** One MCP server for one request of one authenticated agent (stateless: nothing outlives the request). */
 export function createMcpServer(deps: McpToolDeps, caller: AgentPrincipal): McpServer {
   const server = new McpServer({ name: 'framedesk', version: '1.0.0' });
-  const schemas = toolSchemas(deps.config);
+  const { schemas } = deps;
   const run =
     (tool: string, work: (args: Record<string, unknown>) => Promise<{ body: unknown; text: string }>) =>
     async (args: Record<string, unknown>): Promise<CallToolResult> => {
