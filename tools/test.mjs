@@ -23,6 +23,7 @@ const missing = [
   ['ffprobe', 'ffmpeg'],
   ['chromium', 'chromium'],
   ['docker-compose', 'docker-compose'],
+  ['python3', 'python3'],
 ].filter(([command]) => spawnSync('sh', ['-c', `command -v ${command}`]).status !== 0);
 if (missing.length > 0) {
   const packages = missing.map(([, pkg]) => pkg);
