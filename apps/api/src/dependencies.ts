@@ -47,7 +47,7 @@ export interface ApiDependencies {
   /** One writer per upload session across instances (Redis). */
   readonly uploadLocker: Locker;
   readonly video: VideoService;
-  /** The agent API (issue 3). */
+  /** The agent API. */
   readonly submissions: SubmissionsService;
   readonly validators: RequestValidators;
   readonly rateLimiter: RateLimiter;
