@@ -22,7 +22,6 @@ describe('docker-compose.yml', () => {
       client === 'docker'
         ? ['compose', '-f', 'docker-compose.yml', 'config', '-q']
         : ['-f', 'docker-compose.yml', 'config', '-q'];
-    // eslint-disable-next-line no-restricted-properties -- the client inherits PATH and friends.
     const env = { ...process.env, SESSION_SECRET: 'a-test-secret' };
     expect(() => execFileSync(client!, args, { cwd: root, stdio: 'pipe', env })).not.toThrow();
     // The client does read the file: a broken one is refused.
@@ -41,7 +40,6 @@ describe('docker-compose.yml', () => {
       client === 'docker'
         ? ['compose', '-f', 'docker-compose.yml', 'config', '-q']
         : ['-f', 'docker-compose.yml', 'config', '-q'];
-    // eslint-disable-next-line no-restricted-properties -- the client inherits PATH and friends.
     const { SESSION_SECRET: _ignored, ...env } = process.env;
     const result = spawnSync(client!, args, { cwd: root, env });
     expect(result.status).not.toBe(0);
