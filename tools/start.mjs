@@ -3,9 +3,10 @@
 // API, one worker and the workbench dev server together with prefixed logs. Ctrl-C stops all.
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { root, setup } from './setup.mjs';
+import { ensureVideoTools, root, setup } from './setup.mjs';
 
 await setup();
+ensureVideoTools();
 
 const env = { ...process.env, TSX_TSCONFIG_PATH: join(root, 'tsconfig.base.json') };
 const bin = (name) => join(root, 'node_modules/.bin', name);
