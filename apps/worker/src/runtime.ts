@@ -201,7 +201,14 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
     intervalMs,
     needs: (queue) => needsOf(queue, settings),
     check: (needs) =>
-      checkNeeds(needs, { settings, db, redis: connection, storage, bucket: config.storage.vendor_originals_bucket }),
+      checkNeeds(needs, {
+        settings,
+        db,
+        redis: connection,
+        storage,
+        bucket: config.storage.vendor_originals_bucket,
+        timeoutMs: Math.min(5_000, Math.max(1_000, intervalMs / 2)),
+      }),
     consume,
     publish: (report) => status.publishReadiness(report, (intervalMs * 3) / 1000 + 5),
   });
