@@ -207,7 +207,6 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
         redis: connection,
         storage,
         bucket: config.storage.vendor_originals_bucket,
-        timeoutMs: Math.min(5_000, Math.max(1_000, intervalMs / 2)),
       }),
     consume,
     publish: (report) => status.publishReadiness(report, (intervalMs * 3) / 1000 + 5),

@@ -38,9 +38,9 @@ export class VideoToolUnavailableError extends Error {
   constructor(
     readonly tool: VideoTool,
     readonly path: string,
-    reason: 'not found' | 'not executable' = 'not found',
+    problem = 'not found at',
   ) {
-    super(`${tool} ${reason === 'not found' ? 'not found at' : 'is not executable at'} ${path}`);
+    super(`${tool} ${problem} ${path}`);
     this.name = 'VideoToolUnavailableError';
   }
 }
@@ -58,7 +58,7 @@ function run(tool: VideoTool, file: string, args: string[], timeoutMs: number): 
         const e = error as NodeJS.ErrnoException & { killed?: boolean };
         // A missing executable is an operator problem (retried once fixed), not a bad video.
         if (e.code === 'ENOENT') return reject(new VideoToolUnavailableError(tool, file));
-        if (e.code === 'EACCES') return reject(new VideoToolUnavailableError(tool, file, 'not executable'));
+        if (e.code === 'EACCES') return reject(new VideoToolUnavailableError(tool, file, 'is not executable at'));
         const detail = stderr.toString('utf8').trim().split('\n').slice(-2).join(' ') || e.message;
         if (e.killed)
           return reject(new InvalidVideoError(`${tool} gave up on the file after ${timeoutMs} ms.`, detail));
@@ -76,7 +76,8 @@ function run(tool: VideoTool, file: string, args: string[], timeoutMs: number): 
 /** `<tool> -version`'s first line (for example `ffprobe version 5.1.6-0+deb12u1`); throws when it cannot run. */
 export async function videoToolVersion(tool: VideoTool, path: string = tool, timeoutMs = 5_000): Promise<string> {
   const out = await run(tool, path, ['-version'], timeoutMs).catch((error: unknown) => {
-    if (error instanceof InvalidVideoError) throw new VideoToolUnavailableError(tool, path, 'not executable');
+    if (error instanceof InvalidVideoError)
+      throw new VideoToolUnavailableError(tool, path, `-version failed (${error.detail ?? error.message}) at`);
     throw error;
   });
   return out.toString('utf8').split('\n')[0]?.trim() || `${tool} (version unknown)`;
