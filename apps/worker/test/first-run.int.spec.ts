@@ -96,6 +96,32 @@ describe('first run without ffprobe (api + worker processes)', () => {
     expect(await statusOf(submissionId)).toBe('media_processing');
   });
 
+  it('the ops page says the video waits for a capable worker, and why', async () => {
+    const email = 'ops@example.com';
+    const password = 'a long password for ops';
+    expect((await stack.cli(['reviewer', 'create', email, '--password-stdin'], password)).code).toBe(0);
+    const login = await fetch(`${stack.apiUrl}/review/session`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ email, password }),
+    });
+    expect(login.status).toBe(201);
+    const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+    const response = await fetch(`${stack.apiUrl}/review/ops/workers`, { headers: { cookie } });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as {
+      queues: Record<string, { workers: number; waiting: number }>;
+      banners: string[];
+    };
+    expect(body.queues['video-processing']).toMatchObject({ workers: 0, waiting: 1 });
+    expect(body.queues['image-processing']!.workers).toBeGreaterThanOrEqual(1);
+    expect(body.banners).toEqual([
+      expect.stringMatching(
+        new RegExp(`^1 video waiting — no worker can process video: ffprobe not found at ${ffprobe}`),
+      ),
+    ]);
+  });
+
   it(
     `is still media_processing after ${HELD_FOR_MS / 1000} s, and reaches needs_review once ffprobe is there`,
     async () => {

@@ -3,3 +3,4 @@ export * from './producer';
 export * from './connection';
 export * from './worker';
 export * from './worker-status';
+export * from './workers-overview';
