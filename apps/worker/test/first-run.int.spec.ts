@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, type Stack, startStack } from '@framedesk/testing';
+import { freePort, runApp, type Stack, startStack } from '@framedesk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /** Longer than the job's retries could ever last (5 attempts, 2 s exponential back-off ≈ 30 s). */
@@ -119,6 +119,34 @@ describe('first run without ffprobe (api + worker processes)', () => {
       expect.stringMatching(
         new RegExp(`^1 video waiting — no worker can process video: ffprobe not found at ${ffprobe}`),
       ),
+    ]);
+  });
+
+  it('`framedesk doctor` passes on this running stack (the video queue only warns: its worker lacks ffprobe)', async () => {
+    const result = await stack.cli(['doctor']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^✓ postgresql: PostgreSQL \d+/m);
+    expect(result.stdout).toMatch(/^✓ ffprobe: ffprobe version /m);
+    expect(result.stdout).toMatch(/^✓ workers image-processing: \d+ workers? consuming$/m);
+    expect(result.stdout).toContain(`! workers video-processing: no worker consuming: ffprobe not found at ${ffprobe}`);
+  });
+
+  it('`framedesk doctor` exits 1 naming ffprobe when FFPROBE_PATH points nowhere', async () => {
+    const nowhere = join(dir, 'nowhere', 'ffprobe');
+    const result = await runApp('cli', ['doctor', '--json'], { ...stack.env, FFPROBE_PATH: nowhere });
+    expect(result.code).toBe(1);
+    const report = JSON.parse(result.stdout) as {
+      ok: boolean;
+      checks: { name: string; status: string; message: string; fix?: string }[];
+    };
+    expect(report.ok).toBe(false);
+    expect(report.checks.filter((c) => c.status === 'fail')).toEqual([
+      {
+        name: 'ffprobe',
+        status: 'fail',
+        message: expect.stringContaining(`ffprobe not found at ${nowhere}`),
+        fix: expect.stringContaining('FFPROBE_PATH'),
+      },
     ]);
   });
 

@@ -80,7 +80,12 @@ export async function videoToolVersion(tool: VideoTool, path: string = tool, tim
       throw new VideoToolUnavailableError(tool, path, `-version failed (${error.detail ?? error.message}) at`);
     throw error;
   });
-  return out.toString('utf8').split('\n')[0]?.trim() || `${tool} (version unknown)`;
+  const first = out
+    .toString('utf8')
+    .split('\n')[0]
+    ?.replace(/\s+Copyright.*$/, '')
+    .trim();
+  return first || `${tool} (version unknown)`;
 }
 
 /** Duration and dimensions of the first video stream, via `ffprobe -print_format json`. */
