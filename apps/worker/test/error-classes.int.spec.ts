@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, symlink, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createWorkerStatusStore, jobIdFor, type ServerFault } from '@framedesk/queues';
+import { createWorkerStatusStore, jobIdFor, type ServerFault, workersOverview } from '@framedesk/queues';
 import type { ObjectStorage } from '@framedesk/storage';
 import { makePng } from '@framedesk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -78,7 +78,10 @@ describe('job error classes (worker runtime, real PostgreSQL, Redis, ffmpeg)', (
     const done = await h.waitForStatus(id, ['failed', 'needs_review']);
     expect(done.failureCode).toBe('invalid_video');
     expect(done.failureMessage).toBe('The upload is not a readable video.');
-    expect(await h.producer.jobState('video.process', { submissionId: id })).toBe('failed');
+    // The job ends failed (not retried) just after the submission is recorded.
+    await waitFor('the job to end failed', async () =>
+      (await h.producer.jobState('video.process', { submissionId: id })) === 'failed' ? true : null,
+    );
     await runtime.close();
   });
 
@@ -126,6 +129,11 @@ describe('job error classes (worker runtime, real PostgreSQL, Redis, ffmpeg)', (
     const fault = await waitFor('a recorded fault', () => faultOf('image.process', id));
     expect(fault.reason).toContain('disk full');
     expect((await h.db.repos.submissions.findById(id))?.status).toBe('media_processing');
+    // The ops page lists the held job with its reason and age.
+    const overview = await workersOverview(h.producer, createWorkerStatusStore(h.redis, h.settings.REDIS_PREFIX));
+    expect(overview.server_faults).toContainEqual(
+      expect.objectContaining({ queue: 'image-processing', submission_id: id, reason: 'disk full [ENOSPC]' }),
+    );
     expect((await h.waitForStatus(id, ['needs_review', 'failed'])).status).toBe('needs_review');
     expect(await everFailed(id)).toBe(false);
     expect(runtime.stats.serverFaults).toBeGreaterThanOrEqual(3);

@@ -10,6 +10,8 @@ const WORK: Record<QueueName, { one: string; many: string; what: string }> = {
   maintenance: { one: 'maintenance job', many: 'maintenance jobs', what: 'maintenance' },
 };
 
+const HELD_STATES = new Set(['delayed', 'waiting', 'prioritized', 'active']);
+
 export interface QueueWorkers {
   /** Worker connections consuming the queue now (BullMQ's own count). */
   readonly workers: number;
@@ -37,16 +39,19 @@ export interface WorkersOverview {
 
 /** Who can work: per queue the consuming workers, a banner where work waits for nobody, and jobs held by server faults. */
 export async function workersOverview(
-  producer: Pick<QueueProducer, 'queue' | 'counts' | 'isLive'>,
+  producer: Pick<QueueProducer, 'queue' | 'counts'>,
   status: Pick<WorkerStatusStore, 'readiness' | 'faults'>,
   now = new Date(),
 ): Promise<WorkersOverview> {
-  const [counts, reports, faults, workers] = await Promise.all([
+  const [counts, reports, recorded, workers] = await Promise.all([
     producer.counts(),
     status.readiness(),
     status.faults(),
     Promise.all(QUEUE_NAMES.map((q) => producer.queue(q).getWorkersCount())),
   ]);
+  // A record outlives its job only if the job was removed by hand: show the held ones only.
+  const states = await Promise.all(recorded.map((f) => producer.queue(f.queue).getJobState(f.jobId)));
+  const faults = recorded.filter((_, i) => HELD_STATES.has(states[i] ?? 'unknown'));
   const banners: string[] = [];
   const queues = Object.fromEntries(
     QUEUE_NAMES.map((queue, i) => {
