@@ -37,6 +37,11 @@ export const settingsSchema = Type.Object(
     WORKER_HEALTH_PORT: int(9464, 'Worker /healthz and /metrics port', 0),
     WORKER_CONCURRENCY: int(2, 'Jobs one worker process runs at once, per queue', 1),
     WORKER_QUEUES: str('all', 'Comma-separated queues this worker serves, or all'),
+    WORKER_READINESS_INTERVAL_SECONDS: int(
+      30,
+      'How often a worker checks what its queues need (ffprobe/ffmpeg, storage, PostgreSQL, Redis)',
+      1,
+    ),
     STORAGE_DRIVER: stringEnum(['fs', 's3'] as const, {
       default: 'fs',
       description: 'fs (local directory) or s3 (any S3-compatible store)',

@@ -23,5 +23,8 @@ export {
   sniffVideoContainer,
   VIDEO_SNIFF_BYTES,
   type VideoProbe,
+  type VideoTool,
   type VideoToolOptions,
+  VideoToolUnavailableError,
+  videoToolVersion,
 } from './video';

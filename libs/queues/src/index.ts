@@ -3,3 +3,5 @@ export * from './producer';
 export * from './connection';
 export * from './worker';
 export * from './redis-locker';
+export * from './worker-status';
+export * from './workers-overview';

@@ -179,7 +179,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const api = startApp('api', env);
   const workers: RunningProcess[] = [];
   const startWorker = async (extraEnv: Record<string, string> = {}) => {
-    const port = await freePort();
+    const port = extraEnv['WORKER_HEALTH_PORT'] ? Number(extraEnv['WORKER_HEALTH_PORT']) : await freePort();
     const worker = startApp('worker', { ...env, WORKER_HEALTH_PORT: String(port), ...extraEnv });
     workers.push(worker);
     await waitForHttp(`http://127.0.0.1:${port}/healthz`, 30_000, worker);
