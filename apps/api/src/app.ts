@@ -16,7 +16,8 @@ import { workbenchRoutes } from './routes/workbench.routes';
 export function createApp(deps: ApiDependencies): express.Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', deps.settings.TRUST_PROXY);
+  const trustProxy = deps.settings.TRUST_PROXY;
+  app.set('trust proxy', typeof trustProxy === 'object' ? [...trustProxy] : trustProxy);
   app.set('query parser', 'simple');
 
   const latency = new Histogram({
@@ -32,7 +33,9 @@ export function createApp(deps: ApiDependencies): express.Express {
     helmet({
       // Browsers ignore HSTS over plain http, but upgrade-insecure-requests would break a
       // plain-http install (local, or TLS not terminated in front): only ask for it behind TLS.
-      contentSecurityPolicy: { directives: { upgradeInsecureRequests: deps.settings.TRUST_PROXY ? [] : null } },
+      contentSecurityPolicy: {
+        directives: { upgradeInsecureRequests: deps.settings.TRUST_PROXY !== false ? [] : null },
+      },
     }),
   );
 
