@@ -62,7 +62,20 @@ export function createApiDependencies(settings: Settings, config: ProjectConfig,
       signMediaUrl(settings.SESSION_SECRET, { submissionId, name }, new Date(Date.now() + 15 * 60_000)),
       config.api.base_url,
     ).toString();
-  const submissions = submissionsService({ db, storage, queues, videoProvider, config, logger, variantUrl });
+  const submissions = submissionsService({
+    db,
+    storage,
+    queues,
+    videoProvider,
+    config,
+    logger,
+    variantUrl,
+    limits: {
+      videoMaxBytes: settings.VIDEO_MAX_BYTES,
+      openUploadsPerAgent: settings.AGENT_OPEN_UPLOADS_MAX,
+      openUploadBytesPerAgent: settings.AGENT_OPEN_UPLOAD_BYTES_MAX,
+    },
+  });
   return {
     settings,
     config,

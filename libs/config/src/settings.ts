@@ -84,6 +84,17 @@ export const settingsSchema = Type.Object(
       'Reviewer password checks (scrypt) one API process runs at once; 4 per slot may wait, the rest get 503',
       1,
     ),
+    VIDEO_MAX_BYTES: int(4 * 1024 ** 3, 'Largest video byte_size accepted at upload-session creation (413 above)', 1),
+    AGENT_OPEN_UPLOADS_MAX: int(
+      20,
+      'Open (unfinished, unexpired) video upload sessions per agent (429 quota_exceeded above)',
+      1,
+    ),
+    AGENT_OPEN_UPLOAD_BYTES_MAX: int(
+      16 * 1024 ** 3,
+      "Bytes declared by one agent's open video upload sessions together (429 quota_exceeded above)",
+      1,
+    ),
     REQUEST_TIMEOUT_SECONDS: int(120, 'Longest a request body may take to arrive', 1),
     IDEMPOTENCY_RETENTION_HOURS: int(24, 'How long idempotent responses are replayable', 1),
     RECONCILE_AFTER_SECONDS: int(120, 'Age after which a non-terminal submission without a live job is re-enqueued', 1),

@@ -14,7 +14,12 @@ export type {
 } from './review.repository';
 export type { MediaObjectKind, MediaObjectRow, NewMediaObject } from './media-objects.repository';
 export type { IdempotencyClaim, IdempotencyClaimInput, IdempotencyRecordRow } from './idempotency.repository';
-export type { MediaUploadRow, MediaUploadWithSubmission, NewMediaUpload } from './media-uploads.repository';
+export type {
+  MediaUploadRow,
+  MediaUploadWithSubmission,
+  NewMediaUpload,
+  OpenUploads,
+} from './media-uploads.repository';
 export type {
   Actor,
   NewSubmission,
