@@ -6,3 +6,4 @@ export * from './rate-limiter';
 export * from './media-urls';
 export * from './login-throttle';
 export * from './semaphore';
+export * from './accounts.service';

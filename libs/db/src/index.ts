@@ -1,5 +1,6 @@
 export { createDatabase, type Database, type DatabaseOptions } from './client';
 export type { Repositories } from './repositories';
+export type { AccountChange, AccountEventRow } from './accounts.repository';
 export type { AgentRow } from './agents.repository';
 export type { ApiKeyRow, ApiKeyWithAgent } from './api-keys.repository';
 export type { ChannelRow } from './channels.repository';

@@ -1,3 +1,4 @@
+import { accountsRepository } from './accounts.repository';
 import { agentsRepository } from './agents.repository';
 import { apiKeysRepository } from './api-keys.repository';
 import { channelsRepository } from './channels.repository';
@@ -12,6 +13,7 @@ import { submissionsRepository } from './submissions.repository';
 
 export function createRepositories(client: DbClient) {
   return {
+    accounts: accountsRepository(client),
     agents: agentsRepository(client),
     apiKeys: apiKeysRepository(client),
     channels: channelsRepository(client),
