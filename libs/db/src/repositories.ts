@@ -1,6 +1,7 @@
 import { accountsRepository } from './accounts.repository';
 import { agentsRepository } from './agents.repository';
 import { apiKeysRepository } from './api-keys.repository';
+import { backlogRepository } from './backlog.repository';
 import { channelsRepository } from './channels.repository';
 import { idempotencyRepository } from './idempotency.repository';
 import { mediaObjectsRepository } from './media-objects.repository';
@@ -16,6 +17,7 @@ export function createRepositories(client: DbClient) {
     accounts: accountsRepository(client),
     agents: agentsRepository(client),
     apiKeys: apiKeysRepository(client),
+    backlog: backlogRepository(client),
     channels: channelsRepository(client),
     idempotency: idempotencyRepository(client),
     mediaObjects: mediaObjectsRepository(client),

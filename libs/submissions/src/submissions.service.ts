@@ -10,7 +10,7 @@ import type {
 import { LIST_LIMIT_DEFAULT } from '@framedesk/contracts';
 import type { Database, Repositories } from '@framedesk/db';
 import { DomainError, frameDateOf, isId, newId, type SubmissionStatus } from '@framedesk/domain';
-import type { QueueProducer } from '@framedesk/queues';
+import { backlogPriority, type QueueProducer } from '@framedesk/queues';
 import { type ObjectStorage, storageKeys } from '@framedesk/storage';
 import type { UploadProtocol, VideoProvider } from '@framedesk/video-provider';
 import { decodeCursor, encodeCursor } from './cursor';
@@ -215,7 +215,13 @@ export function submissionsService(deps: SubmissionsDependencies) {
           .catch((e: unknown) => deps.logger.warn({ err: e, key }, 'could not delete an orphaned original'));
         throw error;
       }
-      await enqueueAfterCommit(() => deps.queues.enqueue('image.process', { submissionId: id }), { submission_id: id });
+      await enqueueAfterCommit(
+        async () => {
+          const backlog = await deps.db.repos.backlog.imageBacklog(caller.agentId).catch(() => 1);
+          await deps.queues.enqueue('image.process', { submissionId: id }, { priority: backlogPriority(backlog) });
+        },
+        { submission_id: id },
+      );
       return { status: 202, body };
     },
 
