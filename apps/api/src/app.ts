@@ -47,6 +47,10 @@ export function createApp(deps: ApiDependencies): express.Express {
         { name: 'storage', check: () => deps.storage.ping(deps.config.storage.vendor_originals_bucket) },
       ],
       deps.metrics,
+      {
+        log: (details, message) => deps.logger.warn(details, message),
+        metricsToken: deps.settings.METRICS_TOKEN,
+      },
     ),
   );
 

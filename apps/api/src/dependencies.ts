@@ -3,6 +3,8 @@ import {
   apiKeysService,
   type ApiKeysService,
   createRateLimiter,
+  failureCounter,
+  type FailureCounter,
   type RateLimiter,
   signMediaUrl,
 } from '@framedesk/access';
@@ -44,6 +46,8 @@ export interface ApiDependencies {
   readonly submissions: SubmissionsService;
   readonly validators: RequestValidators;
   readonly rateLimiter: RateLimiter;
+  /** Invalid API keys per client address, refused before any database lookup past the limit. */
+  readonly invalidKeys: FailureCounter;
   /** Where frame images are spooled while hashed (always emptied). */
   readonly spoolDir: string;
 }
@@ -99,6 +103,12 @@ export function createApiDependencies(settings: Settings, config: ProjectConfig,
     submissions,
     validators: requestValidators(config),
     rateLimiter: createRateLimiter(redis, { prefix: settings.REDIS_PREFIX, limit: settings.RATE_LIMIT_PER_MINUTE }),
+    invalidKeys: failureCounter(redis, {
+      prefix: settings.REDIS_PREFIX,
+      name: 'invalid-keys',
+      limit: settings.INVALID_API_KEYS_PER_MINUTE,
+      windowMs: 60_000,
+    }),
     spoolDir: join(settings.STORAGE_FS_ROOT, '.spool'),
   };
 }

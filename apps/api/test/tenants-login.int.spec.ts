@@ -78,4 +78,16 @@ describe('login throttling', () => {
     c.cookie = '__Host-fd_session=%E0%A4%A';
     expect((await c.call('GET', '/review/session')).status).toBe(401);
   });
+
+  it('answers 400 to a review cursor that decodes to garbage', async () => {
+    const res = await login('erin@example.com', PASSWORD, '203.0.113.50');
+    const cookie = res.headers.get('set-cookie')!.split(';')[0]!;
+    for (const value of [{ c: 'not a date', i: 'sub_x' }, { c: '2026-01-01T00:00:00Z', i: "'; DROP" }, null]) {
+      const cursor = Buffer.from(JSON.stringify(value)).toString('base64url');
+      const queue = await fetch(`${h.url}/review/queue?cursor=${cursor}`, { headers: { cookie } });
+      expect(queue.status).toBe(400);
+      const timeline = await fetch(`${h.url}/review/channels/news/timeline?cursor=${cursor}`, { headers: { cookie } });
+      expect([400, 404]).toContain(timeline.status);
+    }
+  });
 });

@@ -30,7 +30,17 @@ beforeAll(async () => {
       AGENT_OPEN_UPLOADS_MAX: '3',
       AGENT_OPEN_UPLOAD_BYTES_MAX: String(5_000_000),
       RATE_LIMIT_PER_MINUTE: '1000',
+      INVALID_API_KEYS_PER_MINUTE: '3',
+      METRICS_TOKEN: 'metrics-token-for-tests',
     },
+    // A storage whose failure message names a host and a path: neither may reach anonymous callers.
+    override: (deps) => ({
+      ...deps,
+      storage: {
+        ...deps.storage,
+        ping: () => Promise.reject(new Error('connect ECONNREFUSED 10.1.2.3:9000 /srv/private/bucket')),
+      },
+    }),
   });
   for (const agent of ['cam-a', 'cam-b', 'cam-c']) keys[agent] = await api.createAgent(agent, ['news']);
 });
@@ -76,5 +86,47 @@ describe('video size and upload quotas', () => {
     );
     expect(statuses.filter((s) => s === 201)).toHaveLength(3);
     expect(statuses.filter((s) => s === 429)).toHaveLength(3);
+  });
+});
+
+describe('probes and keys', () => {
+  it('/readyz tells anonymous callers only ok or unavailable per dependency', async () => {
+    const res = await api.call('GET', '/readyz');
+    expect(res.status).toBe(503);
+    expect(res.body.checks).toEqual({
+      postgres: { status: 'ok' },
+      redis: { status: 'ok' },
+      storage: { status: 'unavailable' },
+    });
+    expect(res.text).not.toMatch(/10\.1\.2\.3|ECONNREFUSED|private/);
+  });
+
+  it('/metrics requires the METRICS_TOKEN bearer when one is set', async () => {
+    expect((await api.call('GET', '/metrics')).status).toBe(401);
+    expect((await api.call('GET', '/metrics', { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
+    const ok = await api.call('GET', '/metrics', { headers: { authorization: 'Bearer metrics-token-for-tests' } });
+    expect(ok.status).toBe(200);
+    expect(ok.text).toContain('http_request_duration_seconds');
+  });
+
+  it('refuses invalid API keys from one address with 429 before looking them up', async () => {
+    const fake = (i: number) => `fd_live_${String(i).padStart(33, 'Z')}`;
+    for (let i = 0; i < 3; i++)
+      expect((await api.call('GET', '/v1/frame-submissions', { key: fake(i) })).status).toBe(401);
+    // Past the limit the database is not asked at all: even a lookup that would throw is never reached.
+    const lookups = api.deps.db.repos.apiKeys.findByHash;
+    let looked = 0;
+    api.deps.db.repos.apiKeys.findByHash = (hash) => {
+      looked++;
+      return lookups(hash);
+    };
+    try {
+      const refused = await api.call('GET', '/v1/frame-submissions', { key: fake(9) });
+      expect([refused.status, refused.body.code]).toEqual([429, 'rate_limited']);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(looked).toBe(0);
+    } finally {
+      api.deps.db.repos.apiKeys.findByHash = lookups;
+    }
   });
 });

@@ -7,3 +7,4 @@ export * from './media-urls';
 export * from './login-throttle';
 export * from './semaphore';
 export * from './accounts.service';
+export * from './failure-counter';

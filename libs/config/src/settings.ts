@@ -74,6 +74,12 @@ export const settingsSchema = Type.Object(
         'Proxies in front of the API whose X-Forwarded-* are believed: false, a hop count (1), or addresses/CIDRs, comma-separated; true is refused. Any proxy makes cookies Secure',
     }),
     RATE_LIMIT_PER_MINUTE: int(600, 'Requests per API key per minute', 1),
+    INVALID_API_KEYS_PER_MINUTE: int(
+      30,
+      'Requests with an invalid API key per client address per minute; past it 429 before any database lookup',
+      1,
+    ),
+    METRICS_TOKEN: optionalStr('When set, GET /metrics on the API requires Authorization: Bearer <this token>'),
     LOGIN_ATTEMPTS_PER_15_MINUTES: int(
       10,
       'Failed reviewer logins per (email, address) and per address (IPv6: per /64); 429 past it',
