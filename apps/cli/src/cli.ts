@@ -6,6 +6,7 @@ import { agentAccountCommands } from './commands/agent-accounts.command';
 import { agentCommands } from './commands/agents.command';
 import { configCommands } from './commands/config.command';
 import { demoCommands } from './commands/demo.command';
+import { mcpCommands } from './commands/mcp.command';
 import { reviewerAccountCommands } from './commands/reviewer-accounts.command';
 import { reviewerCommands } from './commands/reviewers.command';
 import { submitCommands } from './commands/submit.command';
@@ -42,6 +43,7 @@ const COMMANDS: Record<string, Command> = {
   ...configCommands,
   ...demoCommands,
   ...submitCommands,
+  ...mcpCommands,
 };
 
 function usage(): string {
