@@ -14,6 +14,6 @@ export default defineProject(import.meta.dirname, {
     strictPort: true,
     proxy: Object.fromEntries(proxied.map((path) => [path, { target: api, changeOrigin: false }])),
   },
-  build: { outDir: 'dist', emptyOutDir: true, sourcemap: true },
+  build: { outDir: 'dist', emptyOutDir: true, sourcemap: false },
   test: { environment: 'happy-dom', include: ['src/**/*.spec.ts', 'src/**/*.spec.tsx'], exclude: ['e2e/**'] },
 });

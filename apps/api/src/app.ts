@@ -17,7 +17,8 @@ import { workbenchRoutes } from './routes/workbench.routes';
 export function createApp(deps: ApiDependencies): express.Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', deps.settings.TRUST_PROXY);
+  const trustProxy = deps.settings.TRUST_PROXY;
+  app.set('trust proxy', typeof trustProxy === 'object' ? [...trustProxy] : trustProxy);
   app.set('query parser', 'simple');
 
   const latency = new Histogram({
@@ -33,7 +34,9 @@ export function createApp(deps: ApiDependencies): express.Express {
     helmet({
       // Browsers ignore HSTS over plain http, but upgrade-insecure-requests would break a
       // plain-http install (local, or TLS not terminated in front): only ask for it behind TLS.
-      contentSecurityPolicy: { directives: { upgradeInsecureRequests: deps.settings.TRUST_PROXY ? [] : null } },
+      contentSecurityPolicy: {
+        directives: { upgradeInsecureRequests: deps.settings.TRUST_PROXY !== false ? [] : null },
+      },
     }),
   );
 
@@ -45,6 +48,10 @@ export function createApp(deps: ApiDependencies): express.Express {
         { name: 'storage', check: () => deps.storage.ping(deps.config.storage.vendor_originals_bucket) },
       ],
       deps.metrics,
+      {
+        log: (details, message) => deps.logger.warn(details, message),
+        metricsToken: deps.settings.METRICS_TOKEN,
+      },
     ),
   );
 

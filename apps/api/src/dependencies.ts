@@ -3,6 +3,8 @@ import {
   apiKeysService,
   type ApiKeysService,
   createRateLimiter,
+  failureCounter,
+  type FailureCounter,
   type RateLimiter,
   signMediaUrl,
 } from '@framedesk/access';
@@ -51,6 +53,8 @@ export interface ApiDependencies {
   readonly submissions: SubmissionsService;
   readonly validators: RequestValidators;
   readonly rateLimiter: RateLimiter;
+  /** Invalid API keys per client address, refused before any database lookup past the limit. */
+  readonly invalidKeys: FailureCounter;
   /** Where frame images are spooled while hashed (always emptied). */
   readonly spoolDir: string;
 }
@@ -82,7 +86,20 @@ export function createApiDependencies(settings: Settings, config: ProjectConfig,
     expirationMs: (config.delivery.vendor_stream_upload_expires_seconds + 86_400) * 1000,
   });
   const tusStore = new SessionTusStore(tus.store, tus.discard);
-  const submissions = submissionsService({ db, storage, queues, videoProvider, config, logger, variantUrl });
+  const submissions = submissionsService({
+    db,
+    storage,
+    queues,
+    videoProvider,
+    config,
+    logger,
+    variantUrl,
+    limits: {
+      videoMaxBytes: settings.VIDEO_MAX_BYTES,
+      openUploadsPerAgent: settings.AGENT_OPEN_UPLOADS_MAX,
+      openUploadBytesPerAgent: settings.AGENT_OPEN_UPLOAD_BYTES_MAX,
+    },
+  });
   return {
     settings,
     config,
@@ -111,6 +128,12 @@ export function createApiDependencies(settings: Settings, config: ProjectConfig,
     submissions,
     validators: requestValidators(config),
     rateLimiter: createRateLimiter(redis, { prefix: settings.REDIS_PREFIX, limit: settings.RATE_LIMIT_PER_MINUTE }),
+    invalidKeys: failureCounter(redis, {
+      prefix: settings.REDIS_PREFIX,
+      name: 'invalid-keys',
+      limit: settings.INVALID_API_KEYS_PER_MINUTE,
+      windowMs: 60_000,
+    }),
     spoolDir: join(settings.STORAGE_FS_ROOT, '.spool'),
   };
 }

@@ -40,12 +40,19 @@ describe('review API', () => {
       expect(await h.db.repos.reviewerSessions.findLive(hashSessionToken(token), new Date())).not.toBeNull();
     });
 
-    it('marks the cookie Secure behind a TLS-terminating proxy (TRUST_PROXY)', async () => {
-      const behindProxy = await startReviewHarness({ TRUST_PROXY: 'true' });
+    it('marks the cookie Secure and __Host- behind a TLS-terminating proxy (TRUST_PROXY)', async () => {
+      const behindProxy = await startReviewHarness({ TRUST_PROXY: '1' });
       try {
         await behindProxy.seedReviewer('dave@example.com', PASSWORD);
-        const res = await new ReviewerClient(behindProxy.url).login('dave@example.com', PASSWORD);
-        expect(res.headers.get('set-cookie')).toMatch(/; HttpOnly; SameSite=Lax; Secure$/);
+        const dave = new ReviewerClient(behindProxy.url);
+        const res = await dave.login('dave@example.com', PASSWORD);
+        expect(res.headers.get('set-cookie')).toMatch(
+          /^__Host-fd_session=\w+; Path=\/; .*HttpOnly; SameSite=Lax; Secure$/,
+        );
+        expect((await dave.call('GET', '/review/session')).status).toBe(200);
+        // A plain fd_session cookie (which a sibling subdomain could plant) is not read.
+        const plain = dave.cookie.replace('__Host-', '');
+        expect((await fetch(`${behindProxy.url}/review/session`, { headers: { cookie: plain } })).status).toBe(401);
       } finally {
         await behindProxy.close();
       }
@@ -56,6 +63,7 @@ describe('review API', () => {
         {},
         { authorization: 'Bearer fd_live_abcdefghijklmnopqrstuvwxyz0123456' },
         { cookie: 'fd_session=nope' },
+        { cookie: 'fd_session=%E0%A4%A' },
       ] as Record<string, string>[]) {
         const res = await fetch(`${h.url}/review/queue`, { headers });
         expect(res.status).toBe(401);

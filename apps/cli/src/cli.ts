@@ -2,11 +2,13 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ConfigError, loadSettings, SettingsError } from '@framedesk/config';
 import { createDatabase, type Database } from '@framedesk/db';
 import { isDomainError } from '@framedesk/domain';
+import { agentAccountCommands } from './commands/agent-accounts.command';
 import { agentCommands } from './commands/agents.command';
 import { configCommands } from './commands/config.command';
 import { demoCommands } from './commands/demo.command';
 import { doctorCommands } from './commands/doctor.command';
 import { mcpCommands } from './commands/mcp.command';
+import { reviewerAccountCommands } from './commands/reviewer-accounts.command';
 import { reviewerCommands } from './commands/reviewers.command';
 import { submitCommands } from './commands/submit.command';
 
@@ -36,6 +38,8 @@ export interface Command {
 
 const COMMANDS: Record<string, Command> = {
   ...agentCommands,
+  ...agentAccountCommands,
+  ...reviewerAccountCommands,
   ...reviewerCommands,
   ...configCommands,
   ...demoCommands,
@@ -53,8 +57,8 @@ export async function run(argv: string[], io: Io): Promise<number> {
     io.out(usage());
     return argv.length === 0 ? 2 : 0;
   }
-  // Most commands are two words ("agent create"); some are one ("submit").
-  const words = COMMANDS[argv.slice(0, 2).join(' ')] ? 2 : 1;
+  // Most commands are two words ("agent create"); some one ("submit") or three ("reviewer sessions revoke").
+  const words = [3, 2].find((n) => COMMANDS[argv.slice(0, n).join(' ')]) ?? 1;
   const command = COMMANDS[argv.slice(0, words).join(' ')];
   if (!command) {
     io.err(`framedesk: unknown command "${argv.slice(0, 2).join(' ')}"; run "framedesk help" for the list`);

@@ -54,7 +54,10 @@ export function apiKeysService(db: Database, options: { lastUsedFlushMs?: number
       const key = match[1]!;
       if (!KEY_PATTERN.test(key)) throw unauthenticated('The API key is not valid.');
       const found = await db.repos.apiKeys.findByHash(hashApiKey(key));
-      if (!found || found.revokedAt || found.agent.disabledAt) throw unauthenticated('The API key is not valid.');
+      if (!found || found.revokedAt || (found.expiresAt && found.expiresAt <= new Date()))
+        throw unauthenticated('The API key is not valid.');
+      // A disabled agent's keys are valid but refused: 403, so its operator knows the key is not the problem.
+      if (found.agent.disabledAt) throw new DomainError('forbidden', `Agent "${found.agent.slug}" is disabled.`);
       pending.add(found.id);
       timer ??= setTimeout(() => void flush().catch(() => undefined), flushMs).unref();
       return { kind: 'agent', apiKeyId: found.id, agentId: found.agent.id, agentSlug: found.agent.slug };

@@ -4,3 +4,7 @@ export * from './reviewers.service';
 export * from './reviewer-sessions.service';
 export * from './rate-limiter';
 export * from './media-urls';
+export * from './login-throttle';
+export * from './semaphore';
+export * from './accounts.service';
+export * from './failure-counter';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { signMediaUrl, verifyMediaUrl } from './media-urls';
+import { createHmac } from 'node:crypto';
+import { MEDIA_URL_MAX_LIFETIME_MS, signMediaUrl, verifyMediaUrl } from './media-urls';
 
 const secret = 'a-secret-of-sixteen-chars';
 const input = { submissionId: 'sub_abc', name: 'thumbnail' };
@@ -31,5 +32,17 @@ describe('signed media URLs', () => {
     expect(verifyMediaUrl(secret, { ...input, ...q, expires: String(Number(q.expires) + 1) }, now)).toBe(false);
     expect(verifyMediaUrl(secret, { ...input, expires: q.expires, signature: 'zz' }, now)).toBe(false);
     expect(verifyMediaUrl(secret, { ...input, expires: undefined, signature: undefined }, now)).toBe(false);
+  });
+
+  it('refuse an expiry further ahead than the longest lifetime issued, even correctly signed', () => {
+    const now = new Date('2026-11-22T00:00:00Z');
+    const far = Math.floor(now.getTime() / 1000) + 365 * 86400;
+    const signature = createHmac('sha256', secret)
+      .update(`media\n${input.submissionId}\n${input.name}\n${far}`)
+      .digest('hex');
+    expect(verifyMediaUrl(secret, { ...input, expires: String(far), signature }, now)).toBe(false);
+    const longest = new Date(now.getTime() + MEDIA_URL_MAX_LIFETIME_MS);
+    expect(verifyMediaUrl(secret, { ...input, ...parse(signMediaUrl(secret, input, longest, now)) }, now)).toBe(true);
+    expect(() => signMediaUrl(secret, input, new Date(longest.getTime() + 1000), now)).toThrow(RangeError);
   });
 });

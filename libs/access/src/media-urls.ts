@@ -13,14 +13,23 @@ export interface MediaUrlInput {
 const signatureOf = (secret: string, input: MediaUrlInput, expires: number) =>
   createHmac('sha256', secret).update(`media\n${input.submissionId}\n${input.name}\n${expires}`).digest('hex');
 
+/**
+ * The longest lifetime a media URL is issued with (the workbench's hour-aligned URLs reach two
+ * hours ahead). A URL claiming to expire later was not issued by us, even with a leaked secret's
+ * help, and is refused.
+ */
+export const MEDIA_URL_MAX_LIFETIME_MS = 2 * 3600_000;
+
 /** The URL path and query (append it to the public base address). */
-export function signMediaUrl(secret: string, input: MediaUrlInput, expiresAt: Date): string {
+export function signMediaUrl(secret: string, input: MediaUrlInput, expiresAt: Date, now = new Date()): string {
+  if (expiresAt.getTime() - now.getTime() > MEDIA_URL_MAX_LIFETIME_MS)
+    throw new RangeError('A media URL may live at most MEDIA_URL_MAX_LIFETIME_MS.');
   const expires = Math.floor(expiresAt.getTime() / 1000);
   const signature = signatureOf(secret, input, expires);
   return `/media/${encodeURIComponent(input.submissionId)}/${encodeURIComponent(input.name)}?expires=${expires}&signature=${signature}`;
 }
 
-/** True when `signature` is ours for this object and `expires` is still ahead of `now`. */
+/** True when `signature` is ours for this object and `expires` is ahead of `now`, but not too far. */
 export function verifyMediaUrl(
   secret: string,
   input: MediaUrlInput & { readonly expires: string | undefined; readonly signature: string | undefined },
@@ -34,7 +43,7 @@ export function verifyMediaUrl(
   )
     return false;
   const expires = Number(input.expires);
-  if (expires * 1000 <= now.getTime()) return false;
+  if (expires * 1000 <= now.getTime() || expires * 1000 > now.getTime() + MEDIA_URL_MAX_LIFETIME_MS) return false;
   const expected = Buffer.from(signatureOf(secret, input, expires), 'hex');
   return timingSafeEqual(expected, Buffer.from(input.signature, 'hex'));
 }

@@ -2,20 +2,28 @@ import { describe, expect, it } from 'vitest';
 import type { Database } from '@framedesk/db';
 import { DomainError } from '@framedesk/domain';
 import { hashPassword } from './passwords';
-import { type CounterStore, hashSessionToken, reviewerSessionsService } from './reviewer-sessions.service';
+import type { ScriptStore } from './login-throttle';
+import { hashSessionToken, reviewerSessionsService } from './reviewer-sessions.service';
 
-function memoryCounters(): CounterStore & { values: Map<string, number> } {
+/** Runs the throttle's two scripts (reserve: INCR every key; release) on a Map. */
+function memoryCounters(): ScriptStore & { values: Map<string, number> } {
   const values = new Map<string, number>();
   return {
     values,
-    get: async (key) => (values.has(key) ? String(values.get(key)) : null),
-    incr: async (key) => {
-      values.set(key, (values.get(key) ?? 0) + 1);
-      return values.get(key)!;
+    eval: async (script, numKeys, ...args) => {
+      const keys = args.slice(0, numKeys).map(String);
+      if (script.includes("'INCR'")) {
+        return keys.flatMap((k) => {
+          values.set(k, (values.get(k) ?? 0) + 1);
+          return [values.get(k)!, 600_000];
+        });
+      }
+      keys.forEach((k, i) => {
+        if (i === 0 && args[numKeys] === '1') values.delete(k);
+        else if ((values.get(k) ?? 0) > 0) values.set(k, values.get(k)! - 1);
+      });
+      return 1;
     },
-    expire: async () => 1,
-    ttl: async () => 600,
-    del: async (...keys) => keys.filter((k) => values.delete(k)).length,
   };
 }
 
@@ -64,7 +72,7 @@ describe('reviewer sessions', () => {
     expect(() => service.checkCsrf(principal, 'x' + principal.csrfToken)).toThrow(DomainError);
   });
 
-  it('counts failures per email and per address and refuses past the limit', async () => {
+  it('counts failures per (email, address) and per address and refuses past the limit', async () => {
     const { db } = await fakeDb();
     const counters = memoryCounters();
     const service = reviewerSessionsService(db, counters, { ttlHours: 1, attemptsPer15Minutes: 2, keyPrefix: 't' });
@@ -77,6 +85,10 @@ describe('reviewer sessions', () => {
     expect(await attempt('wrong', '10.0.0.2', 'nobody@example.com')).toBe('unauthenticated');
     expect(await attempt('wrong')).toBe('unauthenticated');
     expect(await attempt('right password')).toBe('rate_limited');
+    // Failures from one address do not lock the reviewer out from another.
+    expect(await attempt('right password', '10.0.0.9')).toBe('ok');
+    expect(await attempt('wrong', '10.0.0.9')).toBe('unauthenticated');
+    expect(await attempt('wrong', '10.0.0.9')).toBe('unauthenticated');
     expect(await attempt('right password', '10.0.0.9')).toBe('rate_limited');
   });
 });

@@ -1,21 +1,12 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { DomainError, randomToken } from '@framedesk/domain';
 import type { Database } from '@framedesk/db';
+import { loginThrottle, type ScriptStore } from './login-throttle';
 import { hashPassword, verifyPassword } from './passwords';
+import { createSemaphore } from './semaphore';
 
 export const SESSION_COOKIE = 'fd_session';
 export const CSRF_HEADER = 'X-CSRF-Token';
-const WINDOW_SECONDS = 15 * 60;
-
-/** The few Redis commands login throttling needs; ioredis satisfies it, tests can fake it. */
-export interface CounterStore {
-  get(key: string): Promise<string | null>;
-  incr(key: string): Promise<number>;
-  expire(key: string, seconds: number): Promise<number>;
-  ttl(key: string): Promise<number>;
-  del(...keys: string[]): Promise<number>;
-}
-
 export interface ReviewerPrincipal {
   readonly kind: 'reviewer';
   readonly reviewerId: string;
@@ -30,6 +21,8 @@ export interface ReviewerPrincipal {
 export interface ReviewerSessionsOptions {
   readonly ttlHours: number;
   readonly attemptsPer15Minutes: number;
+  /** Password checks (scrypt, 32 MiB and ~0.1 s each) one process runs at once; a few more may wait. */
+  readonly concurrentPasswordChecks?: number;
   /** Namespaces the throttle counters (the installation's REDIS_PREFIX). */
   readonly keyPrefix: string;
   readonly now?: () => Date;
@@ -46,31 +39,23 @@ function sameSecret(a: string, b: string): boolean {
 }
 
 /** Reviewer login, cookie sessions and CSRF tokens (DESIGN.md §6). */
-export function reviewerSessionsService(db: Database, counters: CounterStore, options: ReviewerSessionsOptions) {
+export function reviewerSessionsService(db: Database, counters: ScriptStore, options: ReviewerSessionsOptions) {
   const now = options.now ?? (() => new Date());
   // Unknown emails still pay for one scrypt, so response time does not reveal which emails exist.
   let dummyHash: Promise<string> | undefined;
-  const keys = (email: string, ip: string) => [
-    `${options.keyPrefix}:login:email:${createHash('sha256').update(email).digest('hex')}`,
-    `${options.keyPrefix}:login:ip:${ip}`,
-  ];
+  const throttle = loginThrottle(counters, { keyPrefix: options.keyPrefix, limit: options.attemptsPer15Minutes });
+  // Bounds the libuv thread pool time logins take, so a burst cannot stall file I/O for everyone.
+  const concurrent = options.concurrentPasswordChecks ?? 2;
+  const verifications = createSemaphore(concurrent, concurrent * 4);
 
-  async function throttled(email: string, ip: string): Promise<number | null> {
-    for (const key of keys(email, ip)) {
-      const count = Number((await counters.get(key)) ?? 0);
-      if (count >= options.attemptsPer15Minutes) {
-        const ttl = await counters.ttl(key);
-        return ttl > 0 ? ttl : WINDOW_SECONDS;
-      }
-    }
-    return null;
-  }
-
-  async function recordFailure(email: string, ip: string): Promise<void> {
-    for (const key of keys(email, ip)) {
-      const count = await counters.incr(key);
-      if (count === 1) await counters.expire(key, WINDOW_SECONDS);
-    }
+  async function checkPassword(email: string, password: string) {
+    const reviewer = email ? await db.repos.reviewers.findByEmail(email) : null;
+    const ok = reviewer
+      ? await verifyPassword(password, reviewer.passwordHash)
+      : await verifyPassword(password, await (dummyHash ??= hashPassword('framedesk-no-such-reviewer'))).then(
+          () => false,
+        );
+    return reviewer && ok && !reviewer.disabledAt ? reviewer : null;
   }
 
   return {
@@ -85,23 +70,22 @@ export function reviewerSessionsService(db: Database, counters: CounterStore, op
       previousToken?: string;
     }): Promise<{ token: string; principal: ReviewerPrincipal }> {
       const email = input.email.trim().toLowerCase();
-      const retryAfter = await throttled(email, input.ip);
-      if (retryAfter !== null) {
+      const attempt = await throttle.reserve(email, input.ip);
+      if (attempt.retryAfter !== null) {
         throw new DomainError('rate_limited', 'Too many failed sign-in attempts. Wait a few minutes and try again.', {
-          headers: { 'Retry-After': String(retryAfter) },
+          headers: { 'Retry-After': String(attempt.retryAfter) },
         });
       }
-      const reviewer = email ? await db.repos.reviewers.findByEmail(email) : null;
-      const ok = reviewer
-        ? await verifyPassword(input.password, reviewer.passwordHash)
-        : await verifyPassword(input.password, await (dummyHash ??= hashPassword('framedesk-no-such-reviewer'))).then(
-            () => false,
-          );
-      if (!reviewer || !ok || reviewer.disabledAt) {
-        await recordFailure(email, input.ip);
-        throw new DomainError('unauthenticated', 'The email or password is not right.');
+      const release = await verifications.tryAcquire();
+      if (!release) {
+        await attempt.release('not_evaluated');
+        throw new DomainError('service_unavailable', 'Too many sign-ins at once. Try again in a moment.', {
+          headers: { 'Retry-After': '1' },
+        });
       }
-      await counters.del(keys(email, input.ip)[0]!);
+      const reviewer = await checkPassword(email, input.password).finally(release);
+      if (!reviewer) throw new DomainError('unauthenticated', 'The email or password is not right.');
+      await attempt.release('success');
       if (input.previousToken) await db.repos.reviewerSessions.delete(hashSessionToken(input.previousToken));
       const token = randomToken(32);
       const expiresAt = new Date(now().getTime() + options.ttlHours * 3600_000);

@@ -3,3 +3,4 @@ export * from './project-config';
 export * from './variants';
 export * from './settings';
 export * from './validation';
+export * from './trust-proxy';

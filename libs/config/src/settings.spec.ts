@@ -18,9 +18,9 @@ describe('settings', () => {
   });
 
   it('coerces numbers and booleans and reports every bad variable', () => {
-    expect(loadSettings({ API_PORT: '8080', TRUST_PROXY: 'true' })).toMatchObject({
+    expect(loadSettings({ API_PORT: '8080', S3_FORCE_PATH_STYLE: 'false' })).toMatchObject({
       API_PORT: 8080,
-      TRUST_PROXY: true,
+      S3_FORCE_PATH_STYLE: false,
     });
     try {
       loadSettings({ API_PORT: 'eighty', STORAGE_DRIVER: 'ftp', WORKER_CONCURRENCY: '0' });
@@ -33,6 +33,29 @@ describe('settings', () => {
         '/WORKER_CONCURRENCY',
       ]);
     }
+  });
+
+  it('takes TRUST_PROXY as a hop count or addresses/CIDRs and refuses true', () => {
+    expect(loadSettings({}).TRUST_PROXY).toBe(false);
+    expect(loadSettings({ TRUST_PROXY: '1' }).TRUST_PROXY).toBe(1);
+    expect(loadSettings({ TRUST_PROXY: '10.0.0.0/8, 2001:db8::1, loopback' }).TRUST_PROXY).toEqual([
+      '10.0.0.0/8',
+      '2001:db8::1',
+      'loopback',
+    ]);
+    expect(() => loadSettings({ TRUST_PROXY: 'true' })).toThrow(/TRUST_PROXY: true is refused.*X-Forwarded-For/);
+    expect(() => loadSettings({ TRUST_PROXY: '10.0.0.0/99' })).toThrow(/TRUST_PROXY/);
+  });
+
+  it('refuses a placeholder or short SESSION_SECRET in production', () => {
+    const strong = 'q7Vb2kLm9XpR4tWz8NcY1sHd6FgJ3uAe';
+    for (const secret of [undefined, 'change-me-to-a-long-random-secret', 'a'.repeat(40), 'short-but-random-Xk2']) {
+      expect(() => loadSettings({ NODE_ENV: 'production', ...(secret ? { SESSION_SECRET: secret } : {}) })).toThrow(
+        /SESSION_SECRET/,
+      );
+    }
+    expect(loadSettings({ NODE_ENV: 'production', SESSION_SECRET: strong }).SESSION_SECRET).toBe(strong);
+    expect(loadSettings({ SESSION_SECRET: 'short-but-random-Xk2' }).NODE_ENV).toBe('development');
   });
 
   it('refuses the development secret in production and incomplete drivers', () => {

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { type Static, Type } from '@sinclair/typebox';
+import { parseTrustProxy, type TrustProxy } from './trust-proxy';
 import { compileValidator, stringEnum, type Violation } from './validation';
 
 const str = (defaultValue: string, description: string) => Type.String({ default: defaultValue, description });
@@ -20,7 +21,7 @@ export const settingsSchema = Type.Object(
     ),
     NODE_ENV: stringEnum(['development', 'production', 'test'] as const, {
       default: 'development',
-      description: 'production refuses the development SESSION_SECRET',
+      description: 'production refuses a placeholder or short (< 32 bytes) SESSION_SECRET',
     }),
     DATABASE_URL: str('postgresql://postgres@127.0.0.1:5432/framedesk', 'PostgreSQL connection string'),
     DATABASE_POOL_SIZE: int(10, 'Connections per process', 1),
@@ -73,9 +74,39 @@ export const settingsSchema = Type.Object(
       description: 'Signs media URLs and upload tokens; required in production',
     }),
     SESSION_TTL_HOURS: int(12, 'Reviewer session lifetime', 1),
-    TRUST_PROXY: bool(false, 'Trust X-Forwarded-* (set behind a TLS-terminating proxy; makes cookies Secure)'),
+    TRUST_PROXY: Type.String({
+      default: 'false',
+      description:
+        'Proxies in front of the API whose X-Forwarded-* are believed: false, a hop count (1), or addresses/CIDRs, comma-separated; true is refused. Any proxy makes cookies Secure',
+    }),
     RATE_LIMIT_PER_MINUTE: int(600, 'Requests per API key per minute', 1),
-    LOGIN_ATTEMPTS_PER_15_MINUTES: int(10, 'Failed reviewer logins per email and address', 1),
+    INVALID_API_KEYS_PER_MINUTE: int(
+      30,
+      'Requests with an invalid API key per client address per minute; past it 429 before any database lookup',
+      1,
+    ),
+    METRICS_TOKEN: optionalStr('When set, GET /metrics on the API requires Authorization: Bearer <this token>'),
+    LOGIN_ATTEMPTS_PER_15_MINUTES: int(
+      10,
+      'Failed reviewer logins per (email, address) and per address (IPv6: per /64); 429 past it',
+      1,
+    ),
+    LOGIN_CONCURRENT_CHECKS: int(
+      2,
+      'Reviewer password checks (scrypt) one API process runs at once; 4 per slot may wait, the rest get 503',
+      1,
+    ),
+    VIDEO_MAX_BYTES: int(4 * 1024 ** 3, 'Largest video byte_size accepted at upload-session creation (413 above)', 1),
+    AGENT_OPEN_UPLOADS_MAX: int(
+      20,
+      'Open (unfinished, unexpired) video upload sessions per agent (429 quota_exceeded above)',
+      1,
+    ),
+    AGENT_OPEN_UPLOAD_BYTES_MAX: int(
+      16 * 1024 ** 3,
+      "Bytes declared by one agent's open video upload sessions together (429 quota_exceeded above)",
+      1,
+    ),
     REQUEST_TIMEOUT_SECONDS: int(120, 'Longest a request body may take to arrive', 1),
     IDEMPOTENCY_RETENTION_HOURS: int(24, 'How long idempotent responses are replayable', 1),
     RECONCILE_AFTER_SECONDS: int(120, 'Age after which a non-terminal submission without a live job is re-enqueued', 1),
@@ -98,9 +129,24 @@ export const settingsSchema = Type.Object(
   { additionalProperties: true },
 );
 
-export type Settings = Readonly<Static<typeof settingsSchema>> & { readonly workspaceRoot: string };
+export type Settings = Readonly<Omit<Static<typeof settingsSchema>, 'TRUST_PROXY'>> & {
+  readonly TRUST_PROXY: TrustProxy;
+  readonly workspaceRoot: string;
+};
 
 export const DEVELOPMENT_SESSION_SECRET = 'development-only-secret-change-me';
+/** Shorter secrets are refused in production (256 bits, the HMAC-SHA256 key size). */
+export const MIN_PRODUCTION_SECRET_BYTES = 32;
+// Values copied from examples and templates rather than generated.
+const PLACEHOLDER_SECRET = /change[-_ ]?me|changeit|placeholder|example|^secret$|^password$|^(.)\1*$/i;
+
+function sessionSecretProblem(secret: string): string | null {
+  if (secret === DEVELOPMENT_SESSION_SECRET || PLACEHOLDER_SECRET.test(secret))
+    return 'is a placeholder; set a secret of your own in production (e.g. openssl rand -base64 48)';
+  if (Buffer.byteLength(secret) < MIN_PRODUCTION_SECRET_BYTES)
+    return `must be at least ${MIN_PRODUCTION_SECRET_BYTES} bytes in production (e.g. openssl rand -base64 48)`;
+  return null;
+}
 
 export class SettingsError extends Error {
   constructor(readonly violations: readonly Violation[]) {
@@ -129,9 +175,10 @@ export function loadSettings(env: NodeJS.ProcessEnv, workspaceRoot = process.cwd
   if (!result.ok) throw new SettingsError(result.violations);
   const settings = result.value;
   const violations: Violation[] = [];
-  if (settings.NODE_ENV === 'production' && settings.SESSION_SECRET === DEVELOPMENT_SESSION_SECRET) {
-    violations.push({ path: '/SESSION_SECRET', message: 'must be set to a secret of your own in production' });
-  }
+  const secretProblem = settings.NODE_ENV === 'production' ? sessionSecretProblem(settings.SESSION_SECRET) : null;
+  if (secretProblem) violations.push({ path: '/SESSION_SECRET', message: secretProblem });
+  const trustProxy = parseTrustProxy(settings.TRUST_PROXY);
+  if (!trustProxy.ok) violations.push({ path: '/TRUST_PROXY', message: trustProxy.message });
   if (settings.STORAGE_DRIVER === 's3' && !settings.S3_ENDPOINT) {
     violations.push({ path: '/S3_ENDPOINT', message: 'is required when STORAGE_DRIVER=s3' });
   }
@@ -144,6 +191,7 @@ export function loadSettings(env: NodeJS.ProcessEnv, workspaceRoot = process.cwd
   return Object.freeze({
     ...settings,
     REDIS_PREFIX: hashTagged(settings.REDIS_PREFIX),
+    TRUST_PROXY: trustProxy.ok ? trustProxy.value : false,
     workspaceRoot: resolve(workspaceRoot),
   });
 }

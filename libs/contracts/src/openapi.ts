@@ -232,6 +232,13 @@ export function buildOpenApiDocument(config: OpenApiConfig): Record<string, unkn
             },
             ...createErrors,
             ...commonErrors,
+            '413': problem("`payload_too_large`: `byte_size` is above the installation's largest video"),
+            '429': {
+              ...problem(
+                "`rate_limited` (per-key limit) or `quota_exceeded` (the agent's open upload sessions or their bytes); retry after `Retry-After`",
+              ),
+              headers: { 'Retry-After': { schema: { type: 'integer' } } },
+            },
           },
         },
       },

@@ -8,6 +8,8 @@ export interface ApiKeyRow {
   readonly createdAt: Date;
   readonly lastUsedAt: Date | null;
   readonly revokedAt: Date | null;
+  /** A rotated key's end of grace. */
+  readonly expiresAt: Date | null;
 }
 
 export interface ApiKeyWithAgent extends ApiKeyRow {
@@ -21,6 +23,7 @@ const publicFields = {
   createdAt: true,
   lastUsedAt: true,
   revokedAt: true,
+  expiresAt: true,
 } as const;
 
 export function apiKeysRepository(db: DbClient) {

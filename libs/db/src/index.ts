@@ -1,5 +1,6 @@
 export { createDatabase, type Database, type DatabaseOptions } from './client';
 export type { Repositories } from './repositories';
+export type { AccountChange, AccountEventRow } from './accounts.repository';
 export type { AgentRow } from './agents.repository';
 export type { ApiKeyRow, ApiKeyWithAgent } from './api-keys.repository';
 export type { ChannelRow } from './channels.repository';
@@ -14,7 +15,12 @@ export type {
 } from './review.repository';
 export type { MediaObjectKind, MediaObjectRow, NewMediaObject } from './media-objects.repository';
 export type { IdempotencyClaim, IdempotencyClaimInput, IdempotencyRecordRow } from './idempotency.repository';
-export type { MediaUploadRow, MediaUploadWithSubmission, NewMediaUpload } from './media-uploads.repository';
+export type {
+  MediaUploadRow,
+  MediaUploadWithSubmission,
+  NewMediaUpload,
+  OpenUploads,
+} from './media-uploads.repository';
 export type {
   Actor,
   NewSubmission,

@@ -48,8 +48,27 @@ const withSubmission = {
   submission: { select: { id: true, agentId: true, status: true, failureCode: true, failureMessage: true } },
 } as const;
 
+/** An agent's upload sessions still waiting for their bytes, and the bytes they declared. */
+export interface OpenUploads {
+  readonly sessions: number;
+  readonly bytes: number;
+}
+
 export function mediaUploadsRepository(db: DbClient) {
   return {
+    /**
+     * The agent's open upload sessions (waiting, not expired). With `lock` (inside a transaction)
+     * the agent's row is locked first, so two concurrent creations cannot both pass a quota.
+     */
+    async openForAgent(agentId: string, at: Date, options: { lock?: boolean } = {}): Promise<OpenUploads> {
+      if (options.lock) await db.$queryRaw`SELECT 1 FROM agents WHERE id = ${agentId} FOR UPDATE`;
+      const found = await db.mediaUpload.aggregate({
+        where: { completedAt: null, expiresAt: { gt: at }, submission: { agentId, status: 'waiting_for_upload' } },
+        _count: { _all: true },
+        _sum: { byteSize: true },
+      });
+      return { sessions: found._count._all, bytes: Number(found._sum.byteSize ?? 0n) };
+    },
     /** Run inside the transaction that creates the submission. */
     create: (input: NewMediaUpload): Promise<MediaUploadRow> =>
       db.mediaUpload.create({ data: { ...input, byteSize: BigInt(input.byteSize) } }),

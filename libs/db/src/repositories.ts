@@ -1,5 +1,7 @@
+import { accountsRepository } from './accounts.repository';
 import { agentsRepository } from './agents.repository';
 import { apiKeysRepository } from './api-keys.repository';
+import { backlogRepository } from './backlog.repository';
 import { channelsRepository } from './channels.repository';
 import { idempotencyRepository } from './idempotency.repository';
 import { mediaObjectsRepository } from './media-objects.repository';
@@ -12,8 +14,10 @@ import { submissionsRepository } from './submissions.repository';
 
 export function createRepositories(client: DbClient) {
   return {
+    accounts: accountsRepository(client),
     agents: agentsRepository(client),
     apiKeys: apiKeysRepository(client),
+    backlog: backlogRepository(client),
     channels: channelsRepository(client),
     idempotency: idempotencyRepository(client),
     mediaObjects: mediaObjectsRepository(client),

@@ -77,6 +77,8 @@ export interface TransitionRequest {
   readonly reason?: string | null;
   /** Narrows the allowed sources further than the status machine does. */
   readonly onlyFrom?: readonly SubmissionStatus[];
+  /** Applies only while the visibility is still this one (part of the compare-and-set). */
+  readonly onlyWithVisibility?: Visibility;
   readonly patch?: TransitionPatch;
   readonly data?: Record<string, unknown>;
 }
@@ -168,7 +170,11 @@ export function submissionsRepository(db: DbClient) {
       );
       if (!allowed.includes(current.status)) return { ok: false, current: current.status };
       const { count } = await db.submission.updateMany({
-        where: { id: request.id, status: current.status },
+        where: {
+          id: request.id,
+          status: current.status,
+          ...(request.onlyWithVisibility ? { visibility: request.onlyWithVisibility } : {}),
+        },
         data: { status: request.to, ...request.patch },
       });
       if (count === 0) {

@@ -27,6 +27,7 @@ export const ERROR_CATALOG = {
   validation_failed: { status: 422, title: 'The request failed validation' },
   idempotency_key_reused: { status: 422, title: 'The Idempotency-Key was used for a different request' },
   rate_limited: { status: 429, title: 'Too many requests' },
+  quota_exceeded: { status: 429, title: "The agent's quota is used up" },
   internal_error: { status: 500, title: 'Internal server error' },
   service_unavailable: { status: 503, title: 'A dependency is unavailable; nothing was created' },
 } as const satisfies Record<string, { status: number; title: string }>;

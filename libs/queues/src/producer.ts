@@ -30,6 +30,18 @@ export interface EnqueueOptions {
 /** Priority of re-runs (reconciler, operator retries): behind new work, which has none. */
 export const RERUN_PRIORITY = 10;
 
+/** BullMQ's lowest priority. */
+export const MAX_PRIORITY = 2_097_152;
+
+/**
+ * Fair share between agents (open-source BullMQ has no groups): a job's priority is its agent's
+ * backlog when it is enqueued, so the n-th waiting frame of one agent runs after the first frames
+ * of every agent with fewer waiting. Lower runs first.
+ */
+export function backlogPriority(backlog: number): number {
+  return Math.min(MAX_PRIORITY, Math.max(1, Math.floor(backlog)));
+}
+
 /** How long the id of a re-run is remembered (longer than any job waits). */
 const RERUN_MEMORY_SECONDS = 7 * 24 * 3600;
 

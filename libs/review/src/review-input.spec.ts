@@ -52,7 +52,11 @@ describe('review input', () => {
         '/limit',
       ]);
     }
-    expect(codeOf(() => decodeCursor('garbage', ['c']))).toBe('validation_failed');
+    expect(codeOf(() => decodeCursor('garbage', ['c']))).toBe('invalid_request');
+    // Decodes, but to values no cursor of ours holds: refused (400), never passed on to the query.
+    expect(codeOf(() => decodeCursor(encodeCursor({ c: 'not a date', i: 'sub_x' }), ['c', 'i']))).toBe(
+      'invalid_request',
+    );
   });
 
   it('needs a listed reason to reject, and a note when the reason is Other', () => {

@@ -36,14 +36,23 @@ export function encodeCursor(value: Record<string, string>): string {
   return Buffer.from(JSON.stringify(value)).toString('base64url');
 }
 
+// What each cursor field must hold: a cursor that decodes to anything else was not issued by us.
+const CURSOR_FIELDS: Record<string, (v: string) => boolean> = {
+  c: (v) => !Number.isNaN(Date.parse(v)),
+  r: (v) => !Number.isNaN(Date.parse(v)),
+  d: (v) => isFrameDate(v),
+  i: (v) => /^sub_[0-9A-Za-z]{1,64}$/.test(v),
+};
+
 export function decodeCursor(cursor: string, fields: readonly string[]): Record<string, string> {
   try {
     const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>;
-    if (fields.every((f) => typeof value[f] === 'string')) return value as Record<string, string>;
+    const valid = (f: string) => typeof value[f] === 'string' && (CURSOR_FIELDS[f]?.(value[f]) ?? true);
+    if (value && typeof value === 'object' && fields.every(valid)) return value as Record<string, string>;
   } catch {
     // fall through
   }
-  throw new DomainError('validation_failed', 'The cursor is not valid.', {
+  throw new DomainError('invalid_request', 'The cursor is not valid; pass next_cursor unchanged.', {
     errors: [{ pointer: '/cursor', detail: 'not a cursor this API issued' }],
   });
 }

@@ -169,6 +169,8 @@ export function reviewService(deps: ReviewServiceDeps) {
         actor: actorOf(me),
         reason,
         onlyFrom: ['needs_review'],
+        // A concurrent change to draft between the check above and this write wins.
+        ...(to === 'promoted' ? { onlyWithVisibility: 'promotion_eligible' as const } : {}),
         patch: {
           reviewDecision: to,
           reviewReason: reason,
@@ -180,6 +182,11 @@ export function reviewService(deps: ReviewServiceDeps) {
       });
       if (!result.ok) {
         if (result.current === null) throw notFound(id);
+        if (result.current === 'needs_review' && to === 'promoted')
+          throw new DomainError(
+            'not_promotion_eligible',
+            'The visibility changed; only promotion_eligible frames can be promoted.',
+          );
         throw alreadyDecided(result.current);
       }
       return detail(id, me);

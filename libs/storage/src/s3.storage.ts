@@ -8,6 +8,7 @@ import { pipeline } from 'node:stream/promises';
 import {
   DeleteObjectCommand,
   GetObjectCommand,
+  HeadBucketCommand,
   HeadObjectCommand,
   PutObjectCommand,
   S3Client,
@@ -117,10 +118,9 @@ export function createS3Storage(
     async delete(bucket, key) {
       await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: assertSafeKey(key) }));
     },
+    // HeadBucket: reachable and allowed, without writing (readiness probes run every few seconds).
     async ping(bucket) {
-      const key = `.framedesk-ping/${randomBytes(4).toString('hex')}`;
-      await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: Buffer.alloc(0), ContentLength: 0 }));
-      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+      await client.send(new HeadBucketCommand({ Bucket: bucket }));
     },
     presignGet: (bucket, key, ttlSeconds) =>
       getSignedUrl(client, new GetObjectCommand({ Bucket: bucket, Key: assertSafeKey(key) }), {

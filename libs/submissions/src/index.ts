@@ -7,4 +7,5 @@ export * from './video-upload.service';
 export * from './processing.service';
 export * from './reconciler.service';
 export * from './stream-head';
+export * from './system-review';
 export * from './agent-channels';

@@ -2,6 +2,7 @@ import { parseVariantName, type ProjectConfig, type VariantSpec } from '@framede
 import type { Database, MediaObjectRow } from '@framedesk/db';
 import type { FailureCode, SubmissionStatus } from '@framedesk/domain';
 import { formatsForMimeTypes, isImageProcessingError, processImage } from '@framedesk/media';
+import { finishProcessing } from './system-review';
 import {
   type ObjectStorage,
   ObjectNotFoundError,
@@ -152,23 +153,20 @@ export function imageProcessingService(deps: ImageProcessingDeps) {
         );
       }
 
-      const promote = !deps.config.approval_defaults.requires_review;
-      const to = promote ? 'promoted' : 'needs_review';
-      const done = await deps.db.transition({
+      const done = await finishProcessing(deps.db, {
         id: submissionId,
-        to,
-        actor: SYSTEM,
-        onlyFrom: ['media_processing'],
-        reason: promote ? 'review not required' : null,
-        patch: {
-          width: image.width,
-          height: image.height,
-          ...(promote ? { reviewDecision: 'promoted', reviewedAt: new Date() } : {}),
-        },
+        requiresReview: deps.config.approval_defaults.requires_review,
+        reason: null,
+        patch: { width: image.width, height: image.height },
         data: { variants: image.variants.map((v) => v.name) },
       });
       if (!done.ok) return { outcome: 'skipped', reason: `lost the race (status ${done.current})` };
-      return { outcome: to, width: image.width, height: image.height, variants: image.variants.map((v) => v.name) };
+      return {
+        outcome: done.to,
+        width: image.width,
+        height: image.height,
+        variants: image.variants.map((v) => v.name),
+      };
     },
 
     /** Retries are exhausted: the submission ends `failed` with `processing_error`. */

@@ -10,7 +10,7 @@ import type {
 import { LIST_LIMIT_DEFAULT } from '@framedesk/contracts';
 import type { Database, Repositories } from '@framedesk/db';
 import { DomainError, frameDateOf, isId, newId, type SubmissionStatus } from '@framedesk/domain';
-import type { QueueProducer } from '@framedesk/queues';
+import { backlogPriority, type QueueProducer } from '@framedesk/queues';
 import { type ObjectStorage, storageKeys } from '@framedesk/storage';
 import type { UploadProtocol, VideoProvider } from '@framedesk/video-provider';
 import { decodeCursor, encodeCursor } from './cursor';
@@ -53,7 +53,21 @@ export interface SubmissionsDependencies {
   readonly now?: () => Date;
   /** BullMQ waits for Redis indefinitely; past this the job is left to the reconciler (default 3 s). */
   readonly enqueueTimeoutMs?: number;
+  readonly limits?: UploadLimits;
 }
+
+/** Operational bounds on video uploads (settings VIDEO_MAX_BYTES, AGENT_OPEN_UPLOADS_MAX, AGENT_OPEN_UPLOAD_BYTES_MAX). */
+export interface UploadLimits {
+  readonly videoMaxBytes: number;
+  readonly openUploadsPerAgent: number;
+  readonly openUploadBytesPerAgent: number;
+}
+
+const DEFAULT_UPLOAD_LIMITS: UploadLimits = {
+  videoMaxBytes: 4 * 1024 ** 3,
+  openUploadsPerAgent: 20,
+  openUploadBytesPerAgent: 16 * 1024 ** 3,
+};
 
 export interface Created<T> {
   readonly status: number;
@@ -66,6 +80,27 @@ export const DEFAULT_SMALL_VIDEO_MAX_BYTES = 200 * 1024 * 1024;
 export function submissionsService(deps: SubmissionsDependencies) {
   const now = deps.now ?? (() => new Date());
   const bucket = deps.config.storage.vendor_originals_bucket;
+  const limits = deps.limits ?? DEFAULT_UPLOAD_LIMITS;
+
+  /** 429 quota_exceeded when one more session of `byteSize` would pass the agent's quotas. */
+  async function checkUploadQuota(repos: Repositories, caller: AgentCaller, byteSize: number, lock: boolean) {
+    const open = await repos.mediaUploads.openForAgent(caller.agentId, now(), { lock });
+    const retry = { headers: { 'Retry-After': '60' } };
+    if (open.sessions + 1 > limits.openUploadsPerAgent) {
+      throw new DomainError(
+        'quota_exceeded',
+        `Agent "${caller.agentSlug}" already has ${open.sessions} open upload sessions (at most ${limits.openUploadsPerAgent}); finish or let some expire first.`,
+        retry,
+      );
+    }
+    if (open.bytes + byteSize > limits.openUploadBytesPerAgent) {
+      throw new DomainError(
+        'quota_exceeded',
+        `Agent "${caller.agentSlug}" has ${open.bytes} bytes in unfinished uploads; ${byteSize} more would pass its ${limits.openUploadBytesPerAgent}-byte quota.`,
+        retry,
+      );
+    }
+  }
 
   /** Enqueues after commit; a failure or a hang only delays the job (the reconciler enqueues it). */
   async function enqueueAfterCommit(run: () => Promise<void>, details: object): Promise<void> {
@@ -180,7 +215,13 @@ export function submissionsService(deps: SubmissionsDependencies) {
           .catch((e: unknown) => deps.logger.warn({ err: e, key }, 'could not delete an orphaned original'));
         throw error;
       }
-      await enqueueAfterCommit(() => deps.queues.enqueue('image.process', { submissionId: id }), { submission_id: id });
+      await enqueueAfterCommit(
+        async () => {
+          const backlog = await deps.db.repos.backlog.imageBacklog(caller.agentId).catch(() => 1);
+          await deps.queues.enqueue('image.process', { submissionId: id }, { priority: backlogPriority(backlog) });
+        },
+        { submission_id: id },
+      );
       return { status: 202, body };
     },
 
@@ -194,7 +235,15 @@ export function submissionsService(deps: SubmissionsDependencies) {
       idempotency: IdempotencyToken;
     }): Promise<Created<MediaUpload>> {
       const { caller, request } = input;
+      if (request.byte_size > limits.videoMaxBytes) {
+        throw new DomainError(
+          'payload_too_large',
+          `byte_size ${request.byte_size} is above this installation's largest video, ${limits.videoMaxBytes} bytes.`,
+        );
+      }
       const channelId = await authorize(deps.db.repos, caller, request.agent_slug, request.channel_slug);
+      // Checked before the provider opens anything, and again under the agent's lock below.
+      await checkUploadQuota(deps.db.repos, caller, request.byte_size, false);
       const createdAt = now();
       const submissionId = newId('submission');
       const uploadId = newId('upload');
@@ -229,6 +278,7 @@ export function submissionsService(deps: SubmissionsDependencies) {
       let body: MediaUpload;
       try {
         body = await deps.db.transaction(async (repos) => {
+          await checkUploadQuota(repos, caller, request.byte_size, true);
           const described = request.metadata ?? {};
           await repos.submissions.create(
             {

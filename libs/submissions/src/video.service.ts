@@ -16,6 +16,7 @@ import {
 } from '@framedesk/media';
 import type { QueueProducer } from '@framedesk/queues';
 import { type ObjectStorage, storageKeys } from '@framedesk/storage';
+import { finishProcessing } from './system-review';
 import type { ProviderNotification, ProviderVideoState, VideoProvider } from '@framedesk/video-provider';
 
 export interface VideoServiceDeps {
@@ -47,8 +48,6 @@ function failureCodeOf(code: string): FailureCode {
 export function createVideoService(deps: VideoServiceDeps) {
   const now = deps.now ?? (() => new Date());
   const bucket = deps.config.storage.vendor_originals_bucket;
-  const reviewedTo = () =>
-    (deps.config.approval_defaults.requires_review ? 'needs_review' : 'promoted') as 'needs_review' | 'promoted';
 
   /** `message` is what the agent reads: a stable sentence; tool output goes to the event's `detail` only. */
   async function fail(
@@ -87,17 +86,15 @@ export function createVideoService(deps: VideoServiceDeps) {
     patch: { durationMs?: number | null; width?: number | null; height?: number | null },
     data: Record<string, unknown>,
   ): Promise<VideoOutcome> {
-    const to = reviewedTo();
-    const done = await deps.db.transition({
+    const done = await finishProcessing(deps.db, {
       id: submissionId,
-      to,
-      actor: { type: 'system' },
-      onlyFrom: ['media_processing'],
+      requiresReview: deps.config.approval_defaults.requires_review,
       reason: 'video processed',
       patch,
       data,
+      now: now(),
     });
-    return done.ok ? to : 'skipped';
+    return done.ok ? done.to : 'skipped';
   }
 
   /** Applies a provider's view of a video; the same view twice changes nothing the second time. */

@@ -1,5 +1,11 @@
 import type { RequestHandler, Response } from 'express';
-import type { AgentPrincipal, ApiKeysService, RateLimiter } from '@framedesk/access';
+import {
+  addressKey,
+  type AgentPrincipal,
+  type ApiKeysService,
+  type FailureCounter,
+  type RateLimiter,
+} from '@framedesk/access';
 import { DomainError } from '@framedesk/domain';
 import type { Logger } from '@framedesk/observability';
 
@@ -10,10 +16,45 @@ export function callerOf(res: Response): AgentPrincipal {
   return caller;
 }
 
-/** Bearer agent keys (DESIGN.md §5): 401 `unauthenticated` with `WWW-Authenticate: Bearer`. */
-export function authenticateAgent(apiKeys: ApiKeysService): RequestHandler {
+/**
+ * Bearer agent keys (DESIGN.md §5): 401 `unauthenticated` with `WWW-Authenticate: Bearer`. An
+ * address that sent too many invalid keys gets 429 before any database lookup (key guessing costs
+ * us nothing). A Redis failure lets requests through.
+ */
+export function authenticateAgent(
+  apiKeys: ApiKeysService,
+  invalidKeys: FailureCounter,
+  logger: Logger,
+): RequestHandler {
   return async (req, res, next) => {
-    res.locals['caller'] = await apiKeys.authenticate(req.get('authorization'));
+    const header = req.get('authorization');
+    const address = addressKey(req.ip ?? 'unknown');
+    // Only requests that try a key count: a missing header costs no lookup.
+    const retryAfter = !header
+      ? null
+      : await invalidKeys.blocked(address).catch((error: unknown) => {
+          logger.warn(
+            { err: error, request_id: res.locals['requestId'] },
+            'invalid-key limiter unavailable; failing open',
+          );
+          return null;
+        });
+    if (retryAfter !== null) {
+      throw new DomainError(
+        'rate_limited',
+        `Too many invalid API keys from this address; retry after ${retryAfter} s.`,
+        {
+          headers: { 'Retry-After': String(retryAfter) },
+        },
+      );
+    }
+    try {
+      res.locals['caller'] = await apiKeys.authenticate(header);
+    } catch (error) {
+      if (header && error instanceof DomainError && error.code === 'unauthenticated')
+        await invalidKeys.count(address).catch(() => undefined);
+      throw error;
+    }
     next();
   };
 }

@@ -2,13 +2,22 @@ import type { Request, RequestHandler, Response } from 'express';
 import { CSRF_HEADER, type ReviewerPrincipal, type ReviewerSessionsService, SESSION_COOKIE } from '@framedesk/access';
 import { DomainError } from '@framedesk/domain';
 
-/** The value of one cookie from the Cookie header (no cookie-parser: we read exactly one). */
+/**
+ * The value of one cookie from the Cookie header (no cookie-parser: we read exactly one). A value
+ * that is not valid percent-encoding is no cookie at all (never a 500).
+ */
 export function readCookie(req: Request, name: string): string | undefined {
   const header = req.headers.cookie;
   if (!header) return undefined;
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+    if (eq > 0 && part.slice(0, eq).trim() === name) {
+      try {
+        return decodeURIComponent(part.slice(eq + 1).trim());
+      } catch {
+        return undefined;
+      }
+    }
   }
   return undefined;
 }
@@ -18,10 +27,24 @@ export interface SessionCookieOptions {
   readonly trustProxy: boolean;
 }
 
+const isSecure = (req: Request, options: SessionCookieOptions) => options.trustProxy || req.secure;
+
+/**
+ * `__Host-fd_session` when the cookie is Secure: browsers then refuse it unless it was set over
+ * TLS by this host with Path=/ and no Domain, so a sibling subdomain cannot plant one.
+ */
+export function sessionCookieName(req: Request, options: SessionCookieOptions): string {
+  return isSecure(req, options) ? `__Host-${SESSION_COOKIE}` : SESSION_COOKIE;
+}
+
+export function readSessionCookie(req: Request, options: SessionCookieOptions): string | undefined {
+  return readCookie(req, sessionCookieName(req, options));
+}
+
 function cookie(req: Request, value: string, maxAgeSeconds: number, options: SessionCookieOptions): string {
-  const secure = options.trustProxy || req.secure;
+  const secure = isSecure(req, options);
   return [
-    `${SESSION_COOKIE}=${value}`,
+    `${sessionCookieName(req, options)}=${value}`,
     'Path=/',
     `Max-Age=${maxAgeSeconds}`,
     'HttpOnly',
@@ -55,9 +78,9 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * Only a live reviewer session passes: anonymous calls and agent API keys get 401. Every write
  * must also carry the session's CSRF token in X-CSRF-Token (403 otherwise).
  */
-export function requireReviewer(sessions: ReviewerSessionsService): RequestHandler {
+export function requireReviewer(sessions: ReviewerSessionsService, options: SessionCookieOptions): RequestHandler {
   return async (req, res, next) => {
-    const principal = await sessions.authenticate(readCookie(req, SESSION_COOKIE));
+    const principal = await sessions.authenticate(readSessionCookie(req, options));
     if (!principal) {
       const agentKey = /^Bearer\s/i.test(req.get('authorization') ?? '');
       throw new DomainError(

@@ -30,7 +30,10 @@ export function mcpRoutes(deps: ApiDependencies): Router {
     retentionMs: deps.settings.IDEMPOTENCY_RETENTION_HOURS * 3_600_000,
   };
 
-  router.use(authenticateAgent(deps.apiKeys), rateLimitAgent(deps.rateLimiter, deps.logger));
+  router.use(
+    authenticateAgent(deps.apiKeys, deps.invalidKeys, deps.logger),
+    rateLimitAgent(deps.rateLimiter, deps.logger),
+  );
   router.post('/', express.json({ limit: mcpBodyLimit(deps.config) }), async (req, res) => {
     const caller = callerOf(res);
     const requestId = res.locals['requestId'] as string | undefined;

@@ -19,7 +19,11 @@ export function agentApiRoutes(deps: ApiDependencies): Router {
   };
   router.use(openApiRoutes(buildOpenApiDocument(deps.config)));
   router.use(mediaRoutes({ secret: deps.settings.SESSION_SECRET, submissions: deps.submissions }));
-  router.use('/v1', authenticateAgent(deps.apiKeys), rateLimitAgent(deps.rateLimiter, deps.logger));
+  router.use(
+    '/v1',
+    authenticateAgent(deps.apiKeys, deps.invalidKeys, deps.logger),
+    rateLimitAgent(deps.rateLimiter, deps.logger),
+  );
   router.use(
     frameSubmissionsRoutes({
       db: deps.db,

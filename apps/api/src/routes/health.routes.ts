@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { Router } from 'express';
 import { DomainError } from '@framedesk/domain';
 import type { Registry } from '@framedesk/observability';
@@ -8,8 +9,25 @@ export interface ReadinessCheck {
   check(): Promise<unknown>;
 }
 
+export interface HealthRoutesOptions {
+  /** Where a failed check's reason goes (never into the response: it can name hosts and paths). */
+  readonly log: (details: object, message: string) => void;
+  /** When set, `/metrics` requires `Authorization: Bearer <token>`. */
+  readonly metricsToken?: string | undefined;
+}
+
+function sameToken(given: string, expected: string): boolean {
+  const a = createHash('sha256').update(given).digest();
+  const b = createHash('sha256').update(expected).digest();
+  return timingSafeEqual(a, b);
+}
+
 /** `/healthz`: the process is up. `/readyz`: PostgreSQL, Redis and storage answer. `/metrics`. */
-export function healthRoutes(checks: readonly ReadinessCheck[], metrics: Registry): Router {
+export function healthRoutes(
+  checks: readonly ReadinessCheck[],
+  metrics: Registry,
+  options: HealthRoutesOptions,
+): Router {
   const router = Router();
   router.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -24,7 +42,8 @@ export function healthRoutes(checks: readonly ReadinessCheck[], metrics: Registr
           await Promise.race([check(), timeout]);
           return [name, { status: 'ok' }] as const;
         } catch (error) {
-          return [name, { status: 'unavailable', error: (error as Error).message }] as const;
+          options.log({ check: name, err: error }, 'readiness check failed');
+          return [name, { status: 'unavailable' }] as const;
         }
       }),
     );
@@ -43,7 +62,14 @@ export function healthRoutes(checks: readonly ReadinessCheck[], metrics: Registr
       .type('application/problem+json')
       .send(JSON.stringify({ ...problem, checks: checked }));
   });
-  router.get('/metrics', async (_req, res) => {
+  router.get('/metrics', async (req, res) => {
+    if (options.metricsToken) {
+      const given = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '')?.[1];
+      if (!given || !sameToken(given, options.metricsToken))
+        throw new DomainError('unauthenticated', 'Send "Authorization: Bearer <METRICS_TOKEN>".', {
+          headers: { 'WWW-Authenticate': 'Bearer realm="metrics"' },
+        });
+    }
     res.type(metrics.contentType).send(await metrics.metrics());
   });
   return router;

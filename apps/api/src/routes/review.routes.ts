@@ -1,6 +1,6 @@
 import { Transform } from 'node:stream';
 import express, { type Request, Router } from 'express';
-import { reviewerSessionsService, SESSION_COOKIE, signMediaUrl } from '@framedesk/access';
+import { reviewerSessionsService, signMediaUrl } from '@framedesk/access';
 import { DomainError, isId } from '@framedesk/domain';
 import {
   type MediaUrlFn,
@@ -13,7 +13,7 @@ import {
 import type { ApiDependencies } from '../dependencies';
 import {
   clearSessionCookie,
-  readCookie,
+  readSessionCookie,
   requireReviewer,
   reviewerOf,
   setSessionCookie,
@@ -93,6 +93,7 @@ export function reviewRoutes(deps: ApiDependencies, options: ReviewRoutesOptions
   const sessions = reviewerSessionsService(deps.db, deps.redis, {
     ttlHours: deps.settings.SESSION_TTL_HOURS,
     attemptsPer15Minutes: deps.settings.LOGIN_ATTEMPTS_PER_15_MINUTES,
+    concurrentPasswordChecks: deps.settings.LOGIN_CONCURRENT_CHECKS,
     keyPrefix: deps.settings.REDIS_PREFIX,
   });
   const review = reviewService({
@@ -102,7 +103,7 @@ export function reviewRoutes(deps: ApiDependencies, options: ReviewRoutesOptions
     queues: deps.queues,
     queueDepths: options.queueDepths ?? defaultQueueDepths(deps),
   });
-  const cookieOptions = { trustProxy: deps.settings.TRUST_PROXY };
+  const cookieOptions = { trustProxy: deps.settings.TRUST_PROXY !== false };
   const router = Router();
 
   router.use((_req, res, next) => {
@@ -117,7 +118,7 @@ export function reviewRoutes(deps: ApiDependencies, options: ReviewRoutesOptions
     const password = typeof body['password'] === 'string' ? body['password'] : '';
     if (!email || !password || password.length > 1024)
       throw new DomainError('validation_failed', 'Send an email and a password.');
-    const previousToken = readCookie(req, SESSION_COOKIE);
+    const previousToken = readSessionCookie(req, cookieOptions);
     const { token, principal } = await sessions.login({
       email,
       password,
@@ -132,7 +133,7 @@ export function reviewRoutes(deps: ApiDependencies, options: ReviewRoutesOptions
     });
   });
 
-  router.use(requireReviewer(sessions));
+  router.use(requireReviewer(sessions, cookieOptions));
 
   router.get('/session', (_req, res) => {
     const me = reviewerOf(res);

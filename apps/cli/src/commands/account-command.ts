@@ -1,0 +1,46 @@
+import { userInfo } from 'node:os';
+import { accountsService, type AccountsService } from '@framedesk/access';
+import { isSlug, isDomainError } from '@framedesk/domain';
+import { type Command, type CommandContext, UsageError } from '../cli';
+
+/** Who ran the command, as recorded beside each account change. */
+function actor(): string {
+  try {
+    return `cli:${userInfo().username}`;
+  } catch {
+    return 'cli';
+  }
+}
+
+export function slugArg(value: string | undefined, what: string): string {
+  if (!value || !isSlug(value)) throw new UsageError(`"${value ?? ''}" is not a valid ${what} slug`);
+  return value;
+}
+
+/**
+ * An account command: `--json` prints one JSON line, otherwise `text(result)`; every refusal
+ * (unknown account, bad value) is one line on stderr and exit 2.
+ */
+export function accountCommand<T>(
+  usage: string,
+  positionals: number,
+  run: (accounts: AccountsService, ctx: CommandContext) => Promise<T>,
+  text: (result: T) => string,
+  options: Command['options'] = {},
+): Command {
+  return {
+    usage: `${usage} [--json]`,
+    positionals,
+    options: { ...options, json: { type: 'boolean' } },
+    async run(ctx) {
+      let result: T;
+      try {
+        result = await run(accountsService(ctx.db(), actor()), ctx);
+      } catch (error) {
+        if (isDomainError(error)) throw new UsageError(error.detail);
+        throw error;
+      }
+      ctx.io.out(ctx.values['json'] ? JSON.stringify(result) : text(result));
+    },
+  };
+}

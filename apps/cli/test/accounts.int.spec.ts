@@ -1,0 +1,203 @@
+// Account lifecycle from the CLI, against a real API process: each change holds on the very next request.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createTestDatabase,
+  createTestRedisPrefix,
+  freePort,
+  makePng,
+  type RunningProcess,
+  startApp,
+  testRedisUrl,
+  type TestDatabase,
+  waitForHttp,
+} from '@framedesk/testing';
+import { run } from '../src/cli';
+
+const PASSWORD = 'correct horse battery';
+
+describe('account lifecycle commands', () => {
+  let database: TestDatabase;
+  let redis: ReturnType<typeof createTestRedisPrefix>;
+  let scratch: string;
+  let api: RunningProcess;
+  let url: string;
+  let env: Record<string, string>;
+
+  /** The CLI in this process (the same `run` main.ts calls): exit code, stdout and stderr lines. */
+  async function cli(args: string[], stdin = '') {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await run(args, {
+      env,
+      stdin: Readable.from([stdin]),
+      out: (line) => out.push(line),
+      err: (line) => err.push(line),
+    });
+    return { code, out, err, json: () => JSON.parse(out.join('\n')) as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+  }
+  const query = async (sql: string, params: unknown[] = []) => {
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      return (await client.query(sql, params)).rows;
+    } finally {
+      await client.end();
+    }
+  };
+  const login = async (password = PASSWORD) => {
+    const res = await fetch(`${url}/review/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'rita@example.com', password }),
+    });
+    return { status: res.status, cookie: res.headers.get('set-cookie')?.split(';')[0] ?? '' };
+  };
+  const session = (cookie: string) => fetch(`${url}/review/session`, { headers: { cookie } }).then((r) => r.status);
+  const list = (key: string) =>
+    fetch(`${url}/v1/frame-submissions`, { headers: { authorization: `Bearer ${key}` } }).then(async (r) => ({
+      status: r.status,
+      code: r.status >= 400 ? ((await r.json()) as { code: string }).code : null,
+    }));
+  const post = (key: string, channel: string) => {
+    const form = new FormData();
+    form.append(
+      'metadata',
+      new Blob([JSON.stringify({ agent_slug: 'bot', channel_slug: channel, date: '20261122' })], {
+        type: 'application/json',
+      }),
+    );
+    form.append('image', new Blob([new Uint8Array(makePng(8, 8))], { type: 'image/png' }), 'f.png');
+    return fetch(`${url}/v1/frame-submissions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'idempotency-key': crypto.randomUUID() },
+      body: form,
+    }).then(async (r) => ((await r.json()) as { code?: string }).code ?? String(r.status));
+  };
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    redis = createTestRedisPrefix();
+    scratch = await mkdtemp(join(tmpdir(), 'framedesk-accounts-'));
+    const port = await freePort();
+    url = `http://127.0.0.1:${port}`;
+    env = { DATABASE_URL: database.url };
+    api = startApp('api', {
+      NODE_ENV: 'test',
+      DATABASE_URL: database.url,
+      REDIS_URL: testRedisUrl(),
+      REDIS_PREFIX: redis.prefix,
+      API_PORT: String(port),
+      STORAGE_FS_ROOT: join(scratch, 'storage'),
+      LOG_LEVEL: 'silent',
+    });
+    expect((await cli(['reviewer', 'create', 'rita@example.com', '--password-stdin'], PASSWORD)).code).toBe(0);
+    expect((await cli(['agent', 'create', 'bot', '--channel', 'news'])).code).toBe(0);
+    expect((await cli(['channel', 'create', 'sports'])).code).toBe(0);
+    await waitForHttp(`${url}/healthz`, 60_000, api);
+  }, 90_000);
+  afterAll(async () => {
+    await api?.stop('SIGKILL');
+    await database?.drop();
+    await redis?.cleanup();
+    await rm(scratch, { recursive: true, force: true });
+  });
+
+  it('reviewer disable refuses the live cookie on the next request and records who and when; enable lets them sign in', async () => {
+    const { cookie } = await login();
+    expect(await session(cookie)).toBe(200);
+    const disabled = await cli(['reviewer', 'disable', 'rita@example.com', '--json']);
+    expect([disabled.code, disabled.out.length, disabled.json()]).toEqual([
+      0,
+      1,
+      { email: 'rita@example.com', disabled: true },
+    ]);
+    expect(await session(cookie)).toBe(401);
+    expect((await login()).status).toBe(401);
+    const events = await query("SELECT action, actor, created_at FROM account_events WHERE subject_type = 'reviewer'");
+    expect(events).toEqual([
+      { action: 'disabled', actor: expect.stringMatching(/^cli/), created_at: expect.any(Date) },
+    ]);
+    expect((await cli(['reviewer', 'list', '--json'])).json()).toEqual([
+      expect.objectContaining({ email: 'rita@example.com', disabled_at: expect.any(String), sessions: 0 }),
+    ]);
+    expect((await cli(['reviewer', 'enable', 'rita@example.com'])).code).toBe(0);
+    expect((await login()).status).toBe(201);
+  });
+
+  it('reviewer set-password ends every session; sessions revoke ends them without a new password', async () => {
+    const first = await login();
+    const reset = await cli(
+      ['reviewer', 'set-password', 'rita@example.com', '--password-stdin', '--json'],
+      'a new password!\n',
+    );
+    expect(reset.code).toBe(0);
+    expect(reset.json().sessions_ended).toBeGreaterThanOrEqual(1);
+    expect(await session(first.cookie)).toBe(401);
+    expect((await login()).status).toBe(401);
+    const second = await login('a new password!');
+    expect(second.status).toBe(201);
+    expect((await cli(['reviewer', 'sessions', 'revoke', 'rita@example.com', '--json'])).json()).toEqual({
+      email: 'rita@example.com',
+      sessions_ended: 1,
+    });
+    expect(await session(second.cookie)).toBe(401);
+  });
+
+  it('agent disable refuses its keys with 403 forbidden on the next request; channels add/remove take effect at once', async () => {
+    const key = (await cli(['key', 'create', 'bot', '--json'])).json().api_key as string;
+    expect((await list(key)).status).toBe(200);
+    expect((await cli(['agent', 'disable', 'bot'])).code).toBe(0);
+    expect(await list(key)).toEqual({ status: 403, code: 'forbidden' });
+    expect((await cli(['agent', 'enable', 'bot'])).code).toBe(0);
+    expect((await list(key)).status).toBe(200);
+
+    expect(await post(key, 'sports')).toBe('forbidden');
+    expect((await cli(['agent', 'channels', 'add', 'bot', 'sports', '--json'])).json()).toMatchObject({
+      changed: true,
+    });
+    expect(await post(key, 'sports')).toBe('202');
+    expect((await cli(['agent', 'channels', 'remove', 'bot', 'sports'])).code).toBe(0);
+    expect(await post(key, 'sports')).toBe('forbidden');
+
+    const agents = (await cli(['agent', 'list', '--json'])).json();
+    expect(agents).toEqual([expect.objectContaining({ agent: 'bot', disabled_at: null, channels: ['news'] })]);
+    expect((await cli(['channel', 'list', '--json'])).json()).toEqual([
+      expect.objectContaining({ channel: 'news', agents: 1 }),
+      expect.objectContaining({ channel: 'sports', agents: 0 }),
+    ]);
+  });
+
+  it('key rotate prints a new key once; the old one works for the grace period, then stops', async () => {
+    const old = (await cli(['key', 'create', 'bot', '--json'])).json().api_key as string;
+    const graced = await cli(['key', 'rotate', old.slice(0, 16), '--json']);
+    expect(graced.code).toBe(0);
+    const rotated = graced.json();
+    expect(rotated.api_key).toMatch(/^fd_live_/);
+    expect(Date.parse(rotated.old_key_expires_at) - Date.now()).toBeGreaterThan(23 * 3600_000);
+    expect((await list(old)).status).toBe(200);
+    expect((await list(rotated.api_key)).status).toBe(200);
+
+    const again = (await cli(['key', 'rotate', rotated.new_prefix, '--grace', '0s', '--json'])).json();
+    expect(await list(rotated.api_key)).toEqual({ status: 401, code: 'unauthenticated' });
+    expect((await list(again.api_key)).status).toBe(200);
+  });
+
+  it.each([
+    [['reviewer', 'disable', 'nobody@example.com']],
+    [['agent', 'disable', 'ghost']],
+    [['agent', 'channels', 'add', 'bot', 'no-such-channel']],
+    [['key', 'rotate', 'fd_live_zzzzzzzz']],
+    [['key', 'rotate', 'fd_live_zzzzzzzz', '--grace', 'soon']],
+    [['reviewer', 'set-password', 'rita@example.com']],
+  ])('refuses %j with one clear line and exit 2', async (args) => {
+    const result = await cli(args);
+    expect(result.code).toBe(2);
+    expect(result.err).toHaveLength(1);
+    expect(result.out).toEqual([]);
+  });
+});
