@@ -18,10 +18,10 @@ export type { MediaUploadRow, MediaUploadWithSubmission, NewMediaUpload } from '
 export type {
   Actor,
   NewSubmission,
-  SubmissionResourceRow,
   SubmissionRow,
   SubmissionWithSlugs,
   TransitionPatch,
   TransitionRequest,
   TransitionResult,
 } from './submissions.repository';
+export type { ResourceListQuery, SubmissionResourceRow } from './submission-resources';

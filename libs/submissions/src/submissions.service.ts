@@ -316,16 +316,10 @@ export function submissionsService(deps: SubmissionsDependencies) {
     ): Promise<FrameSubmissionList> {
       const limit = query.limit ?? LIST_LIMIT_DEFAULT;
       const after = query.cursor ? decodeCursor(query.cursor) : undefined;
-      let channelId: string | undefined;
-      if (query.channel_slug) {
-        const channel = await deps.db.repos.channels.findBySlug(query.channel_slug);
-        if (!channel) return { data: [], has_more: false, next_cursor: null };
-        channelId = channel.id;
-      }
       const rows = await deps.db.repos.submissions.listResourcesForAgent({
         agentId: caller.agentId,
         limit: limit + 1,
-        ...(channelId ? { channelId } : {}),
+        ...(query.channel_slug ? { channelSlug: query.channel_slug } : {}),
         ...(query.status ? { status: query.status } : {}),
         ...(after ? { after } : {}),
       });
