@@ -44,8 +44,6 @@ export interface ApiDependencies {
   readonly submissions: SubmissionsService;
   readonly validators: RequestValidators;
   readonly rateLimiter: RateLimiter;
-  /** Where frame images are spooled while hashed (always emptied). */
-  readonly spoolDir: string;
 }
 
 export function createApiDependencies(settings: Settings, config: ProjectConfig, logger: Logger): ApiDependencies {
@@ -86,7 +84,6 @@ export function createApiDependencies(settings: Settings, config: ProjectConfig,
     submissions,
     validators: requestValidators(config),
     rateLimiter: createRateLimiter(redis, { prefix: settings.REDIS_PREFIX, limit: settings.RATE_LIMIT_PER_MINUTE }),
-    spoolDir: join(settings.STORAGE_FS_ROOT, '.spool'),
   };
 }
 

@@ -25,3 +25,4 @@ export type {
   TransitionResult,
 } from './submissions.repository';
 export type { ResourceListQuery, SubmissionResourceRow } from './submission-resources';
+export type { NewImageSubmission } from './image-ingest.repository';

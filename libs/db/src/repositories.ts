@@ -1,6 +1,7 @@
 import { agentsRepository } from './agents.repository';
 import { apiKeysRepository } from './api-keys.repository';
 import { channelsRepository } from './channels.repository';
+import { imageIngestRepository } from './image-ingest.repository';
 import { idempotencyRepository } from './idempotency.repository';
 import { mediaObjectsRepository } from './media-objects.repository';
 import { mediaUploadsRepository } from './media-uploads.repository';
@@ -16,6 +17,7 @@ export function createRepositories(client: DbClient) {
     apiKeys: apiKeysRepository(client),
     channels: channelsRepository(client),
     idempotency: idempotencyRepository(client),
+    imageIngest: imageIngestRepository(client),
     mediaObjects: mediaObjectsRepository(client),
     mediaUploads: mediaUploadsRepository(client),
     review: reviewRepository(client),
