@@ -29,6 +29,14 @@ export interface RunningProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/**
+ * What every app process runs with, as in production (README, docs/performance.md): glibc keeps
+ * one malloc arena per thread that ever allocated (libuv's pool, libvips, Prisma), each holding
+ * freed memory; two arenas keep the API's and the worker's resident memory down (measured in
+ * docs/performance.md). glibc reads it when the process starts, so it is set here, not in code.
+ */
+export const APP_PROCESS_ENV = { MALLOC_ARENA_MAX: '2' } as const;
+
 /** Runs one of our apps (`apps/<name>/src/main.ts`) as a real process with `env`. */
 export function startApp(
   name: 'api' | 'worker' | 'cli',
@@ -38,7 +46,7 @@ export function startApp(
   const child = spawn(process.execPath, ['--import', 'tsx', join(workspaceRoot, `apps/${name}/src/main.ts`), ...args], {
     cwd: workspaceRoot,
     // eslint-disable-next-line no-restricted-properties -- the child inherits PATH and friends.
-    env: { ...process.env, TSX_TSCONFIG_PATH: join(workspaceRoot, 'tsconfig.base.json'), ...env },
+    env: { ...process.env, ...APP_PROCESS_ENV, TSX_TSCONFIG_PATH: join(workspaceRoot, 'tsconfig.base.json'), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
