@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // `npm start`: set up this machine (tools/setup.mjs), seed a demo on first run, then run the
 // API, one worker and the workbench dev server together with prefixed logs. Ctrl-C stops all.
+// The API and the worker log one readable line per event here (LOG_FORMAT=pretty, unless set);
+// in production they log JSON.
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { root, setup } from './setup.mjs';
@@ -8,7 +10,12 @@ import { root, setup } from './setup.mjs';
 await setup();
 
 // MALLOC_ARENA_MAX: two glibc malloc arenas instead of one per thread (docs/performance.md, Memory).
-const env = { MALLOC_ARENA_MAX: '2', ...process.env, TSX_TSCONFIG_PATH: join(root, 'tsconfig.base.json') };
+const env = {
+  LOG_FORMAT: 'pretty',
+  MALLOC_ARENA_MAX: '2',
+  ...process.env,
+  TSX_TSCONFIG_PATH: join(root, 'tsconfig.base.json'),
+};
 const bin = (name) => join(root, 'node_modules/.bin', name);
 const app = (name) => `node --import tsx apps/${name}/src/main.ts`;
 
