@@ -8,7 +8,7 @@ import { type BenchStack, databaseBackendPids, exampleConfig, submitFrame, today
 import { closedLoop, type HttpResult, keepAliveAgent, type LoadResult, multipartBody, post } from './http-load';
 import { noisyPng, uniquePngParts } from './images';
 import { type BenchOptions } from './options';
-import { type ScenarioResult, atLeast, row } from './report';
+import { type ScenarioResult, atLeast, atMost, row } from './report';
 import { sleep } from './stats';
 import { startBaselineServer } from './processes';
 import { profileApi } from './profile';
@@ -248,8 +248,15 @@ export async function ingestScenario(s: BenchStack, options: BenchOptions['inges
       // estimate that does not move with the shared machine's load (Redis is left out).
       row('Ingest', 'CPU-cost ratio (a) / Framedesk API + PostgreSQL', '×', cpuRatio('bare')),
       row('Ingest', 'CPU-cost ratio (b) / Framedesk API + PostgreSQL', '×', cpuRatio('naive')),
+      row(
+        'Ingest',
+        'Framedesk API CPU / (a) bare node:http CPU, per accepted request',
+        '×',
+        runs.framedesk.map((r, i) => r.serverCpuMsPerAccepted / runs.bare[i]!.serverCpuMsPerAccepted),
+        atMost(2),
+      ),
       row('Ingest', 'Framedesk / (a) bare node:http', '×', ratio('bare'), atLeast(0.6)),
-      row('Ingest', 'Framedesk / (b) Express+multer+sharp', '×', ratio('naive'), atLeast(5)),
+      row('Ingest', 'Framedesk / (b) Express+multer+sharp', '×', ratio('naive'), atLeast(8)),
     ];
     // Profile, don't guess: where the API's main thread spends the time under this same load.
     let profile: string[] = [];

@@ -129,7 +129,7 @@ export async function memoryScenario(s: BenchStack, options: BenchOptions['memor
           `API peak RSS, ${label}`,
           'MB',
           reps.map((r) => r.framedesk.peak.rss / MB),
-          atMost(250, ' MB'),
+          atMost(200, ' MB'),
         ),
         row('Memory', 'API RSS before the burst', 'MB', [(before?.rss ?? Number.NaN) / MB]),
         row('Memory', 'API RSS after each repetition (settled)', 'MB', settledMb),

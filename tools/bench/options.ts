@@ -37,6 +37,8 @@ export interface BenchOptions {
     readonly submissions: number;
     readonly channels: number;
     readonly agents: number;
+    /** One more channel holds this many times a regular channel's submissions. */
+    readonly bigChannelFactor: number;
     /** Calls per query per repetition. */
     readonly iterations: number;
   };
@@ -92,6 +94,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       submissions: Number(value('rows') ?? (quick ? 50_000 : 500_000)),
       channels: 50,
       agents: 10,
+      bigChannelFactor: 10,
       iterations: quick ? 200 : 1_000,
     },
   };

@@ -4,17 +4,25 @@ import { createDatabase } from '@framedesk/db';
 import { createTestDatabase } from '@framedesk/testing';
 import { type BenchOptions } from './options';
 import { type ScenarioResult, atMost, row } from './report';
-import { generatedSubmission, loadReviewData } from './review-data';
+import { bigChannelRows, generatedSubmission, loadReviewData } from './review-data';
 import { processCpuMs } from './cpu';
 import { percentile } from './stats';
 
-type Query = 'queue' | 'timeline' | 'get';
-const TARGET_P99_MS: Record<Query, number> = { queue: 25, timeline: 25, get: 5 };
+const QUERIES = ['queue', 'timeline', 'queueBig', 'timelineBig', 'get'] as const;
+type Query = (typeof QUERIES)[number];
+const TARGET_P99_MS: Record<Query, number> = { queue: 10, timeline: 10, queueBig: 10, timelineBig: 10, get: 3 };
 const LABEL: Record<Query, string> = {
   queue: 'review queue page (50, channel filter)',
   timeline: 'channel timeline page (50)',
+  queueBig: 'review queue page (50), 10× channel',
+  timelineBig: 'channel timeline page (50), 10× channel',
   get: 'GET /v1/frame-submissions/{id} lookup',
 };
+/** The 10× channel's page against a regular channel's: unchanged within ±20%. */
+const GROWTH: readonly (readonly [Query, Query])[] = [
+  ['queueBig', 'queue'],
+  ['timelineBig', 'timeline'],
+];
 
 const shorten = (line: string) => (line.length > 220 ? `${line.slice(0, 220)}…` : line);
 
@@ -67,6 +75,8 @@ export async function reviewScenario(options: BenchOptions['review']): Promise<S
     const calls: Record<Query, () => Promise<unknown>> = {
       queue: () => db.repos.review.queue({ channelSlug: channel(), limit: 50 }),
       timeline: () => db.repos.review.timeline({ channelSlug: channel(), limit: 50 }),
+      queueBig: () => db.repos.review.queue({ channelSlug: 'channel-big', limit: 50 }),
+      timelineBig: () => db.repos.review.timeline({ channelSlug: 'channel-big', limit: 50 }),
       get: () => {
         const { id, agentId } = generatedSubmission(1 + rand(options.submissions), options.agents);
         return db.repos.submissions.findResourceForAgent(id, agentId);
@@ -76,9 +86,11 @@ export async function reviewScenario(options: BenchOptions['review']): Promise<S
     const sizes = {
       queue: ((await calls.queue()) as unknown[]).length,
       timeline: ((await calls.timeline()) as unknown[]).length,
+      queueBig: ((await calls.queueBig()) as unknown[]).length,
+      timelineBig: ((await calls.timelineBig()) as unknown[]).length,
       get: (await calls.get()) ? 1 : 0,
     };
-    for (let i = 0; i < 50; i++) for (const q of ['queue', 'timeline', 'get'] as const) await calls[q]();
+    for (let i = 0; i < 50; i++) for (const q of QUERIES) await calls[q]();
 
     // CPU per call, ours (Prisma + driver) and PostgreSQL's, does not depend on how busy the
     // shared machine is; wall-clock percentiles do.
@@ -91,10 +103,12 @@ export async function reviewScenario(options: BenchOptions['review']): Promise<S
     const reps: Record<Query, { p50: number; p99: number; clientCpuMs: number; databaseCpuMs: number }[]> = {
       queue: [],
       timeline: [],
+      queueBig: [],
+      timelineBig: [],
       get: [],
     };
     for (let rep = 0; rep < options.reps; rep++) {
-      for (const q of ['queue', 'timeline', 'get'] as const) {
+      for (const q of QUERIES) {
         const samples: number[] = [];
         const cpuBefore = process.cpuUsage();
         const dbBefore = new Map((await backends()).map((b) => [b.pid, b.ms]));
@@ -118,9 +132,11 @@ export async function reviewScenario(options: BenchOptions['review']): Promise<S
     const profiles: Record<Query, { statements: number; executionMs: number; plans: string[] }> = {
       queue: { statements: 0, executionMs: 0, plans: [] },
       timeline: { statements: 0, executionMs: 0, plans: [] },
+      queueBig: { statements: 0, executionMs: 0, plans: [] },
+      timelineBig: { statements: 0, executionMs: 0, plans: [] },
       get: { statements: 0, executionMs: 0, plans: [] },
     };
-    for (const q of ['queue', 'timeline', 'get'] as const) {
+    for (const q of QUERIES) {
       const statements = await captureSql(calls[q]);
       profiles[q].statements = statements.length;
       for (const s of statements) {
@@ -137,7 +153,7 @@ export async function reviewScenario(options: BenchOptions['review']): Promise<S
       }
     }
 
-    const rows = (['queue', 'timeline', 'get'] as const).flatMap((q) => [
+    const rows = QUERIES.flatMap((q) => [
       row(
         'Review queries',
         `${LABEL[q]} p50`,
@@ -164,10 +180,21 @@ export async function reviewScenario(options: BenchOptions['review']): Promise<S
         reps[q].map((r) => r.databaseCpuMs),
       ),
     ]);
+    for (const [big, regular] of GROWTH) {
+      rows.push(
+        row(
+          'Review queries',
+          `${LABEL[big]} p99 / regular channel p99`,
+          '×',
+          reps[big].map((r, i) => r.p99 / reps[regular][i]!.p99),
+          atMost(1.2),
+        ),
+      );
+    }
     const missed = rows.filter((r) => r.target && !r.target.met).map((r) => r.metric);
-    const evidence = (['queue', 'timeline', 'get'] as const)
-      .filter((q) => missed.some((m) => m.startsWith(LABEL[q])))
-      .map((q) => `${LABEL[q]}: ${profiles[q].statements} statements\n\n${profiles[q].plans.join('\n\n')}`);
+    const evidence = QUERIES.filter((q) => missed.some((m) => m.startsWith(LABEL[q]))).map(
+      (q) => `${LABEL[q]}: ${profiles[q].statements} statements\n\n${profiles[q].plans.join('\n\n')}`,
+    );
     return {
       name: 'Review queries',
       rows,
@@ -179,8 +206,9 @@ export async function reviewScenario(options: BenchOptions['review']): Promise<S
           .map(([k, v]) => `${k} ${(v / 1000).toFixed(1)} s`)
           .join(', ')}).`,
         `Server-side here means in-process around the repository call the route delegates to (libs/db review.queue, review.timeline, submissions.findResourceForAgent): Prisma, the pg driver and PostgreSQL, ${options.iterations} calls each per repetition, a random channel or id each time; HTTP, auth and JSON rendering are not included.`,
-        `Pages returned: queue ${sizes.queue}, timeline ${sizes.timeline}, get ${sizes.get ? 'found' : 'NOT FOUND'}.`,
-        ...(['queue', 'timeline', 'get'] as const).map(
+        `The 10× channel (channel-big) holds ${bigChannelRows(options).toLocaleString('en')} submissions, ${options.bigChannelFactor} times each regular channel's ${Math.round(options.submissions / options.channels).toLocaleString('en')}, with the same status mix.`,
+        `Pages returned: ${QUERIES.map((q) => `${q} ${q === 'get' ? (sizes.get ? 'found' : 'NOT FOUND') : sizes[q]}`).join(', ')}.`,
+        ...QUERIES.map(
           (q) =>
             `Profile of one ${LABEL[q]}: ${profiles[q].statements} SQL statements, PostgreSQL planning + execution ${profiles[q].executionMs.toFixed(2)} ms in total (EXPLAIN ANALYZE); the rest of the call is Prisma and the driver.`,
         ),

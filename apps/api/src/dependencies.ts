@@ -55,8 +55,6 @@ export interface ApiDependencies {
   readonly rateLimiter: RateLimiter;
   /** Invalid API keys per client address, refused before any database lookup past the limit. */
   readonly invalidKeys: FailureCounter;
-  /** Where frame images are spooled while hashed (always emptied). */
-  readonly spoolDir: string;
 }
 
 export function createApiDependencies(settings: Settings, config: ProjectConfig, logger: Logger): ApiDependencies {
@@ -134,7 +132,6 @@ export function createApiDependencies(settings: Settings, config: ProjectConfig,
       limit: settings.INVALID_API_KEYS_PER_MINUTE,
       windowMs: 60_000,
     }),
-    spoolDir: join(settings.STORAGE_FS_ROOT, '.spool'),
   };
 }
 

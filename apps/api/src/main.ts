@@ -10,6 +10,7 @@ import { createLogger, onShutdown } from '@framedesk/observability';
 import { VideoProviderConfigError } from '@framedesk/video-provider';
 import { createApp } from './app';
 import { closeApiDependencies, createApiDependencies } from './dependencies';
+import { sweepAtStart } from './startup';
 
 function boot() {
   try {
@@ -41,6 +42,11 @@ const server = createServer(createApp(deps));
 server.requestTimeout = settings.REQUEST_TIMEOUT_SECONDS * 1000;
 server.headersTimeout = 30_000;
 server.keepAliveTimeout = 5_000;
+
+sweepAtStart(deps).then(
+  (removed) => removed > 0 && logger.info({ removed }, 'removed temporary files of unfinished uploads'),
+  (error: unknown) => logger.warn({ err: error }, 'could not sweep temporary files of unfinished uploads'),
+);
 
 server.listen(settings.API_PORT, settings.API_HOST, () => {
   logger.info({ url: `http://${settings.API_HOST}:${settings.API_PORT}` }, 'api listening');

@@ -1,11 +1,11 @@
 /**
- * Per-key fixed-window rate limiting in Redis. Takes a minimal structural client so this lib
- * does not depend on ioredis; any client with these three commands fits.
+ * Per-key fixed-window rate limiting in Redis, one round trip per request: a Lua script counts
+ * the hit, sets the window's expiry when the key has none (first hit, or a key left without one)
+ * and answers the count and the time left. Takes a minimal structural client so this lib does not
+ * depend on ioredis; any client with `eval` fits.
  */
 export interface RateLimitStore {
-  incr(key: string): Promise<number>;
-  pexpire(key: string, milliseconds: number): Promise<number>;
-  pttl(key: string): Promise<number>;
+  eval(script: string, numKeys: number, ...args: (string | number)[]): Promise<unknown>;
 }
 
 export interface RateLimitDecision {
@@ -21,6 +21,16 @@ export interface RateLimiter {
   hit(subject: string): Promise<RateLimitDecision>;
 }
 
+// KEYS[1] the window's counter, ARGV[1] the window in ms. Returns { count, ms left }.
+const HIT = `
+local count = redis.call('INCR', KEYS[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return { count, ttl }`;
+
 export function createRateLimiter(
   store: RateLimitStore,
   options: { prefix: string; limit: number; windowMs?: number },
@@ -30,13 +40,7 @@ export function createRateLimiter(
     async hit(subject) {
       const window = Math.floor(Date.now() / windowMs);
       const key = `${options.prefix}:ratelimit:${subject}:${window}`;
-      const count = await store.incr(key);
-      let ttl = await store.pttl(key);
-      // The first hit sets the expiry; a key left without one (a crash between the two) is fixed here.
-      if (count === 1 || ttl < 0) {
-        ttl = windowMs;
-        await store.pexpire(key, windowMs);
-      }
+      const [count, ttl] = (await store.eval(HIT, 1, key, windowMs)) as [number, number];
       return {
         allowed: count <= options.limit,
         limit: options.limit,

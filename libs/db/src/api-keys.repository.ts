@@ -31,11 +31,18 @@ export function apiKeysRepository(db: DbClient) {
     /** Stores a key by its hash; the key itself is never written anywhere. */
     create: (input: { agentId: string; prefix: string; hash: string }): Promise<ApiKeyRow> =>
       db.apiKey.create({ data: { id: randomUUID(), ...input }, select: publicFields }),
-    findByHash: (hash: string): Promise<ApiKeyWithAgent | null> =>
-      db.apiKey.findUnique({
-        where: { hash },
-        select: { ...publicFields, agent: { select: { id: true, slug: true, disabledAt: true } } },
-      }),
+    /** The key and its agent in one statement (every authenticated request runs this). */
+    async findByHash(hash: string): Promise<ApiKeyWithAgent | null> {
+      const rows = await db.$queryRaw<(ApiKeyRow & { agentSlug: string; agentDisabledAt: Date | null })[]>`
+        SELECT k.id, k.agent_id AS "agentId", k.prefix, k.created_at AS "createdAt", k.last_used_at AS "lastUsedAt",
+               k.revoked_at AS "revokedAt", a.slug AS "agentSlug", a.disabled_at AS "agentDisabledAt"
+          FROM api_keys k JOIN agents a ON a.id = k.agent_id
+         WHERE k.hash = ${hash}`;
+      const row = rows[0];
+      if (!row) return null;
+      const { agentSlug, agentDisabledAt, ...key } = row;
+      return { ...key, agent: { id: key.agentId, slug: agentSlug, disabledAt: agentDisabledAt } };
+    },
     listForAgent: (agentId: string): Promise<ApiKeyRow[]> =>
       db.apiKey.findMany({ where: { agentId }, select: publicFields, orderBy: { createdAt: 'asc' } }),
     /** Revokes every key whose display prefix starts with `prefix`; returns how many. */

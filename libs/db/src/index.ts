@@ -24,10 +24,11 @@ export type {
 export type {
   Actor,
   NewSubmission,
-  SubmissionResourceRow,
   SubmissionRow,
   SubmissionWithSlugs,
   TransitionPatch,
   TransitionRequest,
   TransitionResult,
 } from './submissions.repository';
+export type { ResourceListQuery, SubmissionResourceRow } from './submission-resources';
+export type { NewImageSubmission } from './image-ingest.repository';

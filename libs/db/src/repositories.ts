@@ -3,6 +3,7 @@ import { agentsRepository } from './agents.repository';
 import { apiKeysRepository } from './api-keys.repository';
 import { backlogRepository } from './backlog.repository';
 import { channelsRepository } from './channels.repository';
+import { imageIngestRepository } from './image-ingest.repository';
 import { idempotencyRepository } from './idempotency.repository';
 import { mediaObjectsRepository } from './media-objects.repository';
 import { mediaUploadsRepository } from './media-uploads.repository';
@@ -20,6 +21,7 @@ export function createRepositories(client: DbClient) {
     backlog: backlogRepository(client),
     channels: channelsRepository(client),
     idempotency: idempotencyRepository(client),
+    imageIngest: imageIngestRepository(client),
     mediaObjects: mediaObjectsRepository(client),
     mediaUploads: mediaUploadsRepository(client),
     review: reviewRepository(client),

@@ -53,17 +53,24 @@ const withSlugsAndMedia = {
 
 /** Reads and claims for the reviewer workbench. Status changes still go through `Database.transition`. */
 export function reviewRepository(db: DbClient) {
+  const channelIdOf = async (slug: string): Promise<string | null> =>
+    (await db.channel.findUnique({ where: { slug }, select: { id: true } }))?.id ?? null;
+
   return {
     /** `needs_review`, oldest first, keyset-paginated on (created_at, id). */
-    queue(filter: ReviewQueueFilter): Promise<SubmissionWithMedia[]> {
+    async queue(filter: ReviewQueueFilter): Promise<SubmissionWithMedia[]> {
       const { after } = filter;
+      // By id, not `channel: { slug }` (a join the planner sorts after): the index then serves the
+      // filter and the order, and LIMIT stops after `limit` entries.
+      const channelId = filter.channelSlug ? await channelIdOf(filter.channelSlug) : undefined;
+      if (channelId === null) return [];
       const date: Prisma.StringFilter = {};
       if (filter.dateFrom) date.gte = filter.dateFrom;
       if (filter.dateTo) date.lte = filter.dateTo;
       return db.submission.findMany({
         where: {
           status: 'needs_review',
-          ...(filter.channelSlug ? { channel: { slug: filter.channelSlug } } : {}),
+          ...(channelId ? { channelId } : {}),
           ...(filter.agentSlug ? { agent: { slug: filter.agentSlug } } : {}),
           ...(filter.mediaType ? { mediaType: filter.mediaType } : {}),
           ...(filter.dateFrom || filter.dateTo ? { date } : {}),
@@ -151,16 +158,20 @@ export function reviewRepository(db: DbClient) {
     },
 
     /** A channel's promoted frames in timeline order: frame date, then promotion time. */
-    timeline(input: {
-      channelSlug: string;
+    async timeline(input: {
+      /** The channel's id when the caller has it; otherwise its slug is looked up first. */
+      channelId?: string;
+      channelSlug?: string;
       after?: { date: string; reviewedAt: Date; id: string };
       limit: number;
     }): Promise<SubmissionWithMedia[]> {
       const { after } = input;
+      const channelId = input.channelId ?? (input.channelSlug ? await channelIdOf(input.channelSlug) : null);
+      if (!channelId) return [];
       return db.submission.findMany({
         where: {
           status: 'promoted',
-          channel: { slug: input.channelSlug },
+          channelId,
           ...(after
             ? {
                 OR: [

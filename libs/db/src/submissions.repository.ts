@@ -7,6 +7,7 @@ import {
   type Visibility,
 } from '@framedesk/domain';
 import type { DbClient, Prisma } from './prisma';
+import { type ResourceListQuery, submissionResources } from './submission-resources';
 
 export interface SubmissionRow {
   readonly id: string;
@@ -90,6 +91,7 @@ export type TransitionResult =
 const withSlugs = { agent: { select: { slug: true } }, channel: { select: { slug: true } } } as const;
 
 export function submissionsRepository(db: DbClient) {
+  const resources = submissionResources(db);
   const events = {
     append: (input: {
       submissionId: string;
@@ -239,51 +241,10 @@ export function submissionsRepository(db: DbClient) {
         select: { id: true, submissionId: true, expiresAt: true },
       }),
 
-    /** The agent API resource of one submission: slugs, upload id, delivered media. Another agent's is null. */
-    findResourceForAgent: (id: string, agentId: string) =>
-      db.submission.findFirst({ where: { id, agentId }, include: agentResourceInclude }),
+    /** The agent API resource of one submission (one statement). Another agent's is null. */
+    findResourceForAgent: (id: string, agentId: string) => resources.findForAgent(id, agentId),
 
-    /** An agent's own submissions as API resources, newest first, keyset-paginated on (created_at, id). */
-    listResourcesForAgent: (input: {
-      agentId: string;
-      channelId?: string;
-      status?: SubmissionStatus;
-      after?: { createdAt: Date; id: string };
-      limit: number;
-    }) =>
-      db.submission.findMany({
-        where: {
-          agentId: input.agentId,
-          ...(input.channelId ? { channelId: input.channelId } : {}),
-          ...(input.status ? { status: input.status } : {}),
-          ...(input.after
-            ? {
-                OR: [
-                  { createdAt: { lt: input.after.createdAt } },
-                  { createdAt: input.after.createdAt, id: { lt: input.after.id } },
-                ],
-              }
-            : {}),
-        },
-        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-        take: input.limit,
-        include: agentResourceInclude,
-      }),
+    /** An agent's own submissions as API resources, newest first (one statement). */
+    listResourcesForAgent: (query: ResourceListQuery) => resources.listForAgent(query),
   };
 }
-
-/** What the agent API shows of a submission besides its own columns. */
-const agentResourceInclude = {
-  agent: { select: { slug: true } },
-  channel: { select: { slug: true } },
-  upload: { select: { id: true } },
-  media: {
-    where: { kind: { in: ['variant', 'poster'] as string[] } },
-    select: { kind: true, name: true },
-    orderBy: { name: 'asc' as const },
-  },
-} satisfies Prisma.SubmissionInclude;
-export type SubmissionResourceRow = SubmissionWithSlugs & {
-  readonly upload: { readonly id: string } | null;
-  readonly media: readonly { readonly kind: string; readonly name: string }[];
-};

@@ -22,6 +22,13 @@ export function isImageProcessingError(value: unknown): value is ImageProcessing
   return value instanceof ImageProcessingError;
 }
 
+/**
+ * Decoded pixels up to this size are held once and every variant is made from them (one decode
+ * per image); a larger image is decoded once per variant instead, so memory stays bounded.
+ * 64 MiB: a 4K RGBA frame is 33 MB.
+ */
+export const DECODE_ONCE_MAX_BYTES = 64 * 1024 * 1024;
+
 /** 100 MP: far above any frame we expect, far below what would exhaust a worker's memory. */
 export const DEFAULT_MAX_INPUT_PIXELS = 100_000_000;
 /** The largest side WebP can encode. */
@@ -120,11 +127,24 @@ export async function processImage(
     );
   }
 
+  // Decode once, strictly (a corrupt file fails here), into raw pixels every variant starts from.
+  let decode = open;
+  if (source.width * source.height * (metadata.channels ?? 4) <= DECODE_ONCE_MAX_BYTES) {
+    let decoded: { data: Buffer; info: { width: number; height: number; channels: 1 | 2 | 3 | 4 } };
+    try {
+      decoded = await open().raw().toBuffer({ resolveWithObject: true });
+    } catch (error) {
+      throw classify(error);
+    }
+    const { data, info } = decoded;
+    decode = () => sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } });
+  }
+
   const results: ImageVariant[] = [];
-  // One at a time: each is a full decode, and a corrupt file fails on the first.
+  // One at a time, so at most one encoder's buffers are alive besides the decoded pixels.
   for (const spec of variants) {
     const target = variantSize(spec, source);
-    let pipeline = open();
+    let pipeline = decode();
     if (spec.kind === 'cover') pipeline = pipeline.resize({ width: target.width, height: target.height, fit: 'cover' });
     else if (target.width !== source.width || target.height !== source.height) {
       pipeline = pipeline.resize({ width: target.width, height: target.height, fit: 'fill' });

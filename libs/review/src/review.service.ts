@@ -217,7 +217,7 @@ export function reviewService(deps: ReviewServiceDeps) {
       const cursor = cursorText ? decodeCursor(cursorText, ['d', 'r', 'i']) : undefined;
       const limit = 100;
       const rows = await repo.timeline({
-        channelSlug: slug,
+        channelId: channel.id,
         ...(cursor ? { after: { date: cursor['d']!, reviewedAt: new Date(cursor['r']!), id: cursor['i']! } } : {}),
         limit: limit + 1,
       });

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -26,6 +26,19 @@ export function meter(maxBytes?: number) {
     },
   });
   return { transform, result: (): StoredObject => ({ byteSize: bytes, sha256: hash.digest('hex') }) };
+}
+
+/** Deletes the files directly in `dir` last modified before `olderThan`; returns how many. */
+export async function sweepStaleFiles(dir: string, olderThan: Date): Promise<number> {
+  let removed = 0;
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    const path = join(dir, name);
+    const info = await stat(path).catch(() => null);
+    if (!info?.isFile() || info.mtime >= olderThan) continue;
+    await rm(path, { force: true });
+    removed++;
+  }
+  return removed;
 }
 
 /**
@@ -76,6 +89,7 @@ export function createFsStorage(root: string): ObjectStorage {
     async delete(bucket, key) {
       await rm(pathOf(bucket, key), { force: true });
     },
+    sweepTemporary: (bucket, olderThan) => sweepStaleFiles(join(base, assertSafeKey(bucket), '.tmp'), olderThan),
     async ping(bucket) {
       const dir = join(base, assertSafeKey(bucket), '.tmp');
       await mkdir(dir, { recursive: true });

@@ -1,18 +1,18 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
+  ListMultipartUploadsCommand,
   PutObjectCommand,
   S3Client,
   type S3ClientConfig,
+  UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { meter } from './fs.storage';
@@ -49,10 +49,15 @@ export function s3ClientConfig(options: S3StorageOptions): S3ClientConfig {
   };
 }
 
+// S3's smallest multipart part is 5 MiB; a stream that ends before this is one plain PUT.
+const PART_BYTES = 8 * 1024 * 1024;
+
 /**
  * Any S3-compatible store (R2, MinIO, AWS). A PUT is atomic by nature: readers see the previous
- * object or the whole new one. Streams are first metered into a temporary file (refusing past
- * `maxBytes` before anything is sent), so the upload has a known length and never a partial body.
+ * object or the whole new one. Streams are metered (counted, hashed, refused past `maxBytes`) on
+ * their way out, without local staging: up to 8 MiB in memory and one PUT; beyond, a multipart
+ * upload, completed only when the whole stream has arrived and aborted on any failure (the
+ * store's temporary object; `sweepTemporary` aborts those a killed process left).
  */
 export function createS3Storage(
   options: S3StorageOptions,
@@ -77,25 +82,94 @@ export function createS3Storage(
         );
         return { byteSize: body.length, sha256: createHash('sha256').update(body).digest('hex') };
       }
-      const dir = await mkdtemp(join(tmpdir(), 'framedesk-s3-'));
-      const tmp = join(dir, `${randomBytes(8).toString('hex')}.part`);
-      try {
-        const { transform, result } = meter(putOptions.maxBytes);
-        await pipeline(body, transform, createWriteStream(tmp, { flags: 'wx' }));
-        const stored = result();
-        await client.send(
-          new PutObjectCommand({
+      const { transform, result } = meter(putOptions.maxBytes);
+      body.on('error', (error) => transform.destroy(error));
+      body.pipe(transform);
+      let pending: Buffer[] = [];
+      let pendingBytes = 0;
+      let uploadId: string | undefined;
+      const parts: { ETag: string | undefined; PartNumber: number }[] = [];
+      const sendPart = async (part: Buffer) => {
+        uploadId ??= (
+          await client.send(
+            new CreateMultipartUploadCommand({ Bucket: bucket, Key: key, ContentType: putOptions.contentType }),
+          )
+        ).UploadId;
+        const PartNumber = parts.length + 1;
+        const { ETag } = await client.send(
+          new UploadPartCommand({
             Bucket: bucket,
             Key: key,
-            Body: createReadStream(tmp),
-            ContentLength: stored.byteSize,
-            ContentType: putOptions.contentType,
+            UploadId: uploadId,
+            PartNumber,
+            Body: part,
+            ContentLength: part.length,
           }),
         );
-        return stored;
-      } finally {
-        await rm(dir, { recursive: true, force: true });
+        parts.push({ ETag, PartNumber });
+      };
+      try {
+        for await (const chunk of transform as AsyncIterable<Buffer>) {
+          pending.push(chunk);
+          pendingBytes += chunk.length;
+          if (pendingBytes >= PART_BYTES) {
+            const part = Buffer.concat(pending);
+            pending = [];
+            pendingBytes = 0;
+            await sendPart(part);
+          }
+        }
+        const rest = Buffer.concat(pending);
+        if (uploadId === undefined) {
+          await client.send(
+            new PutObjectCommand({
+              Bucket: bucket,
+              Key: key,
+              Body: rest,
+              ContentLength: rest.length,
+              ContentType: putOptions.contentType,
+            }),
+          );
+        } else {
+          if (rest.length > 0) await sendPart(rest);
+          await client.send(
+            new CompleteMultipartUploadCommand({
+              Bucket: bucket,
+              Key: key,
+              UploadId: uploadId,
+              MultipartUpload: { Parts: parts },
+            }),
+          );
+        }
+        return result();
+      } catch (error) {
+        transform.destroy();
+        if (uploadId !== undefined) {
+          await client
+            .send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId }))
+            .catch(() => undefined);
+        }
+        throw error;
       }
+    },
+    async sweepTemporary(bucket, olderThan) {
+      let removed = 0;
+      let KeyMarker: string | undefined;
+      let UploadIdMarker: string | undefined;
+      do {
+        const page = await client.send(new ListMultipartUploadsCommand({ Bucket: bucket, KeyMarker, UploadIdMarker }));
+        for (const upload of page.Uploads ?? []) {
+          if (!upload.Key || !upload.UploadId || !upload.Initiated || upload.Initiated >= olderThan) continue;
+          await client.send(
+            new AbortMultipartUploadCommand({ Bucket: bucket, Key: upload.Key, UploadId: upload.UploadId }),
+          );
+          removed++;
+        }
+        const more = page.IsTruncated === true;
+        KeyMarker = more ? page.NextKeyMarker : undefined;
+        UploadIdMarker = more ? page.NextUploadIdMarker : undefined;
+      } while (KeyMarker !== undefined);
+      return removed;
     },
     async get(bucket, key) {
       try {

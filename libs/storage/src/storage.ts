@@ -23,6 +23,11 @@ export interface ObjectStorage {
   get(bucket: string, key: string): Promise<Readable>;
   stat(bucket: string, key: string): Promise<{ byteSize: number } | null>;
   delete(bucket: string, key: string): Promise<void>;
+  /**
+   * Removes the temporary objects of writes that never finished (a process killed mid-upload)
+   * and started before `olderThan`; returns how many. Writes still in flight elsewhere are newer.
+   */
+  sweepTemporary(bucket: string, olderThan: Date): Promise<number>;
   /** Succeeds when the store is reachable and the bucket writable (readiness). */
   ping(bucket: string): Promise<void>;
 }

@@ -1,4 +1,6 @@
 export * from './submissions.service';
+export * from './service-support';
+export * from './image-submissions';
 export * from './submission-views';
 export * from './validation';
 export * from './cursor';

@@ -1,86 +1,29 @@
 import type { Readable } from 'node:stream';
-import type { ProjectConfig } from '@framedesk/config';
-import type {
-  FrameMetadata,
-  FrameSubmission,
-  FrameSubmissionList,
-  MediaUpload,
-  MediaUploadRequest,
-} from '@framedesk/contracts';
+import type { FrameSubmission, FrameSubmissionList, MediaUpload, MediaUploadRequest } from '@framedesk/contracts';
 import { LIST_LIMIT_DEFAULT } from '@framedesk/contracts';
-import type { Database, Repositories } from '@framedesk/db';
 import { DomainError, frameDateOf, isId, newId, type SubmissionStatus } from '@framedesk/domain';
-import { backlogPriority, type QueueProducer } from '@framedesk/queues';
-import { type ObjectStorage, storageKeys } from '@framedesk/storage';
-import type { UploadProtocol, VideoProvider } from '@framedesk/video-provider';
+import type { UploadProtocol } from '@framedesk/video-provider';
 import { decodeCursor, encodeCursor } from './cursor';
-import { toFrameSubmission, toMediaUpload, type VariantUrl } from './submission-views';
-
-/** The agent behind the request's API key. */
-export interface AgentCaller {
-  readonly apiKeyId: string;
-  readonly agentId: string;
-  readonly agentSlug: string;
-}
-
-/** This request's claim on its Idempotency-Key; completed in the transaction that does the work. */
-export interface IdempotencyToken {
-  readonly apiKeyId: string;
-  readonly key: string;
-  readonly lockedUntil: Date;
-}
-
-/** The image, already received (and hashed) by the transport; `open` streams its bytes. */
-export interface IncomingImage {
-  open(): Readable;
-  readonly byteSize: number;
-  readonly sha256: string;
-  readonly contentType: string;
-}
-
-export interface SubmissionsLogger {
-  warn(details: object, message: string): void;
-}
-
-export interface SubmissionsDependencies {
-  readonly db: Database;
-  readonly storage: ObjectStorage;
-  readonly queues: Pick<QueueProducer, 'enqueue'>;
-  readonly videoProvider: VideoProvider;
-  readonly config: ProjectConfig;
-  readonly logger: SubmissionsLogger;
-  readonly variantUrl: VariantUrl;
-  readonly now?: () => Date;
-  /** BullMQ waits for Redis indefinitely; past this the job is left to the reconciler (default 3 s). */
-  readonly enqueueTimeoutMs?: number;
-  readonly limits?: UploadLimits;
-}
-
-/** Operational bounds on video uploads (settings VIDEO_MAX_BYTES, AGENT_OPEN_UPLOADS_MAX, AGENT_OPEN_UPLOAD_BYTES_MAX). */
-export interface UploadLimits {
-  readonly videoMaxBytes: number;
-  readonly openUploadsPerAgent: number;
-  readonly openUploadBytesPerAgent: number;
-}
-
-const DEFAULT_UPLOAD_LIMITS: UploadLimits = {
-  videoMaxBytes: 4 * 1024 ** 3,
-  openUploadsPerAgent: 20,
-  openUploadBytesPerAgent: 16 * 1024 ** 3,
-};
-
-export interface Created<T> {
-  readonly status: number;
-  readonly body: T;
-}
+import { imageSubmissions } from './image-submissions';
+import type { Repositories } from '@framedesk/db';
+import {
+  type AgentCaller,
+  type Created,
+  DEFAULT_UPLOAD_LIMITS,
+  type IdempotencyToken,
+  serviceSupport,
+  type SubmissionsDependencies,
+} from './service-support';
+import { toFrameSubmission, toMediaUpload } from './submission-views';
 
 // Without media.small_video_max_bytes, one basic upload carries up to Cloudflare's 200 MB.
 export const DEFAULT_SMALL_VIDEO_MAX_BYTES = 200 * 1024 * 1024;
 
 export function submissionsService(deps: SubmissionsDependencies) {
   const now = deps.now ?? (() => new Date());
-  const bucket = deps.config.storage.vendor_originals_bucket;
+
   const limits = deps.limits ?? DEFAULT_UPLOAD_LIMITS;
+  const { enqueueAfterCommit, authorize, completeIdempotency } = serviceSupport(deps);
 
   /** 429 quota_exceeded when one more session of `byteSize` would pass the agent's quotas. */
   async function checkUploadQuota(repos: Repositories, caller: AgentCaller, byteSize: number, lock: boolean) {
@@ -102,55 +45,6 @@ export function submissionsService(deps: SubmissionsDependencies) {
     }
   }
 
-  /** Enqueues after commit; a failure or a hang only delays the job (the reconciler enqueues it). */
-  async function enqueueAfterCommit(run: () => Promise<void>, details: object): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error('enqueue timed out')), deps.enqueueTimeoutMs ?? 3_000);
-    });
-    try {
-      await Promise.race([run(), timeout]);
-    } catch (error) {
-      deps.logger.warn({ err: error, ...details }, 'enqueue failed; the reconciler will pick it up');
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  /** 403 unless the caller is `agentSlug` and may post to `channelSlug`; the channel's id otherwise. */
-  async function authorize(
-    repos: Repositories,
-    caller: AgentCaller,
-    agentSlug: string,
-    channelSlug: string,
-  ): Promise<string> {
-    if (agentSlug !== caller.agentSlug) {
-      throw new DomainError(
-        'forbidden',
-        `agent_slug "${agentSlug}" is not the agent of this API key (${caller.agentSlug}).`,
-      );
-    }
-    const channel = await repos.channels.findBySlug(channelSlug);
-    if (!channel || !(await repos.agents.isAllowedOnChannel(caller.agentId, channel.id))) {
-      throw new DomainError('forbidden', `Agent "${caller.agentSlug}" may not post to channel "${channelSlug}".`);
-    }
-    return channel.id;
-  }
-
-  async function completeIdempotency(
-    repos: Repositories,
-    token: IdempotencyToken,
-    status: number,
-    body: unknown,
-  ): Promise<void> {
-    const owned = await repos.idempotency.complete({ ...token, status, body });
-    // Our lock expired and a retry took the key over: roll back and let that retry win.
-    if (!owned)
-      throw new DomainError('idempotency_key_in_use', 'A retry with this Idempotency-Key took over this request.', {
-        headers: { 'Retry-After': '1' },
-      });
-  }
-
   async function resource(id: string, agentId: string): Promise<FrameSubmission> {
     const row = await deps.db.repos.submissions.findResourceForAgent(id, agentId);
     if (!row) throw new DomainError('not_found', `No frame submission ${id}.`);
@@ -158,72 +52,7 @@ export function submissionsService(deps: SubmissionsDependencies) {
   }
 
   return {
-    /**
-     * An image frame: the original goes to storage first; then submission, first event, media
-     * object and the completed idempotency record commit together; then `image.process` is
-     * enqueued (if that fails, the reconciler enqueues it later: the submission is safe).
-     */
-    async createImageSubmission(input: {
-      caller: AgentCaller;
-      metadata: FrameMetadata;
-      image: IncomingImage;
-      idempotency: IdempotencyToken;
-    }): Promise<Created<FrameSubmission>> {
-      const { caller, metadata, image } = input;
-      const channelId = await authorize(deps.db.repos, caller, metadata.agent_slug, metadata.channel_slug);
-      const id = newId('submission');
-      const key = storageKeys.original(id, 'png');
-      const stored = await deps.storage.put(bucket, key, image.open(), {
-        contentType: image.contentType,
-        maxBytes: deps.config.media.multipart_max_bytes,
-      });
-      let body: FrameSubmission;
-      try {
-        body = await deps.db.transaction(async (repos) => {
-          const { agent_slug: _a, channel_slug: _c, date, ...described } = metadata;
-          const row = await repos.submissions.create(
-            {
-              id,
-              status: 'received',
-              mediaType: 'image',
-              agentId: caller.agentId,
-              channelId,
-              date,
-              metadata: described,
-              title: described.title ?? null,
-              visibility: deps.config.approval_defaults.initial_visibility,
-            },
-            { type: 'agent', id: caller.agentId },
-          );
-          await repos.mediaObjects.upsert({
-            submissionId: id,
-            kind: 'original',
-            name: 'original',
-            bucket,
-            key,
-            contentType: image.contentType,
-            byteSize: stored.byteSize,
-            sha256: stored.sha256,
-          });
-          const created = toFrameSubmission({ ...row, upload: null, media: [] }, deps.variantUrl);
-          await completeIdempotency(repos, input.idempotency, 202, created);
-          return created;
-        });
-      } catch (error) {
-        await deps.storage
-          .delete(bucket, key)
-          .catch((e: unknown) => deps.logger.warn({ err: e, key }, 'could not delete an orphaned original'));
-        throw error;
-      }
-      await enqueueAfterCommit(
-        async () => {
-          const backlog = await deps.db.repos.backlog.imageBacklog(caller.agentId).catch(() => 1);
-          await deps.queues.enqueue('image.process', { submissionId: id }, { priority: backlogPriority(backlog) });
-        },
-        { submission_id: id },
-      );
-      return { status: 202, body };
-    },
+    ...imageSubmissions(deps),
 
     /**
      * A video: the provider opens an upload session, then submission, first event, upload row
@@ -366,16 +195,10 @@ export function submissionsService(deps: SubmissionsDependencies) {
     ): Promise<FrameSubmissionList> {
       const limit = query.limit ?? LIST_LIMIT_DEFAULT;
       const after = query.cursor ? decodeCursor(query.cursor) : undefined;
-      let channelId: string | undefined;
-      if (query.channel_slug) {
-        const channel = await deps.db.repos.channels.findBySlug(query.channel_slug);
-        if (!channel) return { data: [], has_more: false, next_cursor: null };
-        channelId = channel.id;
-      }
       const rows = await deps.db.repos.submissions.listResourcesForAgent({
         agentId: caller.agentId,
         limit: limit + 1,
-        ...(channelId ? { channelId } : {}),
+        ...(query.channel_slug ? { channelSlug: query.channel_slug } : {}),
         ...(query.status ? { status: query.status } : {}),
         ...(after ? { after } : {}),
       });

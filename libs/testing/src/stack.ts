@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { createTestDatabase, type TestDatabase } from './database';
 import { createTestRedisPrefix, testRedisUrl } from './redis';
 
@@ -30,6 +30,40 @@ export interface RunningProcess {
 }
 
 /**
+ * What every app process runs with, as in production (README, docs/performance.md): glibc keeps
+ * one malloc arena per thread that ever allocated (libuv's pool, libvips, Prisma), each holding
+ * freed memory; two arenas keep the API's and the worker's resident memory down (measured in
+ * docs/performance.md). glibc reads it when the process starts, so it is set here, not in code.
+ */
+export const APP_PROCESS_ENV = { MALLOC_ARENA_MAX: '2' } as const;
+
+/**
+ * Bundles `apps/<name>/src/main.ts` into one JavaScript file in `outDir` (esbuild; the workspace
+ * libs inlined, npm packages left external), as a production build runs it: no TypeScript
+ * transpiler in the process (tsx holds about 50 MB of an API's resident memory).
+ */
+export async function buildApp(name: 'api' | 'worker', outDir: string): Promise<string> {
+  const { build } = await import('esbuild');
+  const outfile = join(outDir, `${name}.mjs`);
+  await build({
+    entryPoints: [join(workspaceRoot, `apps/${name}/src/main.ts`)],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    tsconfig: join(workspaceRoot, 'tsconfig.base.json'),
+    // Bundled ESM still meets CommonJS packages that call require().
+    banner: {
+      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+    },
+    logLevel: 'warning',
+  });
+  return outfile;
+}
+
+/**
  * Runs one of our apps (`apps/<name>/src/main.ts` through tsx, or a built `entry` such as
  * dist/<name>/main.mjs) as a real process with `env`.
  */
@@ -45,7 +79,7 @@ export function startApp(
   const child = spawn(process.execPath, [...program, ...args], {
     cwd: workspaceRoot,
     // eslint-disable-next-line no-restricted-properties -- the child inherits PATH and friends.
-    env: { ...process.env, TSX_TSCONFIG_PATH: join(workspaceRoot, 'tsconfig.base.json'), ...env },
+    env: { ...process.env, ...APP_PROCESS_ENV, TSX_TSCONFIG_PATH: join(workspaceRoot, 'tsconfig.base.json'), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -141,6 +175,8 @@ export interface StackOptions {
   readonly env?: Record<string, string>;
   /** Changes to config/project.example.json for this stack (api.base_url is set for you). */
   readonly config?: (config: Record<string, any>) => void; // eslint-disable-line @typescript-eslint/no-explicit-any
+  /** Run the API and workers as built bundles (`buildApp`) instead of through tsx. */
+  readonly built?: boolean;
 }
 
 /** config/project.example.json with `api.base_url` pointing at `apiUrl`, written to `dir`. */
@@ -176,11 +212,21 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     LOG_LEVEL: 'info',
     ...options.env,
   };
-  const api = startApp('api', env);
+  // Inside the workspace, so the bundles resolve their npm packages from its node_modules.
+  const buildDir = join(workspaceRoot, 'node_modules/.cache/framedesk-stack', basename(storageRoot));
+  const entries = options.built
+    ? {
+        api: await buildApp('api', buildDir),
+        worker: await buildApp('worker', buildDir),
+      }
+    : { api: undefined, worker: undefined };
+  const api = startApp('api', env, [], { entry: entries.api });
   const workers: RunningProcess[] = [];
   const startWorker = async (extraEnv: Record<string, string> = {}) => {
     const port = extraEnv['WORKER_HEALTH_PORT'] ? Number(extraEnv['WORKER_HEALTH_PORT']) : await freePort();
-    const worker = startApp('worker', { ...env, WORKER_HEALTH_PORT: String(port), ...extraEnv });
+    const worker = startApp('worker', { ...env, WORKER_HEALTH_PORT: String(port), ...extraEnv }, [], {
+      entry: entries.worker,
+    });
     workers.push(worker);
     await waitForHttp(`http://127.0.0.1:${port}/healthz`, 30_000, worker);
     return worker;
@@ -212,6 +258,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       await database.drop();
       await redis.cleanup();
       await rm(storageRoot, { recursive: true, force: true });
+      await rm(buildDir, { recursive: true, force: true });
     },
   };
 }

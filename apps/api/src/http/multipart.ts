@@ -1,13 +1,22 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import { type Readable, Transform } from 'node:stream';
+import { crc32 } from 'node:zlib';
 import type { Request } from 'express';
 import busboy from 'busboy';
 import { DomainError } from '@framedesk/domain';
+import { ObjectTooLargeError } from '@framedesk/storage';
+import { asUnavailable } from './unavailable';
 
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+// Signature, then the IHDR chunk: length 13, type, width, height, 5 bytes of format, CRC.
+const PNG_HEAD_BYTES = 8 + 4 + 4 + 13 + 4;
+// Bit depths PNG allows per colour type (PNG spec, 11.2.2).
+const PNG_BIT_DEPTHS: Record<number, readonly number[]> = {
+  0: [1, 2, 4, 8, 16],
+  2: [8, 16],
+  3: [1, 2, 4, 8],
+  4: [8, 16],
+  6: [8, 16],
+};
 // After a refusal the rest of the body is read and discarded, so the client sees our answer;
 // past this many bytes the connection is cut instead.
 const DRAIN_CAP_BYTES = 64 * 1024 * 1024;
@@ -18,22 +27,14 @@ export interface MultipartLimits {
   readonly metadataMaxBytes: number;
   readonly multipartMaxBytes: number;
   readonly allowedImageTypes: readonly string[];
-  /** Where the image is spooled while it is hashed; the file is removed on every path. */
-  readonly spoolDir: string;
 }
 
-/** The image, spooled to a temporary file and hashed on the way. */
-export interface SpooledImage {
-  readonly byteSize: number;
-  readonly sha256: string;
-  readonly contentType: string;
-  open(): Readable;
-  remove(): Promise<void>;
-}
+/** Where the image part streams to, once: the storage driver's temporary object (hashed there). */
+export type ImageSink<T extends { discard(): Promise<void> }> = (body: Readable, contentType: string) => Promise<T>;
 
-export interface FrameParts {
+export interface FrameParts<T> {
   readonly metadata: string;
-  readonly image: SpooledImage;
+  readonly image: T;
 }
 
 const unsupported = (detail: string) => new DomainError('unsupported_media_type', detail);
@@ -43,10 +44,16 @@ const VIDEO_REFUSED =
 /**
  * Streams a frame submission's multipart body (parts `metadata` and `image`), bounded: the
  * metadata by `api.metadata_max_bytes`, the whole body by `media.multipart_max_bytes` (counted
- * while streaming), the image spooled to disk and checked for PNG magic bytes. Any refusal
- * stops parsing, removes the spool file and drains the rest of the body.
+ * while streaming). The image streams once, straight into `sink` (the storage driver's temporary
+ * object, hashed on the way), its PNG signature and IHDR checked on the first bytes. Any refusal
+ * stops parsing, discards what the sink stored, and drains the rest of the body. A sink failing
+ * on a full disk or an unreachable store is 503 (never the raw fs message).
  */
-export async function receiveFrameParts(req: Request, limits: MultipartLimits): Promise<FrameParts> {
+export async function receiveFrameParts<T extends { discard(): Promise<void> }>(
+  req: Request,
+  limits: MultipartLimits,
+  sink: ImageSink<T>,
+): Promise<FrameParts<T>> {
   if (!req.is('multipart/form-data')) {
     throw unsupported(`Send multipart/form-data with parts "metadata" and "image". ${VIDEO_REFUSED}`);
   }
@@ -55,15 +62,14 @@ export async function receiveFrameParts(req: Request, limits: MultipartLimits): 
     drain(req, 0);
     throw tooLarge(limits.multipartMaxBytes);
   }
-  await mkdir(limits.spoolDir, { recursive: true });
-  const spoolPath = join(limits.spoolDir, `${randomBytes(12).toString('hex')}.part`);
 
-  return new Promise<FrameParts>((resolve, reject) => {
+  return new Promise<FrameParts<T>>((resolve, reject) => {
     let settled = false;
     let received = 0;
     let metadata: string | undefined;
-    let image: Omit<SpooledImage, 'open' | 'remove'> | undefined;
-    let spool: WriteStream | undefined;
+    let image: T | undefined;
+    let storing: Promise<T> | undefined;
+    let inspect: Transform | undefined;
     let pendingWrites = 0;
     let parserClosed = false;
     let deferred: DomainError | undefined;
@@ -102,11 +108,16 @@ export async function receiveFrameParts(req: Request, limits: MultipartLimits): 
       counter.destroy();
       parser.removeAllListeners('close');
       drain(req, received);
-      // Remove the spool file only once its stream has closed: an open still in progress would recreate it.
-      const closed =
-        spool && !spool.closed ? new Promise<void>((r) => spool!.once('close', () => r())) : Promise.resolve();
-      spool?.destroy();
-      void closed.then(() => rm(spoolPath, { force: true })).finally(() => reject(error));
+      // Answer only once the sink has settled: a write it finished is discarded, one it had not
+      // finished removes its own temporary object when its source errors.
+      inspect?.destroy(error);
+      const cleaned = storing
+        ? storing.then(
+            (stored) => stored.discard(),
+            () => undefined,
+          )
+        : Promise.resolve();
+      void cleaned.finally(() => reject(error));
     };
 
     const finish = () => {
@@ -116,10 +127,7 @@ export async function receiveFrameParts(req: Request, limits: MultipartLimits): 
         return fail(new DomainError('invalid_request', 'The "metadata" part (JSON) is missing.'));
       if (!image) return fail(new DomainError('invalid_request', 'The "image" part (PNG) is missing.'));
       settled = true;
-      resolve({
-        metadata,
-        image: { ...image, open: () => createReadStream(spoolPath), remove: () => rm(spoolPath, { force: true }) },
-      });
+      resolve({ metadata, image });
     };
 
     parser.on('field', (name, value, info) => {
@@ -173,7 +181,7 @@ export async function receiveFrameParts(req: Request, limits: MultipartLimits): 
         });
         return;
       }
-      if (name !== 'image' || image || spool) {
+      if (name !== 'image' || storing) {
         stream.resume();
         deferred ??= new DomainError(
           'invalid_request',
@@ -189,41 +197,39 @@ export async function receiveFrameParts(req: Request, limits: MultipartLimits): 
         );
       }
       pendingWrites++;
-      const hash = createHash('sha256');
-      let size = 0;
       let head = Buffer.alloc(0);
-      const inspect = new Transform({
+      const check = new Transform({
         transform(chunk: Buffer, _encoding, callback) {
-          if (head.length < PNG_MAGIC.length) {
-            head = Buffer.concat([head, chunk.subarray(0, PNG_MAGIC.length - head.length)]);
-            if (!PNG_MAGIC.subarray(0, head.length).equals(head))
-              return callback(unsupported('The image is not a PNG (its first bytes are not the PNG signature).'));
+          if (head.length < PNG_HEAD_BYTES) {
+            head = Buffer.concat([head, chunk.subarray(0, PNG_HEAD_BYTES - head.length)]);
+            const refusal = checkPngHead(head);
+            if (refusal) return callback(unsupported(refusal));
           }
-          size += chunk.length;
-          hash.update(chunk);
           callback(null, chunk);
         },
+        flush(callback) {
+          if (head.length < PNG_HEAD_BYTES)
+            return callback(unsupported('The image is not a PNG (it ends before its IHDR header).'));
+          callback();
+        },
       });
-      spool = createWriteStream(spoolPath, { flags: 'wx' });
+      inspect = check;
       stream.on('limit', () => fail(tooLarge(limits.multipartMaxBytes)));
-      inspect.on('error', (error) =>
-        fail(
-          error instanceof DomainError
-            ? error
-            : new DomainError('invalid_request', 'The image part could not be read.'),
-        ),
+      check.on('error', (error) => fail(asDomainError(error)));
+      stream.pipe(check);
+      storing = sink(check, contentType);
+      storing.then(
+        (stored) => {
+          pendingWrites--;
+          if (settled) return void stored.discard();
+          image = stored;
+          finish();
+        },
+        (error: unknown) => {
+          pendingWrites--;
+          fail(asDomainError(error));
+        },
       );
-      spool.on('error', (error) =>
-        fail(new DomainError('internal_error', `Could not spool the image: ${error.message}`)),
-      );
-      spool.on('finish', () => {
-        pendingWrites--;
-        if (head.length < PNG_MAGIC.length)
-          return fail(unsupported('The image is not a PNG (it is shorter than the PNG signature).'));
-        image = { byteSize: size, sha256: hash.digest('hex'), contentType };
-        finish();
-      });
-      stream.pipe(inspect).pipe(spool);
     });
 
     parser.on('partsLimit', () =>
@@ -253,6 +259,36 @@ export async function receiveFrameParts(req: Request, limits: MultipartLimits): 
     req.on('error', () => fail(new DomainError('invalid_request', 'The request body could not be read.')));
     req.pipe(counter).pipe(parser);
   });
+}
+
+/** What refuses the first bytes of an image as a PNG, or null while they fit (checked as they arrive). */
+function checkPngHead(head: Buffer): string | null {
+  const magic = head.subarray(0, PNG_MAGIC.length);
+  if (!PNG_MAGIC.subarray(0, magic.length).equals(magic))
+    return 'The image is not a PNG (its first bytes are not the PNG signature).';
+  if (head.length < PNG_HEAD_BYTES) return null;
+  const badHeader = 'The image is not a valid PNG (its first chunk is not a valid IHDR header).';
+  if (head.readUInt32BE(8) !== 13 || head.toString('latin1', 12, 16) !== 'IHDR') return badHeader;
+  const width = head.readUInt32BE(16);
+  const height = head.readUInt32BE(20);
+  const [depth, colour, compression, filter, interlace] = head.subarray(24, 29);
+  if (width === 0 || height === 0 || width > 0x7fffffff || height > 0x7fffffff) return badHeader;
+  if (!PNG_BIT_DEPTHS[colour!]?.includes(depth!) || compression !== 0 || filter !== 0 || interlace! > 1)
+    return badHeader;
+  if (crc32(head.subarray(12, 29)) !== head.readUInt32BE(29)) return badHeader;
+  return null;
+}
+
+/** Refusals pass as they are; a store that is full or down is 503; anything else a generic 500. */
+function asDomainError(error: unknown): DomainError {
+  if (error instanceof DomainError) return error;
+  if (error instanceof ObjectTooLargeError) return tooLarge(error.maxBytes);
+  return (
+    asUnavailable(error) ??
+    new DomainError('internal_error', 'The image could not be stored; the request id identifies it in our logs.', {
+      cause: error,
+    })
+  );
 }
 
 function tooLarge(max: number): DomainError {

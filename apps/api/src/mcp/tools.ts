@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -106,19 +106,21 @@ export function createMcpServer(deps: McpToolDeps, caller: AgentPrincipal): McpS
         deps.config.media.multipart_max_bytes,
         deps.config.media.allowed_image_mime_types,
       );
-      const sha256 = createHash('sha256').update(bytes).digest('hex');
-      const image = {
-        byteSize: bytes.length,
-        sha256,
-        contentType: 'image/png',
-        open: () => Readable.from([bytes]),
-      };
-      const fingerprint = fingerprintOf('POST', FRAMES_PATH, { metadata: parsed, image_sha256: sha256 });
-      const result = await runIdempotent(
-        deps.db,
-        { apiKeyId: caller.apiKeyId, key, fingerprint, ...deps.idempotency },
-        (token) => deps.submissions.createImageSubmission({ caller, metadata, image, idempotency: token }),
-      );
+      // Stored once under the new submission's id (hashed on the way); discarded unless a create commits it.
+      const image = await deps.submissions.stageImage(Readable.from([bytes]), 'image/png');
+      const fingerprint = fingerprintOf('POST', FRAMES_PATH, { metadata: parsed, image_sha256: image.sha256 });
+      let result;
+      try {
+        result = await runIdempotent(
+          deps.db,
+          { apiKeyId: caller.apiKeyId, key, fingerprint, ...deps.idempotency },
+          (token) => deps.submissions.createImageSubmission({ caller, metadata, image, idempotency: token }),
+        );
+      } catch (error) {
+        await image.discard();
+        throw error;
+      }
+      if (result.replayed) await image.discard();
       const body = result.body as { id: string; status: string };
       return {
         body,

@@ -34,7 +34,6 @@ export function agentApiRoutes(deps: ApiDependencies): Router {
         metadataMaxBytes: deps.config.api.metadata_max_bytes,
         multipartMaxBytes: deps.config.media.multipart_max_bytes,
         allowedImageTypes: deps.config.media.allowed_image_mime_types.map((t) => t.toLowerCase()),
-        spoolDir: deps.spoolDir,
       },
     }),
   );

@@ -36,7 +36,11 @@ export function frameSubmissionsRoutes(deps: FrameSubmissionsRouteDeps): Router 
 
   router.post(PATH, async (req, res) => {
     const caller = callerOf(res);
-    const parts = await receiveFrameParts(req, deps.multipart);
+    // The image streams once, into the storage driver's temporary object; from here on it is
+    // either referenced by a committed submission or discarded before we answer.
+    const parts = await receiveFrameParts(req, deps.multipart, (body, contentType) =>
+      deps.submissions.stageImage(body, contentType),
+    );
     let result: IdempotentResult;
     try {
       const key = idempotencyKeyOf(req);
@@ -48,15 +52,23 @@ export function frameSubmissionsRoutes(deps: FrameSubmissionsRouteDeps): Router 
       }
       const metadata = deps.validators.frameMetadata(parsed);
       const fingerprint = fingerprintOf('POST', PATH, { metadata: parsed, image_sha256: parts.image.sha256 });
-      result = await runIdempotent(
-        deps.db,
-        { apiKeyId: caller.apiKeyId, key, fingerprint, ...deps.idempotency },
-        (token) => deps.submissions.createImageSubmission({ caller, metadata, image: parts.image, idempotency: token }),
-      );
-    } finally {
-      // Before answering, so no spool file outlives the request.
-      await parts.image.remove();
+      const request = { caller, metadata, image: parts.image };
+      // A new key on an allowed channel: one statement. Anything else (replay, in flight, an
+      // abandoned claim to take over, 403) takes the general path, which decides as it always did.
+      const created = await deps.submissions.createImageSubmissionAtOnce({
+        ...request,
+        idempotency: { apiKeyId: caller.apiKeyId, key, fingerprint, retentionMs: deps.idempotency.retentionMs },
+      });
+      result = created
+        ? { ...created, replayed: false }
+        : await runIdempotent(deps.db, { apiKeyId: caller.apiKeyId, key, fingerprint, ...deps.idempotency }, (token) =>
+            deps.submissions.createImageSubmission({ ...request, idempotency: token }),
+          );
+    } catch (error) {
+      await parts.image.discard();
+      throw error;
     }
+    if (result.replayed) await parts.image.discard();
     sendCreated(res, result, `${PATH}/${(result.body as { id: string }).id}`);
   });
 
