@@ -116,3 +116,26 @@ export function parseVisibility(body: unknown): Visibility {
 export function reasonText(decision: Extract<Decision, { decision: 'reject' }>): string {
   return decision.note ? `${decision.reason}: ${decision.note}` : decision.reason;
 }
+
+/** At most this many frames in one batch decision. */
+export const MAX_BATCH = 100;
+
+export interface BatchDecision {
+  readonly ids: readonly string[];
+  readonly decision: Decision;
+}
+
+/** `{ ids: [...], decision, reason?, note? }`: one decision (and one reason) for several frames. */
+export function parseBatchDecision(body: unknown, isSubmissionId: (id: string) => boolean): BatchDecision {
+  const b = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
+  const ids = b['ids'];
+  if (
+    !Array.isArray(ids) ||
+    ids.length === 0 ||
+    ids.length > MAX_BATCH ||
+    !ids.every((id): id is string => typeof id === 'string' && isSubmissionId(id))
+  ) {
+    fail([{ pointer: '/ids', detail: `ids must list 1 to ${MAX_BATCH} submission ids.` }]);
+  }
+  return { ids: [...new Set(ids as string[])], decision: parseDecision(b) };
+}

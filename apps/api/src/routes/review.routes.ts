@@ -4,12 +4,14 @@ import { reviewerSessionsService, SESSION_COOKIE, signMediaUrl } from '@framedes
 import { DomainError, isId } from '@framedesk/domain';
 import {
   type MediaUrlFn,
+  parseBatchDecision,
   parseDecision,
   parseVisibility,
   type QueueDepth,
   REJECT_REASONS,
   reviewService,
 } from '@framedesk/review';
+import { reviewChangePublisher, reviewChangeSubscriber } from '@framedesk/queues';
 import type { ApiDependencies } from '../dependencies';
 import {
   clearSessionCookie,
@@ -18,6 +20,7 @@ import {
   reviewerOf,
   setSessionCookie,
 } from '../http/reviewer-session';
+import { reviewEventsHandler } from './review-events';
 
 export interface ReviewRoutesOptions {
   /** Depth of each job queue (the ops page); defaults to asking the queue producer. */
@@ -100,7 +103,9 @@ export function reviewRoutes(deps: ApiDependencies, options: ReviewRoutesOptions
     mediaUrl: options.mediaUrl ?? signedMediaUrl(deps.settings.SESSION_SECRET),
     queues: deps.queues,
     queueDepths: options.queueDepths ?? defaultQueueDepths(deps),
+    changes: reviewChangePublisher(deps.redis, deps.settings.REDIS_PREFIX),
   });
+  const changes = reviewChangeSubscriber(deps.redis, deps.settings.REDIS_PREFIX);
   const cookieOptions = { trustProxy: deps.settings.TRUST_PROXY };
   const router = Router();
 
@@ -197,6 +202,13 @@ export function reviewRoutes(deps: ApiDependencies, options: ReviewRoutesOptions
     const decision = parseDecision(requireJson(req));
     res.json(await review.decide(submissionId(req), decision, reviewerOf(res)));
   });
+
+  router.post('/decisions', async (req, res) => {
+    const batch = parseBatchDecision(requireJson(req), (id) => isId('submission', id));
+    res.json(await review.decideBatch(batch.ids, batch.decision, reviewerOf(res)));
+  });
+
+  router.get('/events', reviewEventsHandler(changes));
 
   router.patch('/submissions/:id', async (req, res) => {
     const visibility = parseVisibility(requireJson(req));

@@ -1,4 +1,5 @@
 import type {
+  BatchResult,
   ChannelCount,
   DecisionInput,
   Ops,
@@ -68,9 +69,18 @@ export const api = {
       decision,
       keepalive ? { keepalive: true } : {},
     ),
+  /** One decision for several frames; the answer says per frame whether it was decided. */
+  decideBatch: (ids: readonly string[], decision: DecisionInput, keepalive = false) =>
+    request<{ results: BatchResult[] }>(
+      'POST',
+      '/review/decisions',
+      { ids, ...decision },
+      keepalive ? { keepalive: true } : {},
+    ),
   setVisibility: (id: string, visibility: Visibility) =>
     request<SubmissionDetail>('PATCH', `/review/submissions/${enc(id)}`, { visibility }),
-  timeline: (slug: string) => request<TimelinePage>('GET', `/review/channels/${enc(slug)}/timeline`),
+  timeline: (slug: string, cursor?: string | null) =>
+    request<TimelinePage>('GET', `/review/channels/${enc(slug)}/timeline${cursor ? `?cursor=${enc(cursor)}` : ''}`),
   ops: () => request<Ops>('GET', '/review/ops'),
   retry: (id: string) => request<unknown>('POST', `/review/submissions/${enc(id)}/retry`),
 };
