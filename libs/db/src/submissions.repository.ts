@@ -272,12 +272,12 @@ const agentResourceInclude = {
   channel: { select: { slug: true } },
   upload: { select: { id: true } },
   media: {
-    where: { kind: { in: ['variant', 'poster'] as string[] } },
-    select: { kind: true, name: true },
+    where: { kind: { in: ['variant', 'poster', 'external'] as string[] } },
+    select: { kind: true, name: true, key: true },
     orderBy: { name: 'asc' as const },
   },
 } satisfies Prisma.SubmissionInclude;
 export type SubmissionResourceRow = SubmissionWithSlugs & {
   readonly upload: { readonly id: string } | null;
-  readonly media: readonly { readonly kind: string; readonly name: string }[];
+  readonly media: readonly { readonly kind: string; readonly name: string; readonly key: string }[];
 };

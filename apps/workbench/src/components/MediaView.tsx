@@ -41,16 +41,45 @@ function panHandlers() {
   };
 }
 
+/** Stream's embeddable player for an HLS address of Stream's (`…/<uid>/manifest/video.m3u8` → `…/<uid>/iframe`). */
+export function streamPlayerUrl(videoUrl: string): string | null {
+  const match = /^(https?:\/\/[^?#]+)\/manifest\/video\.m3u8(?:\?.*)?$/.exec(videoUrl);
+  return match ? `${match[1]}/iframe` : null;
+}
+
+function canPlayHls(): boolean {
+  return (
+    typeof document !== 'undefined' &&
+    document.createElement('video').canPlayType('application/vnd.apple.mpegurl') !== ''
+  );
+}
+
+/** A video: its poster and a player (ours for stored originals, Stream's for Stream's HLS). */
 function VideoView({ submission }: { readonly submission: SubmissionDetail }) {
   const name = submission.title ?? submission.id;
+  const url = submission.video_url;
+  const player = url && !canPlayHls() ? streamPlayerUrl(url) : null;
+  if (player)
+    return (
+      <div className="media">
+        {submission.poster_url && <img className="poster" src={submission.poster_url} alt={`Poster of ${name}`} />}
+        <iframe
+          className="player"
+          src={player}
+          title={`Player: ${name}`}
+          allow="accelerometer; gyroscope; autoplay; encrypted-media; picture-in-picture; fullscreen"
+          allowFullScreen
+        />
+      </div>
+    );
   return (
     <div className="media">
-      {submission.video_url ? (
+      {url ? (
         <video
           controls
           preload="metadata"
           poster={submission.poster_url ?? undefined}
-          src={submission.video_url}
+          src={url}
           aria-label={`Video: ${name}`}
         />
       ) : submission.poster_url ? (
