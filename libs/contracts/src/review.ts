@@ -134,4 +134,6 @@ export interface ReviewOps {
   readonly queues: Record<string, ReviewQueueDepth>;
   readonly submissions_by_status: Record<string, number>;
   readonly recently_failed: ReviewFailedSubmission[];
+  /** Every failure code, for the failed list's filter. */
+  readonly failure_codes?: readonly string[];
 }

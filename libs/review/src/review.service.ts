@@ -1,9 +1,17 @@
 import type { Readable } from 'node:stream';
-import { DomainError, randomToken } from '@framedesk/domain';
+import { DomainError, FAILURE_CODES, randomToken } from '@framedesk/domain';
 import type { ReviewBatchResult } from '@framedesk/contracts';
 import type { Database } from '@framedesk/db';
 import type { ReviewChangePublisher } from '@framedesk/queues';
-import { type Decision, decodeCursor, encodeCursor, parseQueueQuery, reasonText } from './review-input';
+import {
+  type Decision,
+  decodeCursor,
+  encodeCursor,
+  parseFailedFilter,
+  parseQueueQuery,
+  parseTimelineLimit,
+  reasonText,
+} from './review-input';
 import { claimView, detailView, failedView, type MediaUrlFn, queueItemView } from './review.views';
 
 export interface QueueDepth {
@@ -236,7 +244,7 @@ export function reviewService(deps: ReviewServiceDeps) {
       if (!channel) throw new DomainError('not_found', `No channel ${slug}.`);
       const cursorText = typeof query['cursor'] === 'string' && query['cursor'] ? query['cursor'] : undefined;
       const cursor = cursorText ? decodeCursor(cursorText, ['d', 'r', 'i']) : undefined;
-      const limit = 100;
+      const limit = parseTimelineLimit(query);
       const rows = await repo.timeline({
         channelSlug: slug,
         ...(cursor ? { after: { date: cursor['d']!, reviewedAt: new Date(cursor['r']!), id: cursor['i']! } } : {}),
@@ -258,13 +266,20 @@ export function reviewService(deps: ReviewServiceDeps) {
       };
     },
 
-    async ops() {
+    /** Queue depths, counts by status, and the latest failed frames (filtered by failure code and channel). */
+    async ops(query: Record<string, unknown> = {}) {
+      const filter = parseFailedFilter(query);
       const [queues, failed, byStatus] = await Promise.all([
         deps.queueDepths(),
-        repo.recentlyFailed(50),
+        repo.recentlyFailed(50, filter),
         db.repos.submissions.countByStatus(),
       ]);
-      return { queues, submissions_by_status: byStatus, recently_failed: failed.map(failedView) };
+      return {
+        queues,
+        submissions_by_status: byStatus,
+        recently_failed: failed.map(failedView),
+        failure_codes: [...FAILURE_CODES],
+      };
     },
 
     /** Failed processing re-enters the pipeline at its start, through the status machine, then is enqueued anew. */

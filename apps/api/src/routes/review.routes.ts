@@ -219,8 +219,8 @@ export function reviewRoutes(deps: ApiDependencies, options: ReviewRoutesOptions
     res.status(202).json(await review.retry(submissionId(req), reviewerOf(res)));
   });
 
-  router.get('/ops', async (_req, res) => {
-    res.json(await review.ops());
+  router.get('/ops', async (req, res) => {
+    res.json(await review.ops(req.query as Record<string, unknown>));
   });
 
   return router;

@@ -79,9 +79,11 @@ export const api = {
     ),
   setVisibility: (id: string, visibility: Visibility) =>
     request<SubmissionDetail>('PATCH', `/review/submissions/${enc(id)}`, { visibility }),
-  timeline: (slug: string, cursor?: string | null) =>
-    request<TimelinePage>('GET', `/review/channels/${enc(slug)}/timeline${cursor ? `?cursor=${enc(cursor)}` : ''}`),
-  ops: () => request<Ops>('GET', '/review/ops'),
+  timeline: (slug: string, cursor?: string | null, limit?: number) => {
+    const qs = new URLSearchParams({ ...(cursor ? { cursor } : {}), ...(limit ? { limit: String(limit) } : {}) });
+    return request<TimelinePage>('GET', `/review/channels/${enc(slug)}/timeline${qs.size ? `?${qs}` : ''}`);
+  },
+  ops: (query = '') => request<Ops>('GET', `/review/ops${query ? `?${query}` : ''}`),
   retry: (id: string) => request<unknown>('POST', `/review/submissions/${enc(id)}/retry`),
 };
 
