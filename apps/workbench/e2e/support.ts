@@ -2,16 +2,19 @@
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import sharp from 'sharp';
 import { makePng, type Stack } from '@framedesk/testing';
 
 export const root = resolve(import.meta.dirname, '../../..');
 const SCREENSHOTS = join(root, 'test-results/screenshots');
-/** The screenshots docs/workbench.md shows: refreshed by the e2e run, committed small. */
+/** The screenshots docs/workbench.md shows: refreshed by an e2e run with FRAMEDESK_DOC_SCREENSHOTS=1. */
 const DOC_SCREENSHOTS = join(root, 'docs/images');
+// eslint-disable-next-line no-restricted-properties -- a test-run switch, not a product setting.
+const UPDATE_DOC_SCREENSHOTS = process.env['FRAMEDESK_DOC_SCREENSHOTS'] === '1';
 
 const CHROMIUM_ARGS = [
   '--headless',
@@ -52,18 +55,20 @@ export async function launchChromium(): Promise<Browser> {
 }
 
 /**
- * A full-page screenshot under test-results/; with `doc`, also a small viewport-only one as
- * docs/images/workbench-<name>.png (what docs/workbench.md shows).
+ * A full-page screenshot under test-results/; with `doc` (and FRAMEDESK_DOC_SCREENSHOTS=1), also
+ * a small one of the viewport (at most 800 px wide, 256-colour PNG) as
+ * docs/images/workbench-<name>.png, which docs/workbench.md shows.
  */
 export async function screenshot(page: Page, name: string, doc = false): Promise<void> {
   await mkdir(SCREENSHOTS, { recursive: true });
-  const path = join(SCREENSHOTS, `workbench-${name}.png`);
-  await page.screenshot({ path, fullPage: true });
-  if (!doc) return;
+  await page.screenshot({ path: join(SCREENSHOTS, `workbench-${name}.png`), fullPage: true });
+  if (!doc || !UPDATE_DOC_SCREENSHOTS) return;
   await mkdir(DOC_SCREENSHOTS, { recursive: true });
-  const small = join(SCREENSHOTS, `workbench-${name}.doc.png`);
-  await page.screenshot({ path: small, fullPage: false, scale: 'css' });
-  await copyFile(small, join(DOC_SCREENSHOTS, `workbench-${name}.png`));
+  const shot = await page.screenshot({ fullPage: false, scale: 'css' });
+  await sharp(shot)
+    .resize({ width: 800, withoutEnlargement: true })
+    .png({ palette: true, compressionLevel: 9 })
+    .toFile(join(DOC_SCREENSHOTS, `workbench-${name}.png`));
 }
 
 const AXE_SOURCE = readFileSync(join(root, 'node_modules/axe-core/axe.min.js'), 'utf8');

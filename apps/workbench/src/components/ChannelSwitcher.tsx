@@ -1,4 +1,4 @@
-import { useId, useMemo, useState } from 'react';
+import { useId, useMemo, useRef, useState } from 'react';
 import type { ChannelCount } from '../api/types';
 
 export interface ChannelSwitcherProps {
@@ -16,6 +16,7 @@ export interface ChannelSwitcherProps {
  */
 export function ChannelSwitcher({ channels, current, onPick, allowAll = true }: ChannelSwitcherProps) {
   const listId = useId();
+  const input = useRef<HTMLInputElement>(null);
   const [open, setOpen] = useState(false);
   const [text, setText] = useState('');
   const [active, setActive] = useState(0);
@@ -31,12 +32,14 @@ export function ChannelSwitcher({ channels, current, onPick, allowAll = true }: 
   const pick = (slug: string | null) => {
     setOpen(false);
     setText('');
+    input.current?.blur(); // the single-key shortcuts work again
     onPick(slug);
   };
 
   return (
     <div className="channel-switcher">
       <input
+        ref={input}
         type="text"
         role="combobox"
         aria-label="Channel"

@@ -47,18 +47,11 @@ export function streamPlayerUrl(videoUrl: string): string | null {
   return match ? `${match[1]}/iframe` : null;
 }
 
-function canPlayHls(): boolean {
-  return (
-    typeof document !== 'undefined' &&
-    document.createElement('video').canPlayType('application/vnd.apple.mpegurl') !== ''
-  );
-}
-
 /** A video: its poster and a player (ours for stored originals, Stream's for Stream's HLS). */
 function VideoView({ submission }: { readonly submission: SubmissionDetail }) {
   const name = submission.title ?? submission.id;
   const url = submission.video_url;
-  const player = url && !canPlayHls() ? streamPlayerUrl(url) : null;
+  const player = url ? streamPlayerUrl(url) : null;
   if (player)
     return (
       <div className="media">

@@ -11,10 +11,10 @@ export function useBulkSelection(order: readonly string[]) {
   orderRef.current = order;
 
   const toggle = useCallback((id: string, range = false) => {
+    const ids = orderRef.current;
+    const [from, to] = [ids.indexOf(anchor.current ?? ''), ids.indexOf(id)];
     setChecked((prev) => {
       const next = new Set(prev);
-      const ids = orderRef.current;
-      const [from, to] = [ids.indexOf(anchor.current ?? ''), ids.indexOf(id)];
       if (range && from >= 0 && to >= 0) {
         for (const i of ids.slice(Math.min(from, to), Math.max(from, to) + 1)) next.add(i);
       } else if (next.has(id)) next.delete(id);
