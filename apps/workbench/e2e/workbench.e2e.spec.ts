@@ -37,11 +37,25 @@ describe('reviewer workbench in chromium', () => {
     contexts.push(context);
     return context.newPage();
   };
+  let aliceContext: BrowserContext | undefined;
+  /** A page of Alice's one signed-in browser context (earlier pages closed, so none holds a claim). */
+  const alicePage = async (): Promise<Page> => {
+    if (!aliceContext) {
+      const page = await newPage();
+      aliceContext = page.context();
+      await signIn(page, stack.apiUrl, ALICE, PASSWORD);
+      return page;
+    }
+    for (const open of aliceContext.pages()) await open.close();
+    return aliceContext.newPage();
+  };
   const queue = (page: Page) => page.getByRole('list', { name: 'Review queue' });
   const queueItem = (page: Page, title: string) => queue(page).getByRole('listitem', { name: `${title} — ${CHANNEL}` });
   const expectAxeClean = async (page: Page) => expect(await axeViolations(page)).toEqual([]);
+  /** In order, so the queue (oldest first) lists them in this order. */
   const submitAll = async (titles: string[], seed: number) => {
-    const ids = await Promise.all(titles.map((t, i) => agent.submit(t, [], seed + i)));
+    const ids: string[] = [];
+    for (const [i, title] of titles.entries()) ids.push(await agent.submit(title, [], seed + i));
     await Promise.all(ids.map((id) => agent.waitFor(id, 'needs_review')));
     return ids;
   };
@@ -102,8 +116,8 @@ describe('reviewer workbench in chromium', () => {
   });
 
   it('keeps the header one row with 30 channels, finds a channel by typing, and fits a phone in one column', async () => {
-    const page = await newPage(1400, 900);
-    await signIn(page, stack.apiUrl, ALICE, PASSWORD);
+    const page = await alicePage();
+    await page.goto(`${stack.apiUrl}/`);
     const header = page.locator('header.top');
     await page.getByRole('combobox', { name: 'Channel' }).click();
     const options = page.getByRole('listbox', { name: 'Channels' }).getByRole('option');
@@ -121,8 +135,8 @@ describe('reviewer workbench in chromium', () => {
 
     const id = await agent.submit('Pocket frame', [], 11, makePng(64, 48, { seed: 11 }));
     await agent.waitFor(id, 'needs_review');
-    const phone = await newPage(390, 844);
-    await signIn(phone, stack.apiUrl, ALICE, PASSWORD);
+    const phone = page;
+    await phone.setViewportSize({ width: 390, height: 844 });
     const noHorizontalScroll = () =>
       phone.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth);
     await phone.goto(`${stack.apiUrl}/?channel=${CHANNEL}`);
@@ -143,8 +157,7 @@ describe('reviewer workbench in chromium', () => {
   });
 
   it('shows a frame submitted while the queue is open within 2 s; z, c and p work on it; promoting puts it on the timeline', async () => {
-    const page = await newPage();
-    await signIn(page, stack.apiUrl, ALICE, PASSWORD);
+    const page = await alicePage();
     await page.goto(`${stack.apiUrl}/?channel=${CHANNEL}`);
     await page.getByRole('combobox', { name: 'Channel' }).waitFor();
     const id = await agent.submit('Harbour at dawn', [
@@ -192,8 +205,7 @@ describe('reviewer workbench in chromium', () => {
 
   it('selects three frames (tick, shift-click, x), undoes the batch with u, then promotes all three for the agent', async () => {
     const ids = await submitAll(['Bulk one', 'Bulk two', 'Bulk three'], 21);
-    const page = await newPage();
-    await signIn(page, stack.apiUrl, ALICE, PASSWORD);
+    const page = await alicePage();
     await page.goto(`${stack.apiUrl}/?channel=${CHANNEL}`);
     await queueItem(page, 'Bulk three').waitFor();
     await page.getByRole('checkbox', { name: 'Select Bulk one' }).check();
@@ -230,8 +242,7 @@ describe('reviewer workbench in chromium', () => {
   });
 
   it('rejects a frame with r and a reason that the agent then reads', async () => {
-    const page = await newPage();
-    await signIn(page, stack.apiUrl, ALICE, PASSWORD);
+    const page = await alicePage();
     const id = await agent.submit('Blurry street', [], 2);
     await agent.waitFor(id, 'needs_review');
     await page.goto(`${stack.apiUrl}/?selected=${id}`);
@@ -248,8 +259,8 @@ describe('reviewer workbench in chromium', () => {
   it('lets one of two reviewers racing on a batch win each frame, and shows the other which frames it lost', async () => {
     const titles = ['Race one', 'Race two', 'Race three'];
     const ids = await submitAll(titles, 31);
-    const [alice, bob] = [await newPage(), await newPage()];
-    await Promise.all([signIn(alice, stack.apiUrl, ALICE, PASSWORD), signIn(bob, stack.apiUrl, BOB, PASSWORD)]);
+    const [alice, bob] = [await alicePage(), await newPage()];
+    await signIn(bob, stack.apiUrl, BOB, PASSWORD);
     for (const page of [alice, bob]) {
       // The grid claims nothing, so both reach the compare-and-set of every frame.
       await page.goto(`${stack.apiUrl}/?channel=${CHANNEL}&view=grid`);
@@ -292,8 +303,7 @@ describe('reviewer workbench in chromium', () => {
     expect(view.variants['playback']).toBe(ready.playback?.hls);
     expect(view.variants['poster']).toMatch(/\/media\//);
 
-    const page = await newPage();
-    await signIn(page, stack.apiUrl, ALICE, PASSWORD);
+    const page = await alicePage();
     await page.goto(`${stack.apiUrl}/?selected=${id}`);
     const poster = page.getByRole('img', { name: 'Poster of Stream clip' });
     await expect
@@ -308,8 +318,8 @@ describe('reviewer workbench in chromium', () => {
   it('filters failed frames by code and channel on the ops page and retries the selected ones', async () => {
     const id = await agent.submit('Pixel bomb', [], 4, makePngBomb());
     const failed = await agent.waitFor(id, 'failed');
-    const page = await newPage();
-    await signIn(page, stack.apiUrl, ALICE, PASSWORD);
+    const page = await alicePage();
+    await page.goto(`${stack.apiUrl}/`);
     await page.getByRole('link', { name: 'Ops' }).click();
     const table = page.getByRole('table', { name: 'Queue depths' });
     await table.waitFor();
