@@ -132,4 +132,41 @@ describe('review API: batch decisions and live events', () => {
       { kind: 'claim', id },
     ]);
   });
+
+  it('pages a timeline by frame date and filters failed frames by code and channel', async () => {
+    const later = await h.seedSubmission({ channel: 'paged', date: '20260302' });
+    const earlier = await h.seedSubmission({ channel: 'paged', date: '20260301' });
+    await alice.call('POST', '/review/decisions', { ids: [later, earlier], decision: 'promote' });
+    type Page = { items: { id: string }[]; next_cursor: string | null };
+    const first = (await (await alice.call('GET', '/review/channels/paged/timeline?limit=1')).json()) as Page;
+    expect(first.items.map((i) => i.id)).toEqual([earlier]);
+    const cursor = encodeURIComponent(first.next_cursor!);
+    const second = (await (
+      await alice.call('GET', `/review/channels/paged/timeline?limit=1&cursor=${cursor}`)
+    ).json()) as Page;
+    expect(second.items.map((i) => i.id)).toEqual([later]);
+    expect((await alice.call('GET', '/review/channels/paged/timeline?limit=101')).status).toBe(422);
+
+    const broken = await h.seedSubmission({ channel: 'broken' });
+    const other = await h.seedSubmission({ channel: 'paged' });
+    for (const [id, code] of [
+      [broken, 'invalid_image'],
+      [other, 'processing_error'],
+    ] as const) {
+      await h.db.transition({
+        id,
+        to: 'failed',
+        actor: { type: 'system' },
+        onlyFrom: ['needs_review', 'media_processing'],
+        patch: { failureCode: code, failureMessage: 'x' },
+      });
+    }
+    type Ops = { recently_failed: { id: string }[]; failure_codes: string[] };
+    const ops = async (query: string) =>
+      ((await (await alice.call('GET', `/review/ops?${query}`)).json()) as Ops).recently_failed.map((f) => f.id);
+    expect(await ops('failure_code=invalid_image')).toEqual([broken]);
+    expect(await ops('channel=paged')).toEqual([other]);
+    expect(await ops('channel=paged&failure_code=invalid_image')).toEqual([]);
+    expect((await alice.call('GET', '/review/ops?failure_code=nonsense')).status).toBe(422);
+  });
 });
