@@ -84,7 +84,7 @@ export default tseslint.config(
     rules: { 'no-restricted-properties': 'off', 'no-console': 'off' },
   },
   {
-    files: ['**/*.spec.ts', '**/*.spec.tsx', 'apps/*/test/**/*.ts'],
+    files: ['**/*.spec.ts', '**/*.spec.tsx', 'apps/*/test/**/*.ts', 'apps/*/e2e/**/*.ts'],
     rules: {
       '@nx/enforce-module-boundaries': [
         'error',

@@ -13,6 +13,24 @@ import { reviewRoutes } from './routes/review.routes';
 import { uploadsRoutes } from './routes/uploads.routes';
 import { workbenchRoutes } from './routes/workbench.routes';
 
+/**
+ * Cloudflare Stream's player (an iframe) and HLS for the workbench's video detail: Stream's
+ * delivery hosts, and the API base's origin when it is not Cloudflare's own (a compatible or
+ * local stand-in serves delivery there).
+ */
+function streamPlayerSources(settings: ApiDependencies['settings']): Record<string, string[]> {
+  if (settings.VIDEO_PROVIDER !== 'cloudflare') return {};
+  const hosts = [
+    "'self'",
+    'https://*.cloudflarestream.com',
+    'https://videodelivery.net',
+    'https://*.videodelivery.net',
+  ];
+  const base = new URL(settings.CLOUDFLARE_API_BASE).origin;
+  if (base !== 'https://api.cloudflare.com') hosts.push(base);
+  return { frameSrc: hosts, mediaSrc: hosts };
+}
+
 /** The API's HTTP surface: wiring only. Each route file parses, authorizes and delegates. */
 export function createApp(deps: ApiDependencies): express.Express {
   const app = express();
@@ -35,7 +53,10 @@ export function createApp(deps: ApiDependencies): express.Express {
       // Browsers ignore HSTS over plain http, but upgrade-insecure-requests would break a
       // plain-http install (local, or TLS not terminated in front): only ask for it behind TLS.
       contentSecurityPolicy: {
-        directives: { upgradeInsecureRequests: deps.settings.TRUST_PROXY !== false ? [] : null },
+        directives: {
+          upgradeInsecureRequests: deps.settings.TRUST_PROXY !== false ? [] : null,
+          ...streamPlayerSources(deps.settings),
+        },
       },
     }),
   );

@@ -12,7 +12,15 @@ import type { ProjectConfig, Settings } from '@framedesk/config';
 import { createDatabase, type Database } from '@framedesk/db';
 import { createMetricsRegistry, type Logger, type Registry } from '@framedesk/observability';
 import { DomainError } from '@framedesk/domain';
-import { createQueueProducer, createRedis, type QueueProducer, type Redis, RedisLocker } from '@framedesk/queues';
+import {
+  createQueueProducer,
+  createRedis,
+  type QueueProducer,
+  type Redis,
+  RedisLocker,
+  reviewChangePublisher,
+  withReviewChanges,
+} from '@framedesk/queues';
 import { createStorage, createTusStore, type ObjectStorage } from '@framedesk/storage';
 import {
   createVideoService,
@@ -60,9 +68,13 @@ export interface ApiDependencies {
 export function createApiDependencies(settings: Settings, config: ProjectConfig, logger: Logger): ApiDependencies {
   // Throws at start-up when the configuration does not fit the chosen driver (Cloudflare's expiry bounds).
   const videoProvider = createVideoProvider(settings, config);
-  const db = createDatabase({ url: settings.DATABASE_URL, poolSize: settings.DATABASE_POOL_SIZE });
   const redis = createRedis(settings.REDIS_URL, 'producer');
   redis.on('error', (error) => logger.warn({ err: error }, 'redis error'));
+  // Status changes are announced to open workbenches (GET /review/events) on every instance.
+  const db = withReviewChanges(
+    createDatabase({ url: settings.DATABASE_URL, poolSize: settings.DATABASE_POOL_SIZE }),
+    reviewChangePublisher(redis, settings.REDIS_PREFIX),
+  );
   const queues = createQueueProducer(redis, settings.REDIS_PREFIX);
   const storage = createStorage(settings);
   // Variant links in GET resources: signed, valid for 15 minutes.

@@ -71,7 +71,7 @@ export async function startReviewHarness(env: Record<string, string> = {}): Prom
 export class ReviewerClient {
   cookie = '';
   csrf = '';
-  constructor(private readonly base: string) {}
+  constructor(readonly base: string) {}
 
   async login(email: string, password: string): Promise<Response> {
     const res = await this.call('POST', '/review/session', { email, password });

@@ -1,4 +1,5 @@
 import { createVideoService } from '@framedesk/submissions';
+import { makePng } from '@framedesk/testing';
 import {
   type FakeCloudflare,
   signWebhook,
@@ -94,6 +95,35 @@ describe('cloudflare video provider: polling, signed webhooks, expiry (against a
     expect(await replay.json()).toMatchObject({ outcome: 'skipped' });
     expect(await eventCount(seeded.submissionId)).toBe(events);
     expect((await statusOf(seeded.submissionId))?.status).toBe('needs_review');
+  });
+
+  it('a ready video keeps the Stream thumbnail as its poster and its playback URL, for the agent and the reviewer', async () => {
+    const seeded = await h.seedUpload({ byteSize: 1000, protocol: 'basic' });
+    const uid = await providerRefOf(seeded.uploadId);
+    const ready = fake.readyVideo(uid, {
+      duration: 3,
+      width: 320,
+      height: 180,
+      thumbnail: makePng(320, 180, { seed: 7 }),
+      thumbnailType: 'image/png',
+    });
+    const response = await notify(ready);
+    expect(await response.json()).toMatchObject({ outcome: 'needs_review' });
+
+    const poster = await h.db.repos.mediaObjects.find(seeded.submissionId, 'poster', 'poster');
+    expect(poster).toMatchObject({ contentType: 'image/png', width: 320, height: 180 });
+    const playback = await h.db.repos.mediaObjects.find(seeded.submissionId, 'external', 'playback');
+    expect(playback?.key).toBe(ready.playback?.hls);
+
+    const agent = await fetch(`${h.url}/v1/frame-submissions/${seeded.submissionId}`, {
+      headers: { authorization: `Bearer ${await h.agentKey()}` },
+    });
+    const body = (await agent.json()) as { variants: Record<string, string> };
+    expect(body.variants['playback']).toBe(ready.playback?.hls);
+    // The poster is ours now: a signed link that serves the thumbnail's bytes.
+    const posterResponse = await fetch(body.variants['poster']!);
+    expect(posterResponse.status).toBe(200);
+    expect(Buffer.from(await posterResponse.arrayBuffer()).equals(makePng(320, 180, { seed: 7 }))).toBe(true);
   });
 
   it('a forged, tampered or stale webhook is 401 invalid_signature and changes nothing', async () => {

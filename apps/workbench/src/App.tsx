@@ -1,4 +1,7 @@
+import { ChannelSwitcher } from './components/ChannelSwitcher';
+import { KeyMap } from './components/KeyMap';
 import { useChannelCounts } from './hooks/useQueue';
+import { useReviewEvents } from './hooks/useReviewEvents';
 import { navigate, useRoute } from './hooks/useRoute';
 import { useLogout, useSession } from './hooks/useSession';
 import { LoginScreen } from './screens/LoginScreen';
@@ -21,28 +24,47 @@ function Link({ to, children, current }: { to: string; children: string; current
   );
 }
 
+/** One header row whatever the number of channels: screens, the channel switcher, the reviewer. */
 function Shell({ email, reasons }: { email: string; reasons: readonly string[] | undefined }) {
   const route = useRoute();
   const logout = useLogout();
   const channels = useChannelCounts();
+  useReviewEvents();
+  const list = channels.data?.channels ?? [];
   const timeline = /^\/channels\/([a-z0-9-]+)$/.exec(route.path);
+  const queueChannel = route.query.get('channel');
+  const channel = timeline?.[1] ?? queueChannel;
+  const timelineSlug = channel ?? list[0]?.slug;
   return (
     <>
       <header className="top">
-        <strong>Framedesk</strong>
+        <strong className="brand">Framedesk</strong>
         <nav aria-label="Main">
-          <Link to="/" current={route.path === '/'}>
+          <Link to={queueChannel ? `/?channel=${queueChannel}` : '/'} current={route.path === '/'}>
             Queue
           </Link>
-          {(channels.data?.channels ?? []).map((c) => (
-            <Link key={c.slug} to={`/channels/${c.slug}`} current={timeline?.[1] === c.slug}>
-              {`Timeline: ${c.name}`}
+          {timelineSlug && (
+            <Link to={`/channels/${timelineSlug}`} current={!!timeline}>
+              Timeline
             </Link>
-          ))}
+          )}
           <Link to="/ops" current={route.path === '/ops'}>
             Ops
           </Link>
         </nav>
+        {route.path !== '/ops' && (
+          <ChannelSwitcher
+            channels={list}
+            current={channel ?? null}
+            allowAll={!timeline}
+            onPick={(slug) =>
+              timeline
+                ? slug && navigate(`/channels/${slug}`)
+                : route.setQuery({ channel: slug, selected: null, open: null })
+            }
+          />
+        )}
+        <KeyMap />
         <span className="who">{email}</span>
         <button type="button" onClick={() => logout.mutate()}>
           Sign out

@@ -10,6 +10,8 @@ import {
   createRedis,
   createWorkerStatusStore,
   DelayedError,
+  reviewChangePublisher,
+  withReviewChanges,
   type Job,
   type JobName,
   QUEUE_NAMES,
@@ -82,7 +84,11 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
 
   const connection = createRedis(settings.REDIS_URL, 'worker');
   connection.on('error', (error) => logger.warn({ err: error }, 'redis error'));
-  const db: Database = createDatabase({ url: settings.DATABASE_URL, poolSize: settings.DATABASE_POOL_SIZE });
+  // Status changes (a frame now waiting for review) are announced to open workbenches.
+  const db: Database = withReviewChanges(
+    createDatabase({ url: settings.DATABASE_URL, poolSize: settings.DATABASE_POOL_SIZE }),
+    reviewChangePublisher(connection, settings.REDIS_PREFIX),
+  );
   const storage = options.storage ?? createStorage(settings);
   const queues = createQueueProducer(connection, settings.REDIS_PREFIX);
   const deps: WorkerDeps = {

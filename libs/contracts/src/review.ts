@@ -101,6 +101,11 @@ export interface ReviewSubmissionDetail extends ReviewQueueItem {
 export type ReviewDecisionInput =
   { readonly decision: 'promote' } | { readonly decision: 'reject'; readonly reason: string; readonly note?: string };
 
+/** One frame's answer to `POST /review/decisions`. */
+export type ReviewBatchResult =
+  | { readonly id: string; readonly outcome: 'promoted' | 'rejected' }
+  | { readonly id: string; readonly outcome: 'failed'; readonly code: string; readonly detail: string };
+
 export interface ReviewTimelinePage {
   readonly channel: { readonly slug: string; readonly name: string };
   readonly items: (ReviewQueueItem & { readonly promoted_at: string | null })[];
@@ -129,4 +134,6 @@ export interface ReviewOps {
   readonly queues: Record<string, ReviewQueueDepth>;
   readonly submissions_by_status: Record<string, number>;
   readonly recently_failed: ReviewFailedSubmission[];
+  /** Every failure code, for the failed list's filter. */
+  readonly failure_codes?: readonly string[];
 }

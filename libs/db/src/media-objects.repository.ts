@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { DbClient } from './prisma';
 
-export type MediaObjectKind = 'original' | 'variant' | 'poster';
+/** `external`: delivered by a provider (its URL in `key`, bucket `vendor_stream`), nothing stored by us. */
+export type MediaObjectKind = 'original' | 'variant' | 'poster' | 'external';
 
 export interface MediaObjectRow {
   readonly id: string;

@@ -189,9 +189,16 @@ export function reviewRepository(db: DbClient) {
     },
 
     /** The most recently failed submissions, with their failure code and message. */
-    recentlyFailed: (limit: number): Promise<SubmissionWithSlugs[]> =>
+    recentlyFailed: (
+      limit: number,
+      filter: { failureCode?: string; channelSlug?: string } = {},
+    ): Promise<SubmissionWithSlugs[]> =>
       db.submission.findMany({
-        where: { status: 'failed' },
+        where: {
+          status: 'failed',
+          ...(filter.failureCode ? { failureCode: filter.failureCode } : {}),
+          ...(filter.channelSlug ? { channel: { slug: filter.channelSlug } } : {}),
+        },
         orderBy: [{ updatedAt: 'desc' }, { id: 'desc' }],
         take: limit,
         include: { agent: { select: { slug: true } }, channel: { select: { slug: true } } },

@@ -22,7 +22,7 @@ const SELECT_RESOURCE = Prisma.sql`
          a.slug AS "agentSlug", c.slug AS "channelSlug", u.id AS "uploadId",
          COALESCE((SELECT json_agg(json_build_object('kind', m.kind, 'name', m.name) ORDER BY m.name)
                      FROM media_objects m
-                    WHERE m.submission_id = s.id AND m.kind IN ('variant', 'poster')), '[]'::json) AS "media"
+                    WHERE m.submission_id = s.id AND m.kind IN ('variant', 'poster', 'external')), '[]'::json) AS "media"
     FROM submissions s
     JOIN agents a ON a.id = s.agent_id
     JOIN channels c ON c.id = s.channel_id

@@ -5,3 +5,4 @@ export * from './worker';
 export * from './redis-locker';
 export * from './worker-status';
 export * from './workers-overview';
+export * from './review-changes';

@@ -1,6 +1,7 @@
 import { REJECT_REASONS, type RejectReason } from '@framedesk/contracts';
 import {
   DomainError,
+  FAILURE_CODES,
   type FieldError,
   isFrameDate,
   isSlug,
@@ -124,4 +125,53 @@ export function parseVisibility(body: unknown): Visibility {
 /** The reason stored on the submission and shown to the agent. */
 export function reasonText(decision: Extract<Decision, { decision: 'reject' }>): string {
   return decision.note ? `${decision.reason}: ${decision.note}` : decision.reason;
+}
+
+export interface FailedFilter {
+  readonly failureCode?: string;
+  readonly channelSlug?: string;
+}
+
+/** `failure_code` and `channel` of the ops page's failed list. */
+export function parseFailedFilter(query: Record<string, unknown>): FailedFilter {
+  const code = str(query['failure_code']);
+  const channel = str(query['channel']);
+  const errors: FieldError[] = [];
+  if (code && !(FAILURE_CODES as readonly string[]).includes(code))
+    errors.push({ pointer: '/failure_code', detail: `failure_code must be one of ${FAILURE_CODES.join(', ')}.` });
+  if (channel && !isSlug(channel)) errors.push({ pointer: '/channel', detail: 'channel must be a slug.' });
+  fail(errors);
+  return { ...(code ? { failureCode: code } : {}), ...(channel ? { channelSlug: channel } : {}) };
+}
+
+/** Page size of the timeline: `limit` from 1 to 100, 100 by default. */
+export function parseTimelineLimit(query: Record<string, unknown>): number {
+  const text = str(query['limit']);
+  const limit = text === undefined ? 100 : Number(text);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+    fail([{ pointer: '/limit', detail: 'limit must be an integer from 1 to 100.' }]);
+  return limit;
+}
+
+/** At most this many frames in one batch decision. */
+export const MAX_BATCH = 100;
+
+export interface BatchDecision {
+  readonly ids: readonly string[];
+  readonly decision: Decision;
+}
+
+/** `{ ids: [...], decision, reason?, note? }`: one decision (and one reason) for several frames. */
+export function parseBatchDecision(body: unknown, isSubmissionId: (id: string) => boolean): BatchDecision {
+  const b = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
+  const ids = b['ids'];
+  if (
+    !Array.isArray(ids) ||
+    ids.length === 0 ||
+    ids.length > MAX_BATCH ||
+    !ids.every((id): id is string => typeof id === 'string' && isSubmissionId(id))
+  ) {
+    fail([{ pointer: '/ids', detail: `ids must list 1 to ${MAX_BATCH} submission ids.` }]);
+  }
+  return { ids: [...new Set(ids as string[])], decision: parseDecision(b) };
 }

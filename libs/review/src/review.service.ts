@@ -1,7 +1,17 @@
 import type { Readable } from 'node:stream';
-import { DomainError, randomToken } from '@framedesk/domain';
+import { DomainError, FAILURE_CODES, randomToken } from '@framedesk/domain';
+import type { ReviewBatchResult } from '@framedesk/contracts';
 import type { Database } from '@framedesk/db';
-import { type Decision, decodeCursor, encodeCursor, parseQueueQuery, reasonText } from './review-input';
+import type { ReviewChangePublisher } from '@framedesk/queues';
+import {
+  type Decision,
+  decodeCursor,
+  encodeCursor,
+  parseFailedFilter,
+  parseQueueQuery,
+  parseTimelineLimit,
+  reasonText,
+} from './review-input';
 import { claimView, detailView, failedView, type MediaUrlFn, queueItemView } from './review.views';
 
 export interface QueueDepth {
@@ -34,7 +44,12 @@ export interface ReviewServiceDeps {
   /** How long a claim lasts; the workbench renews it while the reviewer stays on the frame. */
   readonly claimSeconds?: number;
   readonly now?: () => Date;
+  /** Announces claims and visibility changes to open workbenches (status changes announce themselves). */
+  readonly changes?: ReviewChangePublisher;
 }
+
+/** One frame's answer in a batch decision. */
+export type BatchResult = ReviewBatchResult;
 
 export interface Reviewer {
   readonly reviewerId: string;
@@ -61,6 +76,51 @@ export function reviewService(deps: ReviewServiceDeps) {
     ];
     const emails = await repo.reviewerEmails(ids.filter((x): x is string => !!x));
     return detailView(row, mediaUrl, me.reviewerId, emails, now());
+  }
+
+  async function decideOne(id: string, decision: Decision, me: Reviewer): Promise<'promoted' | 'rejected'> {
+    const at = now();
+    const current = await db.repos.submissions.findById(id);
+    if (!current) throw notFound(id);
+    if (current.status !== 'needs_review') throw alreadyDecided(current.status);
+    if (current.claimedBy && current.claimedBy !== me.reviewerId && current.claimedUntil && current.claimedUntil > at) {
+      throw new DomainError('claimed_by_other', 'Another reviewer is reviewing this frame right now.');
+    }
+    if (decision.decision === 'promote' && current.visibility !== 'promotion_eligible') {
+      throw new DomainError(
+        'not_promotion_eligible',
+        `This frame's visibility is ${current.visibility}; only promotion_eligible frames can be promoted.`,
+      );
+    }
+    const reason = decision.decision === 'reject' ? reasonText(decision) : null;
+    const to = decision.decision === 'promote' ? 'promoted' : 'rejected';
+    const result = await db.transition({
+      id,
+      to,
+      actor: actorOf(me),
+      reason,
+      onlyFrom: ['needs_review'],
+      // A concurrent change to draft between the check above and this write wins.
+      ...(to === 'promoted' ? { onlyWithVisibility: 'promotion_eligible' as const } : {}),
+      patch: {
+        reviewDecision: to,
+        reviewReason: reason,
+        reviewerId: me.reviewerId,
+        reviewedAt: at,
+        claimedBy: null,
+        claimedUntil: null,
+      },
+    });
+    if (!result.ok) {
+      if (result.current === null) throw notFound(id);
+      if (result.current === 'needs_review' && to === 'promoted')
+        throw new DomainError(
+          'not_promotion_eligible',
+          'The visibility changed; only promotion_eligible frames can be promoted.',
+        );
+      throw alreadyDecided(result.current);
+    }
+    return to;
   }
 
   return {
@@ -102,7 +162,8 @@ export function reviewService(deps: ReviewServiceDeps) {
         until: new Date(at.getTime() + claimMs),
         now: at,
       });
-      if (result.ok)
+      if (result.ok) {
+        await deps.changes?.publish({ kind: 'claim', id });
         return {
           claim: {
             reviewer_id: me.reviewerId,
@@ -111,6 +172,7 @@ export function reviewService(deps: ReviewServiceDeps) {
             mine: true,
           },
         };
+      }
       if (result.status === null) throw notFound(id);
       if (result.status !== 'needs_review') {
         throw new DomainError(
@@ -139,57 +201,30 @@ export function reviewService(deps: ReviewServiceDeps) {
 
     async release(id: string, me: Reviewer) {
       await repo.release({ id, reviewerId: me.reviewerId });
+      await deps.changes?.publish({ kind: 'claim', id });
     },
 
     /** Promote or reject through the status machine; the loser of a race gets a plain 409. */
     async decide(id: string, decision: Decision, me: Reviewer) {
-      const at = now();
-      const current = await db.repos.submissions.findById(id);
-      if (!current) throw notFound(id);
-      if (current.status !== 'needs_review') throw alreadyDecided(current.status);
-      if (
-        current.claimedBy &&
-        current.claimedBy !== me.reviewerId &&
-        current.claimedUntil &&
-        current.claimedUntil > at
-      ) {
-        throw new DomainError('claimed_by_other', 'Another reviewer is reviewing this frame right now.');
-      }
-      if (decision.decision === 'promote' && current.visibility !== 'promotion_eligible') {
-        throw new DomainError(
-          'not_promotion_eligible',
-          `This frame's visibility is ${current.visibility}; only promotion_eligible frames can be promoted.`,
-        );
-      }
-      const reason = decision.decision === 'reject' ? reasonText(decision) : null;
-      const to = decision.decision === 'promote' ? 'promoted' : 'rejected';
-      const result = await db.transition({
-        id,
-        to,
-        actor: actorOf(me),
-        reason,
-        onlyFrom: ['needs_review'],
-        // A concurrent change to draft between the check above and this write wins.
-        ...(to === 'promoted' ? { onlyWithVisibility: 'promotion_eligible' as const } : {}),
-        patch: {
-          reviewDecision: to,
-          reviewReason: reason,
-          reviewerId: me.reviewerId,
-          reviewedAt: at,
-          claimedBy: null,
-          claimedUntil: null,
-        },
-      });
-      if (!result.ok) {
-        if (result.current === null) throw notFound(id);
-        if (result.current === 'needs_review' && to === 'promoted')
-          throw new DomainError(
-            'not_promotion_eligible',
-            'The visibility changed; only promotion_eligible frames can be promoted.',
-          );
-        throw alreadyDecided(result.current);
-      }
+      await decideOne(id, decision, me);
       return detail(id, me);
+    },
+
+    /**
+     * One decision for several frames, each on its own (claim check and compare-and-set), in order;
+     * the answer says per frame whether it was decided or why not.
+     */
+    async decideBatch(ids: readonly string[], decision: Decision, me: Reviewer): Promise<{ results: BatchResult[] }> {
+      const results: BatchResult[] = [];
+      for (const id of ids) {
+        try {
+          results.push({ id, outcome: await decideOne(id, decision, me) });
+        } catch (error) {
+          if (!(error instanceof DomainError)) throw error;
+          results.push({ id, outcome: 'failed', code: error.code, detail: error.message });
+        }
+      }
+      return { results };
     },
 
     async setVisibility(id: string, visibility: 'draft' | 'team_visible' | 'promotion_eligible', me: Reviewer) {
@@ -206,6 +241,7 @@ export function reviewService(deps: ReviewServiceDeps) {
         );
         if (!updated)
           throw new DomainError('invalid_transition', 'This frame was decided or changed meanwhile; reload it.');
+        await deps.changes?.publish({ kind: 'visibility', id });
       }
       return detail(id, me);
     },
@@ -215,7 +251,7 @@ export function reviewService(deps: ReviewServiceDeps) {
       if (!channel) throw new DomainError('not_found', `No channel ${slug}.`);
       const cursorText = typeof query['cursor'] === 'string' && query['cursor'] ? query['cursor'] : undefined;
       const cursor = cursorText ? decodeCursor(cursorText, ['d', 'r', 'i']) : undefined;
-      const limit = 100;
+      const limit = parseTimelineLimit(query);
       const rows = await repo.timeline({
         channelId: channel.id,
         ...(cursor ? { after: { date: cursor['d']!, reviewedAt: new Date(cursor['r']!), id: cursor['i']! } } : {}),
@@ -237,13 +273,20 @@ export function reviewService(deps: ReviewServiceDeps) {
       };
     },
 
-    async ops() {
+    /** Queue depths, counts by status, and the latest failed frames (filtered by failure code and channel). */
+    async ops(query: Record<string, unknown> = {}) {
+      const filter = parseFailedFilter(query);
       const [queues, failed, byStatus] = await Promise.all([
         deps.queueDepths(),
-        repo.recentlyFailed(50),
+        repo.recentlyFailed(50, filter),
         db.repos.submissions.countByStatus(),
       ]);
-      return { queues, submissions_by_status: byStatus, recently_failed: failed.map(failedView) };
+      return {
+        queues,
+        submissions_by_status: byStatus,
+        recently_failed: failed.map(failedView),
+        failure_codes: [...FAILURE_CODES],
+      };
     },
 
     /** Failed processing re-enters the pipeline at its start, through the status machine, then is enqueued anew. */

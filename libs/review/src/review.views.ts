@@ -101,9 +101,11 @@ export function detailView(
   const poster = mediaNamed(row, 'poster', ['poster']);
   // Originals are not public media: the reviewer's session streams them (see ReviewService.original).
   const video =
-    row.mediaType === 'video' && mediaNamed(row, 'original', ['original'])
-      ? `/review/submissions/${row.id}/original`
-      : null;
+    row.mediaType !== 'video'
+      ? null
+      : mediaNamed(row, 'original', ['original'])
+        ? `/review/submissions/${row.id}/original`
+        : (row.media.find((m) => m.kind === 'external' && m.name === 'playback')?.key ?? null);
   return {
     ...queueItemView(row, mediaUrl, me, emails, now),
     status: row.status,

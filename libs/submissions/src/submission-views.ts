@@ -15,7 +15,9 @@ interface StoredMetadata {
 export function toFrameSubmission(row: SubmissionResourceRow, variantUrl: VariantUrl): FrameSubmission {
   const metadata = (row.metadata ?? {}) as StoredMetadata;
   const variants: Record<string, string> = {};
-  for (const media of row.media) variants[media.name] = variantUrl(row.id, media.name);
+  // A provider's own URL (a video's playback) as it is; what we store, through signed links.
+  for (const media of row.media)
+    variants[media.name] = media.kind === 'external' ? media.key : variantUrl(row.id, media.name);
   return {
     id: row.id,
     status: row.status,

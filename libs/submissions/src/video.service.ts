@@ -27,6 +27,8 @@ export interface VideoServiceDeps {
   readonly config: Pick<ProjectConfig, 'media' | 'storage' | 'approval_defaults'>;
   readonly tools?: VideoToolOptions;
   readonly now?: () => Date;
+  /** Fetches a provider's thumbnail (global fetch by default). */
+  readonly fetch?: typeof fetch;
 }
 
 /** What one run of `processVideo` did (logged by the worker, asserted by tests). */
@@ -35,6 +37,7 @@ export type VideoOutcome = 'skipped' | 'waiting' | 'processing' | 'needs_review'
 /** Name of the small WebP made from a video's poster frame. */
 export const VIDEO_PREVIEW_VARIANT = 'preview';
 const PREVIEW_MAX_SIDE = 640;
+const MAX_POSTER_BYTES = 10 * 1024 * 1024;
 
 function failureCodeOf(code: string): FailureCode {
   return (FAILURE_CODES as readonly string[]).includes(code) ? (code as FailureCode) : 'provider_error';
@@ -47,6 +50,7 @@ function failureCodeOf(code: string): FailureCode {
  */
 export function createVideoService(deps: VideoServiceDeps) {
   const now = deps.now ?? (() => new Date());
+  const fetchMedia = deps.fetch ?? fetch;
   const bucket = deps.config.storage.vendor_originals_bucket;
 
   /** `message` is what the agent reads: a stable sentence; tool output goes to the event's `detail` only. */
@@ -115,6 +119,7 @@ export function createVideoService(deps: VideoServiceDeps) {
             `The video lasts ${video.durationSeconds.toFixed(1)} s; at most ${maxSeconds} s are allowed.`,
           );
         }
+        await storeProviderMedia(submission.id, video);
         return finish(
           submission.id,
           {
@@ -127,6 +132,84 @@ export function createVideoService(deps: VideoServiceDeps) {
       }
       case 'failed':
         return fail(submission.id, failureCodeOf(video.failureCode), video.failureMessage);
+    }
+  }
+
+  /** The poster (as delivered) and its small WebP preview, stored and recorded as media objects. */
+  async function storePoster(
+    submissionId: string,
+    poster: Buffer,
+    width: number | null,
+    height: number | null,
+    contentType = 'image/jpeg',
+  ) {
+    const preview = await posterPreview(poster, PREVIEW_MAX_SIDE);
+    const posterKey = storageKeys.poster(submissionId);
+    const previewKey = storageKeys.variant(submissionId, VIDEO_PREVIEW_VARIANT);
+    const storedPoster = await deps.storage.put(bucket, posterKey, poster, { contentType });
+    const storedPreview = await deps.storage.put(bucket, previewKey, preview.data, { contentType: 'image/webp' });
+    await deps.db.repos.mediaObjects.upsert({
+      submissionId,
+      kind: 'poster',
+      name: 'poster',
+      bucket,
+      key: posterKey,
+      contentType,
+      byteSize: storedPoster.byteSize,
+      sha256: storedPoster.sha256,
+      width,
+      height,
+    });
+    await deps.db.repos.mediaObjects.upsert({
+      submissionId,
+      kind: 'variant',
+      name: VIDEO_PREVIEW_VARIANT,
+      bucket,
+      key: previewKey,
+      contentType: 'image/webp',
+      byteSize: storedPreview.byteSize,
+      sha256: storedPreview.sha256,
+      width: preview.width,
+      height: preview.height,
+    });
+  }
+
+  /**
+   * What the provider delivers for a ready video: its thumbnail fetched into storage as the
+   * poster (a reviewer's browser and an agent then read it from us), and its playback URL kept
+   * as an `external` media object (`variants.playback`). A thumbnail that cannot be fetched
+   * leaves the video without a poster; the player still works.
+   */
+  async function storeProviderMedia(submissionId: string, video: Extract<ProviderVideoState, { state: 'ready' }>) {
+    if (video.thumbnailUrl) {
+      try {
+        const response = await fetchMedia(video.thumbnailUrl, { signal: AbortSignal.timeout(15_000) });
+        const bytes = response.ok ? Buffer.from(await response.arrayBuffer()) : null;
+        if (bytes && bytes.length > 0 && bytes.length <= MAX_POSTER_BYTES)
+          await storePoster(
+            submissionId,
+            bytes,
+            video.width ?? null,
+            video.height ?? null,
+            /^image\/(jpeg|png|webp)$/.exec(response.headers.get('content-type') ?? '')?.[0] ?? 'image/jpeg',
+          );
+      } catch {
+        // unreachable or not an image: no poster
+      }
+    }
+    if (video.playbackUrl) {
+      await deps.db.repos.mediaObjects.upsert({
+        submissionId,
+        kind: 'external',
+        name: 'playback',
+        bucket: 'vendor_stream',
+        key: video.playbackUrl,
+        contentType: video.playbackUrl.endsWith('.m3u8') ? 'application/vnd.apple.mpegurl' : 'text/html',
+        byteSize: 0,
+        sha256: null,
+        width: video.width ?? null,
+        height: video.height ?? null,
+      });
     }
   }
 
@@ -162,35 +245,7 @@ export function createVideoService(deps: VideoServiceDeps) {
           return fail(submission.id, 'invalid_video', error.message, error.detail);
         throw error;
       }
-      const preview = await posterPreview(poster, PREVIEW_MAX_SIDE);
-      const posterKey = storageKeys.poster(submission.id);
-      const previewKey = storageKeys.variant(submission.id, VIDEO_PREVIEW_VARIANT);
-      const storedPoster = await deps.storage.put(bucket, posterKey, poster, { contentType: 'image/jpeg' });
-      const storedPreview = await deps.storage.put(bucket, previewKey, preview.data, { contentType: 'image/webp' });
-      await deps.db.repos.mediaObjects.upsert({
-        submissionId: submission.id,
-        kind: 'poster',
-        name: 'poster',
-        bucket,
-        key: posterKey,
-        contentType: 'image/jpeg',
-        byteSize: storedPoster.byteSize,
-        sha256: storedPoster.sha256,
-        width: probe.width,
-        height: probe.height,
-      });
-      await deps.db.repos.mediaObjects.upsert({
-        submissionId: submission.id,
-        kind: 'variant',
-        name: VIDEO_PREVIEW_VARIANT,
-        bucket,
-        key: previewKey,
-        contentType: 'image/webp',
-        byteSize: storedPreview.byteSize,
-        sha256: storedPreview.sha256,
-        width: preview.width,
-        height: preview.height,
-      });
+      await storePoster(submission.id, poster, probe.width, probe.height);
       return finish(
         submission.id,
         { durationMs: Math.round(probe.durationSeconds * 1000), width: probe.width, height: probe.height },

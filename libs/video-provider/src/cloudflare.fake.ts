@@ -25,6 +25,14 @@ export interface FakeCloudflare {
   readonly videos: Map<string, CloudflareVideo>;
   /** Sets a video's state as Stream would report it. */
   setVideo(uid: string, change: Partial<CloudflareVideo>): void;
+  /**
+   * Marks a video ready as Stream does: `thumbnail` (served here, public, the given image),
+   * `playback.hls`, `preview`, and the embeddable player at `<origin>/<uid>/iframe`. Returns it.
+   */
+  readyVideo(
+    uid: string,
+    options: { duration: number; width: number; height: number; thumbnail: Buffer; thumbnailType?: string },
+  ): CloudflareVideo;
   close(): Promise<void>;
 }
 
@@ -78,8 +86,31 @@ export async function startFakeCloudflare(
     return video;
   };
 
+  const thumbnails = new Map<string, { body: Buffer; type: string }>();
+
+  /** Public delivery URLs (no token), as on customer-<code>.cloudflarestream.com. */
+  const deliver = (url: URL, res: ServerResponse): boolean => {
+    const match = /^\/([0-9a-f]{32})\/(thumbnails\/thumbnail\.jpg|iframe|manifest\/video\.m3u8)$/.exec(url.pathname);
+    if (!match || !videos.has(match[1]!)) return false;
+    const [, uid, what] = match;
+    const thumbnail = thumbnails.get(uid!);
+    if (what === 'iframe') {
+      res
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        .end(
+          `<!doctype html><title>Stream player</title><video controls poster="/${uid}/thumbnails/thumbnail.jpg"></video>`,
+        );
+    } else if (what === 'manifest/video.m3u8') {
+      res.writeHead(200, { 'content-type': 'application/vnd.apple.mpegurl' }).end('#EXTM3U\n');
+    } else if (thumbnail) {
+      res.writeHead(200, { 'content-type': thumbnail.type }).end(thumbnail.body);
+    } else return false;
+    return true;
+  };
+
   const handle = (req: IncomingMessage, res: ServerResponse, body: string) => {
     const url = new URL(req.url ?? '/', origin);
+    if (req.method === 'GET' && deliver(url, res)) return;
     requests.push({
       method: req.method ?? '',
       path: url.pathname,
@@ -150,6 +181,22 @@ export async function startFakeCloudflare(
       const video = videos.get(uid);
       if (!video) throw new Error(`fake Cloudflare has no video ${uid}`);
       videos.set(uid, { ...video, ...change });
+    },
+    readyVideo(uid, options) {
+      const video = videos.get(uid);
+      if (!video) throw new Error(`fake Cloudflare has no video ${uid}`);
+      thumbnails.set(uid, { body: options.thumbnail, type: options.thumbnailType ?? 'image/jpeg' });
+      const ready: CloudflareVideo = {
+        ...video,
+        readyToStream: true,
+        status: { state: 'ready' },
+        duration: options.duration,
+        input: { width: options.width, height: options.height },
+        thumbnail: `${origin}/${uid}/thumbnails/thumbnail.jpg`,
+        playback: { hls: `${origin}/${uid}/manifest/video.m3u8` },
+      };
+      videos.set(uid, ready);
+      return ready;
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

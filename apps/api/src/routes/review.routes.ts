@@ -4,12 +4,14 @@ import { reviewerSessionsService, signMediaUrl } from '@framedesk/access';
 import { DomainError, isId } from '@framedesk/domain';
 import {
   type MediaUrlFn,
+  parseBatchDecision,
   parseDecision,
   parseVisibility,
   type QueueDepth,
   REJECT_REASONS,
   reviewService,
 } from '@framedesk/review';
+import { reviewChangePublisher, reviewChangeSubscriber } from '@framedesk/queues';
 import type { ApiDependencies } from '../dependencies';
 import {
   clearSessionCookie,
@@ -19,6 +21,7 @@ import {
   setSessionCookie,
 } from '../http/reviewer-session';
 import { opsWorkersHandler } from './ops-workers.routes';
+import { reviewEventsHandler } from './review-events';
 
 export interface ReviewRoutesOptions {
   /** Depth of each job queue (the ops page); defaults to asking the queue producer. */
@@ -102,7 +105,9 @@ export function reviewRoutes(deps: ApiDependencies, options: ReviewRoutesOptions
     mediaUrl: options.mediaUrl ?? signedMediaUrl(deps.settings.SESSION_SECRET),
     queues: deps.queues,
     queueDepths: options.queueDepths ?? defaultQueueDepths(deps),
+    changes: reviewChangePublisher(deps.redis, deps.settings.REDIS_PREFIX),
   });
+  const changes = reviewChangeSubscriber(deps.redis, deps.settings.REDIS_PREFIX);
   const cookieOptions = { trustProxy: deps.settings.TRUST_PROXY !== false };
   const router = Router();
 
@@ -200,6 +205,13 @@ export function reviewRoutes(deps: ApiDependencies, options: ReviewRoutesOptions
     res.json(await review.decide(submissionId(req), decision, reviewerOf(res)));
   });
 
+  router.post('/decisions', async (req, res) => {
+    const batch = parseBatchDecision(requireJson(req), (id) => isId('submission', id));
+    res.json(await review.decideBatch(batch.ids, batch.decision, reviewerOf(res)));
+  });
+
+  router.get('/events', reviewEventsHandler(changes));
+
   router.patch('/submissions/:id', async (req, res) => {
     const visibility = parseVisibility(requireJson(req));
     res.json(await review.setVisibility(submissionId(req), visibility, reviewerOf(res)));
@@ -210,8 +222,8 @@ export function reviewRoutes(deps: ApiDependencies, options: ReviewRoutesOptions
   });
 
   router.get('/ops/workers', opsWorkersHandler(deps));
-  router.get('/ops', async (_req, res) => {
-    res.json(await review.ops());
+  router.get('/ops', async (req, res) => {
+    res.json(await review.ops(req.query as Record<string, unknown>));
   });
 
   return router;

@@ -1,5 +1,6 @@
 import type { OpsWorkers } from '../components/QueueWorkers';
 import type {
+  BatchResult,
   ChannelCount,
   DecisionInput,
   Ops,
@@ -69,10 +70,21 @@ export const api = {
       decision,
       keepalive ? { keepalive: true } : {},
     ),
+  /** One decision for several frames; the answer says per frame whether it was decided. */
+  decideBatch: (ids: readonly string[], decision: DecisionInput, keepalive = false) =>
+    request<{ results: BatchResult[] }>(
+      'POST',
+      '/review/decisions',
+      { ids, ...decision },
+      keepalive ? { keepalive: true } : {},
+    ),
   setVisibility: (id: string, visibility: Visibility) =>
     request<SubmissionDetail>('PATCH', `/review/submissions/${enc(id)}`, { visibility }),
-  timeline: (slug: string) => request<TimelinePage>('GET', `/review/channels/${enc(slug)}/timeline`),
-  ops: () => request<Ops>('GET', '/review/ops'),
+  timeline: (slug: string, cursor?: string | null, limit?: number) => {
+    const qs = new URLSearchParams({ ...(cursor ? { cursor } : {}), ...(limit ? { limit: String(limit) } : {}) });
+    return request<TimelinePage>('GET', `/review/channels/${enc(slug)}/timeline${qs.size ? `?${qs}` : ''}`);
+  },
+  ops: (query = '') => request<Ops>('GET', `/review/ops${query ? `?${query}` : ''}`),
   opsWorkers: () => request<OpsWorkers>('GET', '/review/ops/workers'),
   retry: (id: string) => request<unknown>('POST', `/review/submissions/${enc(id)}/retry`),
 };

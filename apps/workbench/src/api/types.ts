@@ -3,6 +3,7 @@ import { API_VISIBILITIES, REJECT_REASONS } from '@framedesk/contracts';
 import type { ReviewMediaType, ReviewVisibility } from '@framedesk/contracts';
 
 export type {
+  ReviewBatchResult as BatchResult,
   ReviewChannelCount as ChannelCount,
   ReviewClaim as Claim,
   ReviewClickZone as ClickZone,

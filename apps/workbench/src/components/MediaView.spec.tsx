@@ -33,4 +33,23 @@ describe('MediaView', () => {
     expect(video.getAttribute('src')).toBe('/media/sub_v/original');
     expect(video.hasAttribute('controls')).toBe(true);
   });
+
+  it("shows a Stream video's poster and embeds Stream's player for its HLS address", () => {
+    const item = { ...queueItem('sub_s', 'Stream clip'), media_type: 'video' as const };
+    const hls = 'https://customer-abc.cloudflarestream.com/0123456789abcdef0123456789abcdef/manifest/video.m3u8';
+    render(
+      <MediaView
+        submission={detail(item, {
+          click_zones: [],
+          poster_url: '/media/sub_s/poster',
+          video_url: hls,
+          image_url: null,
+        })}
+      />,
+    );
+    expect(screen.getByRole('img', { name: 'Poster of Stream clip' }).getAttribute('src')).toBe('/media/sub_s/poster');
+    expect(screen.getByTitle('Player: Stream clip').getAttribute('src')).toBe(
+      'https://customer-abc.cloudflarestream.com/0123456789abcdef0123456789abcdef/iframe',
+    );
+  });
 });

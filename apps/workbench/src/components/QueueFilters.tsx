@@ -1,13 +1,10 @@
-import type { ChannelCount } from '../api/types';
-
 export interface QueueFiltersProps {
   readonly query: URLSearchParams;
-  readonly channels: readonly ChannelCount[];
   readonly onChange: (patch: Record<string, string | null>) => void;
 }
 
-/** Channel (with counts), agent, media type and frame-date range; all kept in the URL. */
-export function QueueFilters({ query, channels, onChange }: QueueFiltersProps) {
+/** Agent, media type and frame-date range; all kept in the URL. */
+export function QueueFilters({ query, onChange }: QueueFiltersProps) {
   const dateValue = (key: string) => {
     const v = query.get(key) ?? '';
     return /^\d{8}$/.test(v) ? `${v.slice(0, 4)}-${v.slice(4, 6)}-${v.slice(6, 8)}` : '';
@@ -16,20 +13,6 @@ export function QueueFilters({ query, channels, onChange }: QueueFiltersProps) {
     onChange({ [key]: value ? value.replaceAll('-', '') : null, selected: null });
   return (
     <form className="filters" aria-label="Queue filters" onSubmit={(e) => e.preventDefault()}>
-      <label>
-        Channel
-        <select
-          value={query.get('channel') ?? ''}
-          onChange={(e) => onChange({ channel: e.target.value || null, selected: null })}
-        >
-          <option value="">All channels</option>
-          {channels.map((c) => (
-            <option key={c.slug} value={c.slug}>
-              {c.name} ({c.needs_review})
-            </option>
-          ))}
-        </select>
-      </label>
       <label>
         Agent
         <input

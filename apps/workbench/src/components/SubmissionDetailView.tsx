@@ -13,6 +13,9 @@ export interface SubmissionDetailViewProps {
   readonly rejecting: boolean;
   readonly onRejecting: (open: boolean) => void;
   readonly onDecide: (submission: SubmissionDetail, decision: DecisionInput) => void;
+  /** How the frame is shown (`z` and `c`). */
+  readonly zoom?: boolean;
+  readonly zones?: boolean;
 }
 
 function formatDate(date: string): string {
@@ -27,6 +30,8 @@ export function SubmissionDetailView({
   rejecting,
   onRejecting,
   onDecide,
+  zoom = false,
+  zones = true,
 }: SubmissionDetailViewProps) {
   const client = useQueryClient();
   const detail = useQuery({ queryKey: ['submission', id], queryFn: () => api.submission(id), refetchInterval: 15_000 });
@@ -46,10 +51,18 @@ export function SubmissionDetailView({
   return (
     <section className="detail" aria-label={`Frame ${s.title ?? s.id}`}>
       <h2>{s.title ?? s.id}</h2>
-      {claim.state === 'other' && (
+      {claim.state === 'other' ? (
         <p className="notice" role="status">
           {claim.message}
         </p>
+      ) : (
+        open &&
+        s.claim &&
+        !s.claim.mine && (
+          <p className="notice" role="status">
+            {`${s.claim.reviewer_email ?? 'Another reviewer'} is reviewing this frame.`}
+          </p>
+        )
       )}
       {!open && (
         <p className="notice" role="status">
@@ -57,24 +70,28 @@ export function SubmissionDetailView({
           {s.review?.reason ? ` (${s.review.reason})` : ''}.
         </p>
       )}
-      <MediaView submission={s} />
-      {s.caption && <p className="caption">{s.caption}</p>}
-      <dl className="meta">
-        <dt>Agent</dt>
-        <dd>{s.agent_slug}</dd>
-        <dt>Channel</dt>
-        <dd>{s.channel_slug}</dd>
-        <dt>Date</dt>
-        <dd>{formatDate(s.date)}</dd>
-        <dt>Visibility</dt>
-        <dd>{s.visibility}</dd>
-        <dt>Media</dt>
-        <dd>
-          {s.media_type}
-          {s.width && s.height ? ` · ${s.width}×${s.height}` : ''}
-          {s.duration_ms ? ` · ${Math.round(s.duration_ms / 1000)} s` : ''}
-        </dd>
-      </dl>
+      <div className="detail-body">
+        <MediaView submission={s} zoom={zoom} zones={zones} />
+        <div className="detail-side">
+          {s.caption && <p className="caption">{s.caption}</p>}
+          <dl className="meta">
+            <dt>Agent</dt>
+            <dd>{s.agent_slug}</dd>
+            <dt>Channel</dt>
+            <dd>{s.channel_slug}</dd>
+            <dt>Date</dt>
+            <dd>{formatDate(s.date)}</dd>
+            <dt>Visibility</dt>
+            <dd>{s.visibility}</dd>
+            <dt>Media</dt>
+            <dd>
+              {s.media_type}
+              {s.width && s.height ? ` · ${s.width}×${s.height}` : ''}
+              {s.duration_ms ? ` · ${Math.round(s.duration_ms / 1000)} s` : ''}
+            </dd>
+          </dl>
+        </div>
+      </div>
       {open && (
         <DecisionBar
           visibility={s.visibility}

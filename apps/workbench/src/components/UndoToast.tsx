@@ -11,7 +11,7 @@ export function UndoToast({
   const verb = pending.decision.decision === 'promote' ? 'Promoted' : 'Rejected';
   return (
     <div className="toast" role="status">
-      {verb} “{pending.title}”.{' '}
+      {pending.batch ? `${verb} ${pending.batch.length} frames.` : `${verb} “${pending.title}”.`}{' '}
       <button type="button" onClick={onUndo} aria-keyshortcuts="u">
         Undo
       </button>

@@ -1,5 +1,13 @@
 import { useEffect, useRef } from 'react';
 
+const NOT_TYPING = new Set(['checkbox', 'radio', 'button', 'submit', 'reset']);
+
+/** Whether keys pressed on `target` are text being typed (a checkbox or a button is not). */
+function typing(target: HTMLElement): boolean {
+  if (target.isContentEditable || target.tagName === 'TEXTAREA' || target.tagName === 'SELECT') return true;
+  return target.tagName === 'INPUT' && !NOT_TYPING.has((target as HTMLInputElement).type);
+}
+
 /** Single-key shortcuts, ignored while typing in a field. */
 export function useKeyboard(bindings: Record<string, () => void>): void {
   const latest = useRef(bindings);
@@ -10,7 +18,7 @@ export function useKeyboard(bindings: Record<string, () => void>): void {
     const onKey = (event: KeyboardEvent) => {
       if (event.ctrlKey || event.metaKey || event.altKey) return;
       const target = event.target as HTMLElement | null;
-      if (target && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName))) return;
+      if (target && typing(target)) return;
       const action = latest.current[event.key];
       if (!action) return;
       event.preventDefault();

@@ -7,6 +7,8 @@ export interface PendingDecision {
   readonly id: string;
   readonly title: string;
   readonly decision: DecisionInput;
+  /** Several frames decided at once (one undo for all); `id`/`title` then name the first. */
+  readonly batch?: readonly { readonly id: string; readonly title: string }[];
 }
 
 export interface PendingDecisionOptions {

@@ -1,5 +1,6 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api } from '../api/client';
+import { usePollInterval } from './useReviewEvents';
 
 export const QUEUE_FILTERS = ['channel', 'agent', 'media_type', 'date_from', 'date_to'] as const;
 export const POLL_MS = 5_000;
@@ -15,16 +16,18 @@ export function queueQueryOf(query: URLSearchParams): string {
   return out.toString();
 }
 
-/** Polls the queue; the previous page stays on screen while the next one loads. */
+/** The queue, refreshed by live events (polled without them); the previous page stays while the next loads. */
 export function useQueue(apiQuery: string) {
+  const refetchInterval = usePollInterval(POLL_MS);
   return useQuery({
     queryKey: ['queue', apiQuery],
     queryFn: () => api.queue(apiQuery),
-    refetchInterval: POLL_MS,
+    refetchInterval,
     placeholderData: keepPreviousData,
   });
 }
 
 export function useChannelCounts() {
-  return useQuery({ queryKey: ['channels'], queryFn: () => api.channels(), refetchInterval: POLL_MS });
+  const refetchInterval = usePollInterval(POLL_MS);
+  return useQuery({ queryKey: ['channels'], queryFn: () => api.channels(), refetchInterval });
 }

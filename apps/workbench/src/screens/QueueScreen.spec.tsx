@@ -59,15 +59,20 @@ describe('QueueScreen', () => {
   it('holds a promotion for the undo window, then sends it with the CSRF header and moves on', async () => {
     const { calls } = api();
     setCsrfToken('csrf-123');
-    renderScreen(80);
+    // Long enough that a loaded machine still checks "not sent yet" inside the undo window.
+    renderScreen(1_000);
     await screen.findByRole('heading', { name: 'Sunrise' });
     fireEvent.click(screen.getByRole('button', { name: 'Promote' }));
     expect(screen.getByRole('status').textContent).toContain('Promoted “Sunrise”');
     expect(await screen.findByRole('heading', { name: 'Sunset' })).toBeTruthy();
     expect(within(screen.getByRole('list', { name: 'Review queue' })).queryByText('Sunrise')).toBeNull();
     expect(calls.some((c) => c.path.endsWith('/decision'))).toBe(false);
-    await waitFor(() =>
-      expect(calls.find((c) => c.path === '/review/submissions/sub_a/decision')?.body).toEqual({ decision: 'promote' }),
+    await waitFor(
+      () =>
+        expect(calls.find((c) => c.path === '/review/submissions/sub_a/decision')?.body).toEqual({
+          decision: 'promote',
+        }),
+      { timeout: 5_000 },
     );
     expect(calls.find((c) => c.path.endsWith('/decision'))?.headers['x-csrf-token']).toBe('csrf-123');
     setCsrfToken('');

@@ -1,16 +1,17 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { api, ApiError, conflictMessage } from '../api/client';
-import type { DecisionInput, SubmissionDetail } from '../api/types';
-import { ChannelCounts } from '../components/ChannelCounts';
+import type { BatchResult, DecisionInput, SubmissionDetail } from '../api/types';
+import { BatchResults, BulkBar } from '../components/BulkBar';
 import { itemName, QueueList } from '../components/QueueList';
 import { QueueFilters } from '../components/QueueFilters';
 import { SubmissionDetailView } from '../components/SubmissionDetailView';
 import { UndoToast } from '../components/UndoToast';
+import { useBulkSelection } from '../hooks/useBulkSelection';
 import { useClaim } from '../hooks/useClaim';
 import { useKeyboard } from '../hooks/useKeyboard';
 import { type PendingDecision, usePendingDecision } from '../hooks/usePendingDecision';
-import { useChannelCounts, useQueue, queueQueryOf } from '../hooks/useQueue';
+import { useQueue, queueQueryOf } from '../hooks/useQueue';
 import type { Route } from '../hooks/useRoute';
 
 export interface QueueScreenProps {
@@ -19,19 +20,30 @@ export interface QueueScreenProps {
   readonly undoMs?: number;
 }
 
-/** The review queue beside the selected frame; j/k move, p promote, r reject, u undo. */
+/**
+ * The review queue (a list beside the selected frame, or a grid) with bulk actions.
+ * Keys: j/k move, p promote, r reject, u undo, x tick, g grid, z zoom, c click zones.
+ */
 export function QueueScreen({ route, reasons, undoMs }: QueueScreenProps) {
   const client = useQueryClient();
   const apiQuery = queueQueryOf(route.query);
   const queue = useQueue(apiQuery);
-  const counts = useChannelCounts();
   const [hidden, setHidden] = useState<ReadonlySet<string>>(new Set());
   const hiddenRef = useRef(hidden);
   hiddenRef.current = hidden;
   const [message, setMessage] = useState<string | null>(null);
   const [rejecting, setRejecting] = useState(false);
+  const [zoom, setZoom] = useState(false);
+  const [zones, setZones] = useState(true);
+  const [results, setResults] = useState<readonly BatchResult[]>([]);
+  const titles = useRef(new Map<string, string>());
+  const grid = route.query.get('view') === 'grid';
+  // On a phone the list and the detail take turns; this says the detail is in front.
+  const [detailOpen, setDetailOpen] = useState(() => route.query.has('selected'));
 
   const items = useMemo(() => (queue.data?.items ?? []).filter((i) => !hidden.has(i.id)), [queue.data, hidden]);
+  for (const item of items) titles.current.set(item.id, itemName(item));
+  const bulk = useBulkSelection(items.map((i) => i.id));
   const selectedParam = route.query.get('selected');
   const selectedId = selectedParam ?? items[0]?.id ?? null;
   const { setQuery } = route;
@@ -40,11 +52,13 @@ export function QueueScreen({ route, reasons, undoMs }: QueueScreenProps) {
     if (!selectedParam && items[0]) setQuery({ selected: items[0].id }, { replace: true });
   }, [selectedParam, items, setQuery]);
 
-  const hide = (id: string, on: boolean) =>
+  const hideAll = (ids: readonly string[], on: boolean) =>
     setHidden((prev) => {
       const next = new Set(prev);
-      if (on) next.add(id);
-      else next.delete(id);
+      for (const id of ids) {
+        if (on) next.add(id);
+        else next.delete(id);
+      }
       return next;
     });
 
@@ -55,20 +69,36 @@ export function QueueScreen({ route, reasons, undoMs }: QueueScreenProps) {
 
   const { pending, schedule, undo } = usePendingDecision({
     ...(undoMs !== undefined ? { delayMs: undoMs } : {}),
-    send: (p: PendingDecision, leaving) => api.decide(p.id, p.decision, leaving),
+    send: async (p: PendingDecision, leaving) => {
+      if (!p.batch) return api.decide(p.id, p.decision, leaving);
+      const answer = await api.decideBatch(
+        p.batch.map((b) => b.id),
+        p.decision,
+        leaving,
+      );
+      setResults(answer.results);
+      hideAll(
+        answer.results.filter((r) => r.outcome === 'failed' && r.code === 'not_promotion_eligible').map((r) => r.id),
+        false,
+      );
+      return answer;
+    },
     onSent: (p) => {
-      void client.invalidateQueries({ queryKey: ['submission', p.id] });
+      for (const b of p.batch ?? [p]) void client.invalidateQueries({ queryKey: ['submission', b.id] });
       refresh();
     },
     onError: (p, error) => {
       const conflict = conflictMessage(error);
-      if (conflict) {
+      if (conflict && !p.batch) {
         setMessage(conflict);
         void client.invalidateQueries({ queryKey: ['submission', p.id] });
         refresh();
         return;
       }
-      hide(p.id, false);
+      hideAll(
+        (p.batch ?? [p]).map((b) => b.id),
+        false,
+      );
       setMessage(
         `Could not ${p.decision.decision} “${p.title}”: ${error instanceof ApiError ? error.detail : 'the server did not answer'}.`,
       );
@@ -76,29 +106,63 @@ export function QueueScreen({ route, reasons, undoMs }: QueueScreenProps) {
   });
 
   const keep = useCallback((id: string) => hiddenRef.current.has(id), []);
-  const claim = useClaim(selectedId, keep);
+  const claim = useClaim(grid ? null : selectedId, keep);
 
-  const neighbour = (offset: number): string | null => {
+  const neighbour = (offset: number, skip: ReadonlySet<string> = new Set()): string | null => {
     const index = items.findIndex((i) => i.id === selectedId);
-    return items[index + offset]?.id ?? null;
+    for (let i = index + offset; i >= 0 && i < items.length; i += offset) {
+      if (!skip.has(items[i]!.id)) return items[i]!.id;
+    }
+    return null;
   };
   const select = (id: string | null) => {
     setRejecting(false);
     setQuery({ selected: id });
   };
+  /** j/k: the next frame becomes the selected one and gets the focus (Enter opens it in the grid). */
+  const step = (offset: number) => {
+    const id = neighbour(offset);
+    if (!id) return;
+    select(id);
+    requestAnimationFrame(() =>
+      document.querySelector<HTMLButtonElement>(`button.queue-item[data-id="${CSS.escape(id)}"]`)?.focus(),
+    );
+  };
+  const open = (id: string) => {
+    setDetailOpen(true);
+    setRejecting(false);
+    setQuery({ selected: id, view: null });
+  };
 
   const decide = (submission: SubmissionDetail, decision: DecisionInput) => {
     const next = neighbour(1) ?? neighbour(-1);
     setMessage(null);
-    hide(submission.id, true);
+    hideAll([submission.id], true);
     schedule({ id: submission.id, title: itemName(submission), decision });
     select(next);
+  };
+
+  const decideSelected = (decision: DecisionInput) => {
+    const batch = bulk.visible.map((id) => ({ id, title: titles.current.get(id) ?? id }));
+    if (batch.length === 0) return;
+    setMessage(null);
+    setResults([]);
+    hideAll(
+      batch.map((b) => b.id),
+      true,
+    );
+    if (selectedId && bulk.checked.has(selectedId)) select(neighbour(1, bulk.checked) ?? neighbour(-1, bulk.checked));
+    schedule({ id: batch[0]!.id, title: batch[0]!.title, decision, batch });
+    bulk.clear();
   };
 
   const onUndo = () => {
     const restored = undo();
     if (!restored) return;
-    hide(restored.id, false);
+    hideAll(
+      (restored.batch ?? [restored]).map((b) => b.id),
+      false,
+    );
     select(restored.id);
   };
 
@@ -110,57 +174,81 @@ export function QueueScreen({ route, reasons, undoMs }: QueueScreenProps) {
   }).data;
   const decidable = current && current.status === 'needs_review' && !hidden.has(current.id);
   useKeyboard({
-    j: () => neighbour(1) && select(neighbour(1)),
-    k: () => neighbour(-1) && select(neighbour(-1)),
+    j: () => step(1),
+    k: () => step(-1),
     p: () => decidable && decide(current, { decision: 'promote' }),
     r: () => decidable && setRejecting(true),
     u: onUndo,
+    x: () => selectedId && bulk.toggle(selectedId),
+    g: () => setQuery({ view: grid ? null : 'grid' }),
+    z: () => setZoom((z) => !z),
+    c: () => setZones((z) => !z),
     Escape: () => setRejecting(false),
   });
 
+  const screenClass = ['queue-screen', grid ? 'grid-mode' : '', detailOpen ? 'detail-open' : ''].join(' ').trim();
   return (
-    <div className="queue-screen">
-      <aside className="queue-pane">
-        <QueueFilters
-          query={route.query}
-          channels={counts.data?.channels ?? []}
-          onChange={(patch) => setQuery(patch)}
-        />
-        <ChannelCounts
-          channels={counts.data?.channels ?? []}
-          onPick={(slug) => setQuery({ channel: slug, selected: null })}
-        />
+    <div className={screenClass}>
+      <section className="queue-pane" aria-label="Queue">
+        <QueueFilters query={route.query} onChange={(patch) => setQuery(patch)} />
+        <div className="queue-tools">
+          <button
+            type="button"
+            aria-pressed={grid}
+            aria-keyshortcuts="g"
+            onClick={() => setQuery({ view: grid ? null : 'grid' })}
+          >
+            Grid
+          </button>
+          <span className="hint">{`${items.length} waiting`}</span>
+        </div>
+        <BulkBar count={bulk.count} {...(reasons ? { reasons } : {})} onDecide={decideSelected} onClear={bulk.clear} />
+        <BatchResults results={results} titles={titles.current} onDismiss={() => setResults([])} />
         {queue.isError && (
           <p role="alert">{queue.error instanceof ApiError ? queue.error.detail : 'Could not load the queue.'}</p>
         )}
         {queue.isPending ? (
           <p>Loading…</p>
         ) : (
-          <QueueList items={items} selectedId={selectedId} onSelect={(id) => select(id)} />
-        )}
-        <p className="hint">j/k move · p promote · r reject · u undo</p>
-      </aside>
-      <div className="detail-pane">
-        {message && (
-          <p className="conflict" role="alert">
-            {message}
-          </p>
-        )}
-        <UndoToast pending={pending} onUndo={onUndo} />
-        {selectedId && !hidden.has(selectedId) ? (
-          <SubmissionDetailView
-            key={selectedId}
-            id={selectedId}
-            claim={claim}
-            {...(reasons ? { reasons } : {})}
-            rejecting={rejecting}
-            onRejecting={setRejecting}
-            onDecide={decide}
+          <QueueList
+            items={items}
+            selectedId={selectedId}
+            onSelect={open}
+            checked={bulk.checked}
+            onCheck={bulk.toggle}
+            grid={grid}
           />
-        ) : (
-          <p className="empty">Pick a frame from the queue.</p>
         )}
-      </div>
+        <p className="hint">j/k move · p promote · r reject · u undo · x select · g grid · ? all keys</p>
+      </section>
+      {!grid && (
+        <div className="detail-pane">
+          <button type="button" className="back" onClick={() => setDetailOpen(false)}>
+            ← Back to the queue
+          </button>
+          {message && (
+            <p className="conflict" role="alert">
+              {message}
+            </p>
+          )}
+          {selectedId && !hidden.has(selectedId) ? (
+            <SubmissionDetailView
+              key={selectedId}
+              id={selectedId}
+              claim={claim}
+              {...(reasons ? { reasons } : {})}
+              rejecting={rejecting}
+              onRejecting={setRejecting}
+              onDecide={decide}
+              zoom={zoom}
+              zones={zones}
+            />
+          ) : (
+            <p className="empty">Pick a frame from the queue.</p>
+          )}
+        </div>
+      )}
+      <UndoToast pending={pending} onUndo={onUndo} />
     </div>
   );
 }

@@ -1,0 +1,172 @@
+// Batch decisions and the live event stream of the review API, on a real PostgreSQL and Redis.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ReviewerClient, type ReviewHarness, startReviewHarness } from './review-harness';
+
+const PASSWORD = 'correct horse battery';
+
+interface SseEvent {
+  readonly id: string;
+  readonly data: { kind: string; id: string; status?: string };
+}
+
+/** Opens GET /review/events; `read` then collects Server-Sent Events until `enough` says so. */
+async function openEvents(client: ReviewerClient, lastEventId?: string) {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), 15_000);
+  const res = await fetch(`${client.base}/review/events`, {
+    headers: { cookie: client.cookie, ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
+    signal: controller.signal,
+  });
+  expect(res.headers.get('content-type')).toContain('text/event-stream');
+  return { read: (enough: (events: SseEvent[]) => boolean) => readEvents(res, controller, timer, enough) };
+}
+
+async function readEvents(
+  res: Response,
+  controller: AbortController,
+  timer: ReturnType<typeof setTimeout>,
+  enough: (events: SseEvent[]) => boolean,
+): Promise<SseEvent[]> {
+  const events: SseEvent[] = [];
+  const decoder = new TextDecoder();
+  let buffer = '';
+  try {
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      buffer += decoder.decode(chunk, { stream: true });
+      let end: number;
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const id = /^id: (.+)$/m.exec(block)?.[1];
+        const data = /^data: (.+)$/m.exec(block)?.[1];
+        if (id && data) events.push({ id, data: JSON.parse(data) as SseEvent['data'] });
+      }
+      if (enough(events)) break;
+    }
+  } finally {
+    clearTimeout(timer);
+    controller.abort();
+  }
+  return events;
+}
+
+describe('review API: batch decisions and live events', () => {
+  let h: ReviewHarness;
+  let alice: ReviewerClient;
+  let bob: ReviewerClient;
+
+  beforeAll(async () => {
+    h = await startReviewHarness();
+    await h.seedReviewer('alice@example.com', PASSWORD);
+    await h.seedReviewer('bob@example.com', PASSWORD);
+    alice = new ReviewerClient(h.url);
+    bob = new ReviewerClient(h.url);
+    expect((await alice.login('alice@example.com', PASSWORD)).status).toBe(201);
+    expect((await bob.login('bob@example.com', PASSWORD)).status).toBe(201);
+  });
+  afterAll(async () => h?.close());
+
+  it('decides each frame of a batch on its own and answers per frame', async () => {
+    const free = await h.seedSubmission({ title: 'free' });
+    const claimed = await h.seedSubmission({ title: 'claimed' });
+    const draft = await h.seedSubmission({ title: 'draft', visibility: 'draft' });
+    const decided = await h.seedSubmission({ title: 'decided' });
+    expect((await bob.call('POST', `/review/submissions/${claimed}/claim`)).status).toBe(200);
+    expect((await bob.call('POST', `/review/submissions/${decided}/decision`, { decision: 'promote' })).status).toBe(
+      200,
+    );
+    const missing = 'sub_0000000000000000000000';
+
+    const res = await alice.call('POST', '/review/decisions', {
+      ids: [free, claimed, draft, decided, missing],
+      decision: 'promote',
+    });
+    expect(res.status).toBe(200);
+    const { results } = (await res.json()) as { results: { id: string; outcome: string; code?: string }[] };
+    expect(results.map((r) => [r.id, r.outcome, r.code])).toEqual([
+      [free, 'promoted', undefined],
+      [claimed, 'failed', 'claimed_by_other'],
+      [draft, 'failed', 'not_promotion_eligible'],
+      [decided, 'failed', 'invalid_transition'],
+      [missing, 'failed', 'not_found'],
+    ]);
+    expect((await h.db.repos.submissions.findById(free))?.status).toBe('promoted');
+    expect((await h.db.repos.submissions.findById(claimed))?.status).toBe('needs_review');
+  });
+
+  it('takes one reason for a batch rejection, needs the CSRF token, and refuses a malformed batch', async () => {
+    const [a, b] = [await h.seedSubmission(), await h.seedSubmission()];
+    const body = { ids: [a, b], decision: 'reject', reason: 'Duplicate', note: 'same as yesterday' };
+    const noCsrf = await alice.call('POST', '/review/decisions', body, { 'x-csrf-token': 'wrong' });
+    expect(noCsrf.status).toBe(403);
+    expect(await noCsrf.json()).toMatchObject({ code: 'csrf_failed' });
+    const res = await alice.call('POST', '/review/decisions', body);
+    expect(((await res.json()) as { results: { outcome: string }[] }).results.map((r) => r.outcome)).toEqual([
+      'rejected',
+      'rejected',
+    ]);
+    expect((await h.db.repos.submissions.findById(b))?.reviewReason).toBe('Duplicate: same as yesterday');
+    for (const bad of [{ ids: [], decision: 'promote' }, { ids: ['x'], decision: 'promote' }, { ids: [a] }]) {
+      const refused = await alice.call('POST', '/review/decisions', bad);
+      expect(refused.status).toBe(422);
+      expect(await refused.json()).toMatchObject({ code: 'validation_failed' });
+    }
+  });
+
+  it('streams status and claim changes as Server-Sent Events and replays from Last-Event-ID', async () => {
+    expect((await fetch(`${h.url}/review/events`)).status).toBe(401);
+    const stream = await openEvents(alice);
+    // Announced through Redis to the open stream: the seed's transitions, then a claim.
+    const id = await h.seedSubmission({ title: 'live' });
+    const live = await stream.read((events) =>
+      events.some((e) => e.data.id === id && e.data.status === 'needs_review'),
+    );
+    const first = live.find((e) => e.data.id === id)!;
+    expect(first.data).toEqual({ kind: 'status', id, status: 'media_processing' });
+    expect((await bob.call('POST', `/review/submissions/${id}/claim`)).status).toBe(200);
+
+    const replay = await openEvents(alice, first.id);
+    const replayed = await replay.read((events) => events.some((e) => e.data.kind === 'claim'));
+    expect(replayed.map((e) => e.data)).toEqual([
+      { kind: 'status', id, status: 'needs_review' },
+      { kind: 'claim', id },
+    ]);
+  });
+
+  it('pages a timeline by frame date and filters failed frames by code and channel', async () => {
+    const later = await h.seedSubmission({ channel: 'paged', date: '20260302' });
+    const earlier = await h.seedSubmission({ channel: 'paged', date: '20260301' });
+    await alice.call('POST', '/review/decisions', { ids: [later, earlier], decision: 'promote' });
+    type Page = { items: { id: string }[]; next_cursor: string | null };
+    const first = (await (await alice.call('GET', '/review/channels/paged/timeline?limit=1')).json()) as Page;
+    expect(first.items.map((i) => i.id)).toEqual([earlier]);
+    const cursor = encodeURIComponent(first.next_cursor!);
+    const second = (await (
+      await alice.call('GET', `/review/channels/paged/timeline?limit=1&cursor=${cursor}`)
+    ).json()) as Page;
+    expect(second.items.map((i) => i.id)).toEqual([later]);
+    expect((await alice.call('GET', '/review/channels/paged/timeline?limit=101')).status).toBe(422);
+
+    const broken = await h.seedSubmission({ channel: 'broken' });
+    const other = await h.seedSubmission({ channel: 'paged' });
+    for (const [id, code] of [
+      [broken, 'invalid_image'],
+      [other, 'processing_error'],
+    ] as const) {
+      await h.db.transition({
+        id,
+        to: 'failed',
+        actor: { type: 'system' },
+        onlyFrom: ['needs_review', 'media_processing'],
+        patch: { failureCode: code, failureMessage: 'x' },
+      });
+    }
+    type Ops = { recently_failed: { id: string }[]; failure_codes: string[] };
+    const ops = async (query: string) =>
+      ((await (await alice.call('GET', `/review/ops?${query}`)).json()) as Ops).recently_failed.map((f) => f.id);
+    expect(await ops('failure_code=invalid_image')).toEqual([broken]);
+    expect(await ops('channel=paged')).toEqual([other]);
+    expect(await ops('channel=paged&failure_code=invalid_image')).toEqual([]);
+    expect((await alice.call('GET', '/review/ops?failure_code=nonsense')).status).toBe(422);
+  });
+});

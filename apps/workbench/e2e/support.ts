@@ -1,0 +1,198 @@
+// Helpers of the workbench's browser tests: build, chromium, the agent's side, axe, screenshots.
+import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import sharp from 'sharp';
+import { makePng, type Stack } from '@framedesk/testing';
+
+export const root = resolve(import.meta.dirname, '../../..');
+const SCREENSHOTS = join(root, 'test-results/screenshots');
+/** The screenshots docs/workbench.md shows: refreshed by an e2e run with FRAMEDESK_DOC_SCREENSHOTS=1. */
+const DOC_SCREENSHOTS = join(root, 'docs/images');
+// eslint-disable-next-line no-restricted-properties -- a test-run switch, not a product setting.
+const UPDATE_DOC_SCREENSHOTS = process.env['FRAMEDESK_DOC_SCREENSHOTS'] === '1';
+
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** `vite build` of the workbench into a directory of this run's own. */
+export async function buildWorkbench(): Promise<string> {
+  const dist = await mkdtemp(join(tmpdir(), 'framedesk-workbench-'));
+  const result = spawnSync(
+    process.execPath,
+    [
+      join(root, 'node_modules/vite/bin/vite.js'),
+      'build',
+      '--config',
+      'apps/workbench/vite.config.ts',
+      '--outDir',
+      dist,
+      '--emptyOutDir',
+      '--logLevel',
+      'warn',
+    ],
+    { cwd: root, encoding: 'utf8' },
+  );
+  if (result.status !== 0) throw new Error(`vite build failed:\n${result.stdout}\n${result.stderr}`);
+  return dist;
+}
+
+export async function launchChromium(): Promise<Browser> {
+  // playwright-core gives every launch a fresh temporary profile (its own --user-data-dir).
+  return chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+}
+
+/**
+ * A full-page screenshot under test-results/; with `doc` (and FRAMEDESK_DOC_SCREENSHOTS=1), also
+ * a small one of the viewport (at most 800 px wide, 256-colour PNG) as
+ * docs/images/workbench-<name>.png, which docs/workbench.md shows.
+ */
+export async function screenshot(page: Page, name: string, doc = false): Promise<void> {
+  await mkdir(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS, `workbench-${name}.png`), fullPage: true });
+  if (!doc || !UPDATE_DOC_SCREENSHOTS) return;
+  await mkdir(DOC_SCREENSHOTS, { recursive: true });
+  const shot = await page.screenshot({ fullPage: false, scale: 'css' });
+  await sharp(shot)
+    .resize({ width: 800, withoutEnlargement: true })
+    .png({ palette: true, compressionLevel: 9 })
+    .toFile(join(DOC_SCREENSHOTS, `workbench-${name}.png`));
+}
+
+const AXE_SOURCE = readFileSync(join(root, 'node_modules/axe-core/axe.min.js'), 'utf8');
+
+interface AxeViolation {
+  readonly id: string;
+  readonly impact: string | null;
+  readonly help: string;
+  readonly nodes: { readonly target: unknown[] }[];
+}
+
+/** axe-core's serious and critical violations on the page as it is now (WCAG 2.x A and AA rules). */
+export async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<unknown> } }).axe;
+    const result = (await axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
+      resultTypes: ['violations'],
+    })) as { violations: AxeViolation[] };
+    return result.violations;
+  });
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`);
+}
+
+export async function signIn(page: Page, baseUrl: string, email: string, password: string): Promise<void> {
+  await page.goto(baseUrl + '/');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+}
+
+export async function expectText(locator: Locator, text: string): Promise<void> {
+  await locator.filter({ hasText: text }).first().waitFor({ timeout: 10_000 });
+}
+
+export interface ZoneInput {
+  readonly x: number;
+  readonly y: number;
+  readonly width: number;
+  readonly height: number;
+  readonly url: string;
+  readonly label?: string;
+}
+
+export interface AgentView {
+  readonly id: string;
+  readonly status: string;
+  readonly variants: Record<string, string>;
+  readonly review?: { decision: string; reason: string | null } | null;
+  readonly failure?: { code: string } | null;
+}
+
+/** The agent's side: POST /v1/frame-submissions (or media-uploads) and GET it, with a Bearer key. */
+export function agentClient(stack: Stack, key: string, agent: string, channel: string) {
+  const headers = { authorization: `Bearer ${key}` };
+  return {
+    async submit(
+      title: string,
+      zones: ZoneInput[] = [],
+      seed = 1,
+      png: Buffer = makePng(320, 180, { seed }),
+      channelSlug = channel,
+    ): Promise<string> {
+      const form = new FormData();
+      const metadata = {
+        agent_slug: agent,
+        channel_slug: channelSlug,
+        date: '20260315',
+        title,
+        caption: `Caption of ${title}`,
+        click_zones: zones,
+      };
+      form.append('metadata', new Blob([JSON.stringify(metadata)], { type: 'application/json' }));
+      form.append('image', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'frame.png');
+      const res = await fetch(`${stack.apiUrl}/v1/frame-submissions`, {
+        method: 'POST',
+        headers: { ...headers, 'idempotency-key': randomUUID() },
+        body: form,
+      });
+      if (res.status !== 202) throw new Error(`submit failed: ${res.status} ${await res.text()}`);
+      return ((await res.json()) as { id: string }).id;
+    },
+    /** A video upload session (the bytes go to the provider): the submission and its upload address. */
+    async submitVideo(title: string): Promise<{ id: string; uploadUrl: string }> {
+      const res = await fetch(`${stack.apiUrl}/v1/media-uploads`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+        body: JSON.stringify({
+          agent_slug: agent,
+          channel_slug: channel,
+          media_type: 'video',
+          filename: 'clip.mp4',
+          content_type: 'video/mp4',
+          byte_size: 1000,
+          date: '20260316',
+          metadata: { title },
+        }),
+      });
+      if (res.status !== 201 && res.status !== 202)
+        throw new Error(`media upload failed: ${res.status} ${await res.text()}`);
+      const body = (await res.json()) as { submission_id: string; upload_url: string };
+      return { id: body.submission_id, uploadUrl: body.upload_url };
+    },
+    async get(id: string): Promise<AgentView> {
+      const res = await fetch(`${stack.apiUrl}/v1/frame-submissions/${id}`, { headers });
+      if (res.status !== 200) throw new Error(`GET ${id} failed: ${res.status} ${await res.text()}`);
+      return (await res.json()) as AgentView;
+    },
+    async waitFor(id: string, status: string, timeoutMs = 60_000): Promise<AgentView> {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const body = await this.get(id);
+        if (body.status === status) return body;
+        if (Date.now() > deadline) throw new Error(`${id} is ${body.status}, not ${status}, after ${timeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
+  };
+}
+
+export async function removeDir(dir: string | undefined): Promise<void> {
+  if (dir) await rm(dir, { recursive: true, force: true });
+}

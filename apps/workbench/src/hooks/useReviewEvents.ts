@@ -1,0 +1,64 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useSyncExternalStore } from 'react';
+
+/** Whether the live event stream is open; while it is not, screens poll. */
+let live = false;
+const listeners = new Set<() => void>();
+const setLive = (value: boolean) => {
+  if (live === value) return;
+  live = value;
+  listeners.forEach((l) => l());
+};
+
+export function useLive(): boolean {
+  return useSyncExternalStore(
+    (l) => {
+      listeners.add(l);
+      return () => listeners.delete(l);
+    },
+    () => live,
+  );
+}
+
+/** Polling interval: none while live events arrive, `ms` otherwise (the fallback). */
+export function usePollInterval(ms: number): number | false {
+  return useLive() ? false : ms;
+}
+
+interface Change {
+  readonly kind: string;
+  readonly id: string;
+}
+
+/**
+ * Listens to `GET /review/events` (Server-Sent Events; the browser reconnects by itself and
+ * sends Last-Event-ID) and refreshes what a change touches: the queue, the counts, that frame.
+ */
+export function useReviewEvents(): void {
+  const client = useQueryClient();
+  useEffect(() => {
+    if (typeof EventSource === 'undefined') return;
+    const source = new EventSource('/review/events');
+    source.onopen = () => setLive(true);
+    source.onerror = () => setLive(false);
+    source.addEventListener('change', (message: MessageEvent<string>) => {
+      let change: Change;
+      try {
+        change = JSON.parse(message.data) as Change;
+      } catch {
+        return;
+      }
+      void client.invalidateQueries({ queryKey: ['queue'] });
+      void client.invalidateQueries({ queryKey: ['channels'] });
+      void client.invalidateQueries({ queryKey: ['submission', change.id] });
+      if (change.kind === 'status') {
+        void client.invalidateQueries({ queryKey: ['timeline'] });
+        void client.invalidateQueries({ queryKey: ['ops'] });
+      }
+    });
+    return () => {
+      source.close();
+      setLive(false);
+    };
+  }, [client]);
+}
