@@ -6,7 +6,7 @@ import type { SubmissionWithSlugs } from './submissions.repository';
 /** A submission as the agent API shows it: its columns, both slugs, its upload's id, its delivered media. */
 export type SubmissionResourceRow = SubmissionWithSlugs & {
   readonly upload: { readonly id: string } | null;
-  readonly media: readonly { readonly kind: string; readonly name: string }[];
+  readonly media: readonly { readonly kind: string; readonly name: string; readonly key: string }[];
 };
 
 // One statement per read: slugs by join, the upload by a unique-index lookup (videos only), the
@@ -20,7 +20,7 @@ const SELECT_RESOURCE = Prisma.sql`
          s.claimed_until AS "claimedUntil", s.width, s.height, s.duration_ms AS "durationMs",
          s.created_at AS "createdAt", s.updated_at AS "updatedAt",
          a.slug AS "agentSlug", c.slug AS "channelSlug", u.id AS "uploadId",
-         COALESCE((SELECT json_agg(json_build_object('kind', m.kind, 'name', m.name) ORDER BY m.name)
+         COALESCE((SELECT json_agg(json_build_object('kind', m.kind, 'name', m.name, 'key', m.key) ORDER BY m.name)
                      FROM media_objects m
                     WHERE m.submission_id = s.id AND m.kind IN ('variant', 'poster', 'external')), '[]'::json) AS "media"
     FROM submissions s
