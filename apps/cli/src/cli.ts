@@ -5,6 +5,7 @@ import { isDomainError } from '@framedesk/domain';
 import { agentCommands } from './commands/agents.command';
 import { configCommands } from './commands/config.command';
 import { demoCommands } from './commands/demo.command';
+import { mediaCommands } from './commands/media.command';
 import { reviewerCommands } from './commands/reviewers.command';
 import { submitCommands } from './commands/submit.command';
 
@@ -38,6 +39,7 @@ const COMMANDS: Record<string, Command> = {
   ...configCommands,
   ...demoCommands,
   ...submitCommands,
+  ...mediaCommands,
 };
 
 function usage(): string {

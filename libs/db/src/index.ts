@@ -3,6 +3,7 @@ export type { Repositories } from './repositories';
 export type { AgentRow } from './agents.repository';
 export type { ApiKeyRow, ApiKeyWithAgent } from './api-keys.repository';
 export type { ChannelRow } from './channels.repository';
+export type { FingerprintRow, SimilarityQuery, SimilarMatch, UnfingerprintedRow } from './fingerprints.repository';
 export type { ReviewerRow } from './reviewers.repository';
 export type { ReviewerSessionRow, ReviewerSessionWithReviewer } from './reviewer-sessions.repository';
 export type {

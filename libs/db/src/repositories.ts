@@ -1,6 +1,7 @@
 import { agentsRepository } from './agents.repository';
 import { apiKeysRepository } from './api-keys.repository';
 import { channelsRepository } from './channels.repository';
+import { fingerprintsRepository } from './fingerprints.repository';
 import { idempotencyRepository } from './idempotency.repository';
 import { mediaObjectsRepository } from './media-objects.repository';
 import { mediaUploadsRepository } from './media-uploads.repository';
@@ -15,6 +16,7 @@ export function createRepositories(client: DbClient) {
     agents: agentsRepository(client),
     apiKeys: apiKeysRepository(client),
     channels: channelsRepository(client),
+    fingerprints: fingerprintsRepository(client),
     idempotency: idempotencyRepository(client),
     mediaObjects: mediaObjectsRepository(client),
     mediaUploads: mediaUploadsRepository(client),

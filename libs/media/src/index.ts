@@ -1,3 +1,12 @@
+export {
+  bandMasks,
+  bandRadius,
+  FINGERPRINT_BANDS,
+  fingerprintBands,
+  hammingDistance,
+  perceptualHash,
+  perceptualHashOf,
+} from './fingerprint';
 export { variantSize, type Size } from './geometry';
 export {
   configureImageProcessing,

@@ -6,3 +6,4 @@ export * from './video.service';
 export * from './video-upload.service';
 export * from './processing.service';
 export * from './reconciler.service';
+export * from './fingerprint.service';

@@ -9,6 +9,7 @@ import {
   readObject,
   storageKeys,
 } from '@framedesk/storage';
+import { fingerprintFrame } from './fingerprint.service';
 
 const SYSTEM = { type: 'system' } as const;
 
@@ -151,6 +152,8 @@ export function imageProcessingService(deps: ImageProcessingDeps) {
           }),
         );
       }
+
+      await fingerprintFrame(deps.db, submissionId, input);
 
       const promote = !deps.config.approval_defaults.requires_review;
       const to = promote ? 'promoted' : 'needs_review';

@@ -17,6 +17,7 @@ import {
 import type { QueueProducer } from '@framedesk/queues';
 import { type ObjectStorage, storageKeys } from '@framedesk/storage';
 import type { ProviderNotification, ProviderVideoState, VideoProvider } from '@framedesk/video-provider';
+import { fingerprintFrame } from './fingerprint.service';
 
 export interface VideoServiceDeps {
   readonly db: Database;
@@ -159,6 +160,7 @@ export function createVideoService(deps: VideoServiceDeps) {
         throw error;
       }
       const preview = await posterPreview(poster, PREVIEW_MAX_SIDE);
+      await fingerprintFrame(deps.db, submission.id, poster);
       const posterKey = storageKeys.poster(submission.id);
       const previewKey = storageKeys.variant(submission.id, VIDEO_PREVIEW_VARIANT);
       const storedPoster = await deps.storage.put(bucket, posterKey, poster, { contentType: 'image/jpeg' });
