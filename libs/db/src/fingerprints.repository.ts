@@ -1,6 +1,7 @@
 import type { SubmissionStatus } from '@framedesk/domain';
 import { Prisma } from './generated/prisma/client.ts';
 import type { DbClient } from './prisma';
+import type { SubmissionWithMedia } from './review.repository';
 
 export interface FingerprintRow {
   readonly submissionId: string;
@@ -114,6 +115,19 @@ export function fingerprintsRepository(db: DbClient) {
       );
       return new Map(rows.map((r) => [r.id, Number(r.n)]));
     },
+
+    /** Frames by id with their channel/agent slugs and media (to show matches). */
+    frames: (ids: readonly string[]): Promise<SubmissionWithMedia[]> =>
+      ids.length === 0
+        ? Promise.resolve([])
+        : db.submission.findMany({
+            where: { id: { in: [...ids] } },
+            include: {
+              agent: { select: { slug: true } },
+              channel: { select: { slug: true } },
+              media: { orderBy: [{ kind: 'asc' }, { name: 'asc' }] },
+            },
+          }),
 
     /** Processed frames without a fingerprint, oldest first, after a keyset cursor. */
     async unfingerprinted(input: {

@@ -171,6 +171,17 @@ export async function encodePicture(picture: Picture): Promise<Buffer> {
     .toBuffer();
 }
 
+/** The picture re-rendered as PNG at `scale` of its size and `brightness` (1 = unchanged). */
+export async function rerender(picture: Picture, scale: number, brightness: number): Promise<Buffer> {
+  const sharp = await loadSharp();
+  const { data, width, height } = picture;
+  return sharp(data, { raw: { width, height, channels: 3 } })
+    .resize(Math.round(width * scale), Math.round(height * scale))
+    .modulate({ brightness })
+    .png()
+    .toBuffer();
+}
+
 async function hashPicture(picture: Picture): Promise<bigint> {
   const sharp = await loadSharp();
   const { data, width, height } = picture;

@@ -7,6 +7,17 @@ export {
   perceptualHash,
   perceptualHashOf,
 } from './fingerprint';
+export {
+  applyEdit,
+  buildQualitySet,
+  EDITS,
+  encodePicture,
+  generatePicture,
+  measureQuality,
+  type Picture,
+  type QualityRow,
+  rerender,
+} from './fingerprint-quality';
 export { variantSize, type Size } from './geometry';
 export {
   configureImageProcessing,

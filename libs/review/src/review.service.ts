@@ -3,6 +3,7 @@ import { DomainError, randomToken } from '@framedesk/domain';
 import type { Database } from '@framedesk/db';
 import { type Decision, decodeCursor, encodeCursor, parseQueueQuery, reasonText } from './review-input';
 import { claimView, detailView, failedView, type MediaUrlFn, queueItemView } from './review.views';
+import { type NearDuplicateSettings, similarityService } from './similarity.service';
 
 export interface QueueDepth {
   readonly waiting: number;
@@ -34,6 +35,8 @@ export interface ReviewServiceDeps {
   /** How long a claim lasts; the workbench renews it while the reviewer stays on the frame. */
   readonly claimSeconds?: number;
   readonly now?: () => Date;
+  /** Near-duplicate search (threshold, window); defaults to 10 bits and 90 days. */
+  readonly nearDuplicates?: NearDuplicateSettings;
 }
 
 export interface Reviewer {
@@ -50,6 +53,11 @@ export function reviewService(deps: ReviewServiceDeps) {
   const claimMs = (deps.claimSeconds ?? 300) * 1000;
   const repo = db.repos.review;
   const actorOf = (me: Reviewer) => ({ type: 'reviewer' as const, id: me.reviewerId });
+  const similarity = similarityService({
+    db,
+    mediaUrl,
+    ...(deps.nearDuplicates ? { settings: deps.nearDuplicates } : {}),
+  });
 
   async function detail(id: string, me: Reviewer) {
     const row = await repo.detail(id);
@@ -59,8 +67,11 @@ export function reviewService(deps: ReviewServiceDeps) {
       row.reviewerId,
       ...row.events.map((e) => (e.actorType === 'reviewer' ? e.actorId : null)),
     ];
-    const emails = await repo.reviewerEmails(ids.filter((x): x is string => !!x));
-    return detailView(row, mediaUrl, me.reviewerId, emails, now());
+    const [emails, similar] = await Promise.all([
+      repo.reviewerEmails(ids.filter((x): x is string => !!x)),
+      similarity.similar(id),
+    ]);
+    return { ...detailView(row, mediaUrl, me.reviewerId, emails, now()), similar };
   }
 
   return {
@@ -76,11 +87,17 @@ export function reviewService(deps: ReviewServiceDeps) {
         limit: q.limit + 1,
       });
       const page = rows.slice(0, q.limit);
-      const emails = await repo.reviewerEmails(page.flatMap((r) => (r.claimedBy ? [r.claimedBy] : [])));
+      const [emails, similarCounts] = await Promise.all([
+        repo.reviewerEmails(page.flatMap((r) => (r.claimedBy ? [r.claimedBy] : []))),
+        similarity.counts(page.map((r) => r.id)),
+      ]);
       const at = now();
       const last = page.at(-1);
       return {
-        items: page.map((r) => queueItemView(r, mediaUrl, me.reviewerId, emails, at)),
+        items: page.map((r) => ({
+          ...queueItemView(r, mediaUrl, me.reviewerId, emails, at),
+          similar_count: similarCounts.get(r.id) ?? 0,
+        })),
         next_cursor:
           rows.length > q.limit && last ? encodeCursor({ c: last.createdAt.toISOString(), i: last.id }) : null,
       };
@@ -162,6 +179,8 @@ export function reviewService(deps: ReviewServiceDeps) {
         );
       }
       const reason = decision.decision === 'reject' ? reasonText(decision) : null;
+      const duplicateOf = decision.decision === 'reject' ? decision.duplicateOf : undefined;
+      if (duplicateOf) await similarity.assertEarlierFrame(id, duplicateOf);
       const to = decision.decision === 'promote' ? 'promoted' : 'rejected';
       const result = await db.transition({
         id,
@@ -169,6 +188,7 @@ export function reviewService(deps: ReviewServiceDeps) {
         actor: actorOf(me),
         reason,
         onlyFrom: ['needs_review'],
+        ...(duplicateOf ? { data: { duplicate_of: duplicateOf } } : {}),
         patch: {
           reviewDecision: to,
           reviewReason: reason,

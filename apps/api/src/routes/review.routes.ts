@@ -100,6 +100,10 @@ export function reviewRoutes(deps: ApiDependencies, options: ReviewRoutesOptions
     mediaUrl: options.mediaUrl ?? signedMediaUrl(deps.settings.SESSION_SECRET),
     queues: deps.queues,
     queueDepths: options.queueDepths ?? defaultQueueDepths(deps),
+    nearDuplicates: {
+      maxDistance: deps.settings.NEAR_DUPLICATE_MAX_DISTANCE,
+      windowDays: deps.settings.NEAR_DUPLICATE_WINDOW_DAYS,
+    },
   });
   const cookieOptions = { trustProxy: deps.settings.TRUST_PROXY };
   const router = Router();
