@@ -1,4 +1,5 @@
 import type { QueueItem } from '../api/types';
+import { SimilarBadge } from './SimilarBadge';
 
 export interface QueueListProps {
   readonly items: readonly QueueItem[];
@@ -36,6 +37,7 @@ export function QueueList({ items, selectedId, onSelect }: QueueListProps) {
               <span>
                 {item.channel_slug} · {item.agent_slug} · {item.media_type} · {item.date}
               </span>
+              <SimilarBadge count={item.similar_count} />
               {item.claim && !item.claim.mine && (
                 <span className="claimed">Being reviewed by {item.claim.reviewer_email ?? 'someone'}</span>
               )}

@@ -5,6 +5,7 @@ import type { DecisionInput, SubmissionDetail } from '../api/types';
 import { ChannelCounts } from '../components/ChannelCounts';
 import { itemName, QueueList } from '../components/QueueList';
 import { QueueFilters } from '../components/QueueFilters';
+import { duplicateOf } from '../components/SimilarFrames';
 import { SubmissionDetailView } from '../components/SubmissionDetailView';
 import { UndoToast } from '../components/UndoToast';
 import { useClaim } from '../hooks/useClaim';
@@ -19,7 +20,7 @@ export interface QueueScreenProps {
   readonly undoMs?: number;
 }
 
-/** The review queue beside the selected frame; j/k move, p promote, r reject, u undo. */
+/** The review queue beside the selected frame; j/k move, p promote, r reject, d duplicate, u undo. */
 export function QueueScreen({ route, reasons, undoMs }: QueueScreenProps) {
   const client = useQueryClient();
   const apiQuery = queueQueryOf(route.query);
@@ -109,6 +110,7 @@ export function QueueScreen({ route, reasons, undoMs }: QueueScreenProps) {
     k: () => neighbour(-1) && select(neighbour(-1)),
     p: () => decidable && decide(current, { decision: 'promote' }),
     r: () => decidable && setRejecting(true),
+    d: () => decidable && current.similar[0] && decide(current, duplicateOf(current.similar[0])),
     u: onUndo,
     Escape: () => setRejecting(false),
   });
@@ -133,7 +135,7 @@ export function QueueScreen({ route, reasons, undoMs }: QueueScreenProps) {
         ) : (
           <QueueList items={items} selectedId={selectedId} onSelect={(id) => select(id)} />
         )}
-        <p className="hint">j/k move · p promote · r reject · u undo</p>
+        <p className="hint">j/k move · p promote · r reject · d duplicate of the closest · u undo</p>
       </aside>
       <div className="detail-pane">
         {message && (
