@@ -14,7 +14,12 @@ import {
   type Worker,
 } from '@framedesk/queues';
 import { createStorage, type ObjectStorage } from '@framedesk/storage';
-import { createVideoService, imageProcessingService, reconcilerService } from '@framedesk/submissions';
+import {
+  createVideoService,
+  imageProcessingService,
+  nearDuplicateSettings,
+  reconcilerService,
+} from '@framedesk/submissions';
 import { createVideoProvider } from '@framedesk/video-provider';
 import type { AnyJobHandler, JobContext, WorkerDeps } from './jobs/job-handler';
 import { buildHandlerRegistry, JOB_HANDLERS } from './jobs/registry';
@@ -70,13 +75,14 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
   const db: Database = createDatabase({ url: settings.DATABASE_URL, poolSize: settings.DATABASE_POOL_SIZE });
   const storage = options.storage ?? createStorage(settings);
   const queues = createQueueProducer(connection, settings.REDIS_PREFIX);
+  const nearDuplicates = nearDuplicateSettings(settings);
   const deps: WorkerDeps = {
     settings,
     config,
     db,
     storage,
     queues,
-    images: imageProcessingService({ db, storage, config }),
+    images: imageProcessingService({ db, storage, config, nearDuplicates }),
     reconciler: reconcilerService({ db, queues, reconcileAfterSeconds: settings.RECONCILE_AFTER_SECONDS }),
     video: createVideoService({
       db,
@@ -86,6 +92,7 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
       provider: createVideoProvider(settings, config),
       config,
       tools: { ffprobePath: settings.FFPROBE_PATH, ffmpegPath: settings.FFMPEG_PATH },
+      nearDuplicates,
     }),
   };
   const metrics = createWorkerMetrics(options.metrics, { queues, db });

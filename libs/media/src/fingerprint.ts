@@ -10,10 +10,6 @@ import { loadSharp } from './sharp-loader';
 
 /** Bits in a fingerprint. */
 export const FINGERPRINT_BITS = 64;
-/** The search splits a fingerprint into this many 16-bit bands (multi-index hashing). */
-export const FINGERPRINT_BANDS = 4;
-const BAND_BITS = FINGERPRINT_BITS / FINGERPRINT_BANDS;
-const BAND_MASK = (1n << BigInt(BAND_BITS)) - 1n;
 
 const WIDTH = 9;
 const HEIGHT = 8;
@@ -58,38 +54,6 @@ export function hammingDistance(a: bigint, b: bigint): number {
   let count = 0;
   while (x !== 0n) {
     x &= x - 1n;
-    count++;
-  }
-  return count;
-}
-
-/** The fingerprint's four 16-bit bands, most significant first, each 0–65535. */
-export function fingerprintBands(hash: bigint): [number, number, number, number] {
-  const u = BigInt.asUintN(FINGERPRINT_BITS, hash);
-  const band = (i: number) => Number((u >> BigInt(BAND_BITS * (FINGERPRINT_BANDS - 1 - i))) & BAND_MASK);
-  return [band(0), band(1), band(2), band(3)];
-}
-
-/**
- * XOR masks of every 16-bit value within `radius` bits. Two fingerprints within distance d share
- * at least one band within ⌊d/4⌋ bits (pigeonhole), so a search looks each band up at `band ^ mask`.
- */
-export function bandMasks(radius: number): number[] {
-  const masks: number[] = [];
-  for (let m = 0; m < 1 << BAND_BITS; m++) if (popcount16(m) <= radius) masks.push(m);
-  return masks;
-}
-
-/** Band radius that keeps a search within `maxDistance` exact. */
-export function bandRadius(maxDistance: number): number {
-  return Math.floor(maxDistance / FINGERPRINT_BANDS);
-}
-
-function popcount16(value: number): number {
-  let v = value;
-  let count = 0;
-  while (v) {
-    v &= v - 1;
     count++;
   }
   return count;

@@ -1,12 +1,4 @@
-export {
-  bandMasks,
-  bandRadius,
-  FINGERPRINT_BANDS,
-  fingerprintBands,
-  hammingDistance,
-  perceptualHash,
-  perceptualHashOf,
-} from './fingerprint';
+export { FINGERPRINT_BITS, hammingDistance, perceptualHash, perceptualHashOf } from './fingerprint';
 export {
   applyEdit,
   buildQualitySet,

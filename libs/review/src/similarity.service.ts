@@ -1,21 +1,9 @@
 import type { ReviewSimilarFrame } from '@framedesk/contracts';
-import type { Database, FingerprintRow, SimilarityQuery } from '@framedesk/db';
+import { type Database, DEFAULT_SIMILARITY, type SimilaritySettings } from '@framedesk/db';
 import { DomainError } from '@framedesk/domain';
-import { bandMasks, bandRadius } from '@framedesk/media';
 import { type MediaUrlFn, queueItemView } from './review.views';
 
-export interface NearDuplicateSettings {
-  /** Largest Hamming distance (of 64 bits) that counts as a near-duplicate. */
-  readonly maxDistance: number;
-  /** How far back, before the frame's own creation, earlier frames are looked for. */
-  readonly windowDays: number;
-}
-
-export const DEFAULT_NEAR_DUPLICATES: NearDuplicateSettings = { maxDistance: 10, windowDays: 90 };
-/** At most this many near-duplicates are listed (and counted) per frame. */
-export const MAX_SIMILAR = 10;
-
-const DAY_MS = 86_400_000;
+export type NearDuplicateSettings = SimilaritySettings;
 
 /**
  * Near-duplicates of a frame: earlier frames of its channel, within the window, whose perceptual
@@ -27,28 +15,13 @@ export function similarityService(deps: {
   readonly settings?: NearDuplicateSettings;
 }) {
   const { db, mediaUrl } = deps;
-  const settings = deps.settings ?? DEFAULT_NEAR_DUPLICATES;
-  const masks = bandMasks(bandRadius(settings.maxDistance));
+  const settings = deps.settings ?? DEFAULT_SIMILARITY;
   const repo = db.repos.fingerprints;
-
-  function queryOf(f: FingerprintRow): SimilarityQuery {
-    const near = (band: number) => masks.map((m) => band ^ m);
-    return {
-      submissionId: f.submissionId,
-      channelId: f.channelId,
-      hash: f.perceptualHash,
-      bandValues: [near(f.band0), near(f.band1), near(f.band2), near(f.band3)],
-      before: f.createdAt,
-      since: new Date(f.createdAt.getTime() - settings.windowDays * DAY_MS),
-      maxDistance: settings.maxDistance,
-      limit: MAX_SIMILAR,
-    };
-  }
 
   async function similar(submissionId: string): Promise<ReviewSimilarFrame[]> {
     const own = await repo.find(submissionId);
     if (!own) return [];
-    const matches = await repo.search(queryOf(own));
+    const matches = await repo.search(own, settings);
     const rows = new Map((await repo.frames(matches.map((m) => m.submissionId))).map((r) => [r.id, r]));
     return matches.flatMap((m) => {
       const row = rows.get(m.submissionId);
@@ -71,10 +44,10 @@ export function similarityService(deps: {
   return {
     similar,
 
-    /** How many near-duplicates each frame has (0 without a fingerprint), one round trip for the page. */
+    /** How many near-duplicates each frame had when it was fingerprinted (0 without a fingerprint). */
     async counts(submissionIds: readonly string[]): Promise<Map<string, number>> {
-      const own = await repo.findMany(submissionIds);
-      return repo.count(own.map(queryOf));
+      const rows = await repo.findMany(submissionIds);
+      return new Map(rows.map((r) => [r.submissionId, r.similarCount]));
     },
 
     /**

@@ -1,5 +1,6 @@
-import type { Database } from '@framedesk/db';
-import { fingerprintBands, perceptualHash } from '@framedesk/media';
+import type { Settings } from '@framedesk/config';
+import type { Database, SimilaritySettings } from '@framedesk/db';
+import { perceptualHash } from '@framedesk/media';
 import { type ObjectStorage, ObjectNotFoundError, readObject } from '@framedesk/storage';
 
 /**
@@ -7,14 +8,24 @@ import { type ObjectStorage, ObjectNotFoundError, readObject } from '@framedesk/
  * video's poster) and stores it with the submission. Undecodable bytes store nothing: a frame the
  * pipeline accepted always decodes, so this only skips what cannot be compared anyway.
  */
-export async function fingerprintFrame(db: Database, submissionId: string, image: Buffer): Promise<boolean> {
+export async function fingerprintFrame(
+  db: Database,
+  submissionId: string,
+  image: Buffer,
+  settings?: SimilaritySettings,
+): Promise<boolean> {
   let hash: bigint;
   try {
     hash = await perceptualHash(image);
   } catch {
     return false;
   }
-  return db.repos.fingerprints.save({ submissionId, perceptualHash: hash, bands: fingerprintBands(hash) });
+  const saved = await db.repos.fingerprints.save({
+    submissionId,
+    perceptualHash: hash,
+    ...(settings ? { settings } : {}),
+  });
+  return saved !== null;
 }
 
 export type BackfillOutcome = 'fingerprinted' | 'no_media' | 'undecodable';
@@ -24,7 +35,7 @@ export type BackfillOutcome = 'fingerprinted' | 'no_media' | 'undecodable';
  * video's poster. Videos hosted by a provider have no stored poster and are reported as no_media.
  */
 export async function fingerprintStoredFrame(
-  deps: { db: Database; storage: ObjectStorage; maxBytes?: number },
+  deps: { db: Database; storage: ObjectStorage; maxBytes?: number; settings?: SimilaritySettings },
   frame: { id: string; mediaType: 'image' | 'video' },
 ): Promise<BackfillOutcome> {
   const objects = await deps.db.repos.mediaObjects.listForSubmission(frame.id);
@@ -38,5 +49,12 @@ export async function fingerprintStoredFrame(
     if (error instanceof ObjectNotFoundError) return 'no_media';
     throw error;
   }
-  return (await fingerprintFrame(deps.db, frame.id, bytes)) ? 'fingerprinted' : 'undecodable';
+  return (await fingerprintFrame(deps.db, frame.id, bytes, deps.settings)) ? 'fingerprinted' : 'undecodable';
+}
+
+/** The near-duplicate settings (NEAR_DUPLICATE_MAX_DISTANCE, NEAR_DUPLICATE_WINDOW_DAYS). */
+export function nearDuplicateSettings(
+  settings: Pick<Settings, 'NEAR_DUPLICATE_MAX_DISTANCE' | 'NEAR_DUPLICATE_WINDOW_DAYS'>,
+): SimilaritySettings {
+  return { maxDistance: settings.NEAR_DUPLICATE_MAX_DISTANCE, windowDays: settings.NEAR_DUPLICATE_WINDOW_DAYS };
 }

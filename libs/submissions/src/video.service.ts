@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { ProjectConfig } from '@framedesk/config';
-import type { Database, MediaUploadRow, SubmissionRow } from '@framedesk/db';
+import type { Database, MediaUploadRow, SimilaritySettings, SubmissionRow } from '@framedesk/db';
 import { type FailureCode, FAILURE_CODES } from '@framedesk/domain';
 import {
   extractPoster,
@@ -27,6 +27,8 @@ export interface VideoServiceDeps {
   readonly config: Pick<ProjectConfig, 'media' | 'storage' | 'approval_defaults'>;
   readonly tools?: VideoToolOptions;
   readonly now?: () => Date;
+  /** What counts as a near-duplicate when the poster's fingerprint is stored. */
+  readonly nearDuplicates?: SimilaritySettings;
 }
 
 /** What one run of `processVideo` did (logged by the worker, asserted by tests). */
@@ -160,7 +162,7 @@ export function createVideoService(deps: VideoServiceDeps) {
         throw error;
       }
       const preview = await posterPreview(poster, PREVIEW_MAX_SIDE);
-      await fingerprintFrame(deps.db, submission.id, poster);
+      await fingerprintFrame(deps.db, submission.id, poster, deps.nearDuplicates);
       const posterKey = storageKeys.poster(submission.id);
       const previewKey = storageKeys.variant(submission.id, VIDEO_PREVIEW_VARIANT);
       const storedPoster = await deps.storage.put(bucket, posterKey, poster, { contentType: 'image/jpeg' });

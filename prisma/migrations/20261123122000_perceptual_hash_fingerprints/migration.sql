@@ -8,6 +8,7 @@ CREATE TABLE "submission_fingerprints" (
     "band_1" INTEGER NOT NULL,
     "band_2" INTEGER NOT NULL,
     "band_3" INTEGER NOT NULL,
+    "similar_count" INTEGER NOT NULL DEFAULT 0,
 
     CONSTRAINT "submission_fingerprints_pkey" PRIMARY KEY ("submission_id")
 );
