@@ -5,6 +5,7 @@ import type { ApiDependencies } from './dependencies';
 import { errorHandler, notFoundHandler } from './http/problem';
 import { agentCors } from './http/cors';
 import { requestContext } from './http/request-context';
+import { mcpRoutes } from './mcp/mcp.routes';
 import { agentApiRoutes } from './routes/agent-api.routes';
 import { healthRoutes } from './routes/health.routes';
 import { providerEventsRoutes } from './routes/provider-events.routes';
@@ -53,6 +54,7 @@ export function createApp(deps: ApiDependencies): express.Express {
 
   app.use('/v1', agentCors(deps.settings.CORS_ORIGINS));
   app.use(agentApiRoutes(deps));
+  app.use('/mcp', mcpRoutes(deps));
   app.use('/review', reviewRoutes(deps));
   // Last before the 404: the built workbench and its client-route fallback.
   app.use(workbenchRoutes(deps.settings.WORKBENCH_DIST, deps.settings.workspaceRoot));

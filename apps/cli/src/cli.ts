@@ -6,6 +6,7 @@ import { agentCommands } from './commands/agents.command';
 import { configCommands } from './commands/config.command';
 import { demoCommands } from './commands/demo.command';
 import { mediaCommands } from './commands/media.command';
+import { mcpCommands } from './commands/mcp.command';
 import { reviewerCommands } from './commands/reviewers.command';
 import { submitCommands } from './commands/submit.command';
 
@@ -40,6 +41,7 @@ const COMMANDS: Record<string, Command> = {
   ...demoCommands,
   ...submitCommands,
   ...mediaCommands,
+  ...mcpCommands,
 };
 
 function usage(): string {

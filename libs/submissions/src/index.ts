@@ -7,3 +7,4 @@ export * from './video-upload.service';
 export * from './processing.service';
 export * from './reconciler.service';
 export * from './fingerprint.service';
+export * from './agent-channels';

@@ -61,7 +61,7 @@ export interface Created<T> {
 }
 
 // Without media.small_video_max_bytes, one basic upload carries up to Cloudflare's 200 MB.
-const DEFAULT_SMALL_VIDEO_MAX_BYTES = 200 * 1024 * 1024;
+export const DEFAULT_SMALL_VIDEO_MAX_BYTES = 200 * 1024 * 1024;
 
 export function submissionsService(deps: SubmissionsDependencies) {
   const now = deps.now ?? (() => new Date());

@@ -8,7 +8,7 @@ import { mediaRoutes } from './media.routes';
 import { openApiRoutes } from './openapi.routes';
 
 // An unfinished claim blocks retries this long; a crashed request's retry waits at most this.
-const IDEMPOTENCY_LOCK_MS = 60_000;
+export const IDEMPOTENCY_LOCK_MS = 60_000;
 
 /** The agent API (issue 3): public docs and signed media, then everything under /v1 behind a Bearer key. */
 export function agentApiRoutes(deps: ApiDependencies): Router {
