@@ -1,13 +1,15 @@
 #!/usr/bin/env node
 // `npm start`: set up this machine (tools/setup.mjs), seed a demo on first run, then run the
 // API, one worker and the workbench dev server together with prefixed logs. Ctrl-C stops all.
+// The API and the worker log one readable line per event here (LOG_FORMAT=pretty, unless set);
+// in production they log JSON.
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { root, setup } from './setup.mjs';
 
 await setup();
 
-const env = { ...process.env, TSX_TSCONFIG_PATH: join(root, 'tsconfig.base.json') };
+const env = { LOG_FORMAT: 'pretty', ...process.env, TSX_TSCONFIG_PATH: join(root, 'tsconfig.base.json') };
 const bin = (name) => join(root, 'node_modules/.bin', name);
 const app = (name) => `node --import tsx apps/${name}/src/main.ts`;
 

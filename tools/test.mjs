@@ -22,6 +22,7 @@ await ensureServices();
 const missing = [
   ['ffprobe', 'ffmpeg'],
   ['chromium', 'chromium'],
+  ['docker-compose', 'docker-compose'],
   ['python3', 'python3'],
 ].filter(([command]) => spawnSync('sh', ['-c', `command -v ${command}`]).status !== 0);
 if (missing.length > 0) {

@@ -1,4 +1,4 @@
-// Apps depend only on libs; libs never on apps (issue 2). Read from Nx's own project graph.
+// Apps depend only on libs; libs never on apps. Read from Nx's own project graph.
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -40,7 +40,7 @@ export interface ApiDependencies {
   /** The local provider's receiving end (upload URLs) and provider notifications. */
   readonly videoUploads: VideoUploadService;
   readonly video: VideoService;
-  /** The agent API (issue 3). */
+  /** The agent API. */
   readonly submissions: SubmissionsService;
   readonly validators: RequestValidators;
   readonly rateLimiter: RateLimiter;

@@ -28,7 +28,7 @@ function refuse(error: unknown): never {
 }
 
 const { settings, config } = boot();
-const logger = createLogger({ name: 'api', level: settings.LOG_LEVEL });
+const logger = createLogger({ name: 'api', level: settings.LOG_LEVEL, format: settings.LOG_FORMAT });
 let deps: ReturnType<typeof createApiDependencies>;
 try {
   deps = createApiDependencies(settings, config, logger);

@@ -1,32 +1,22 @@
-import { createServer, type Server } from 'node:http';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { loadSettings, type ProjectConfig } from '@framedesk/config';
-import { createLogger } from '@framedesk/observability';
 import {
-  createTestDatabase,
-  createTestRedisPrefix,
   freePort,
+  type RunningProcess,
+  startApp,
   testRedisUrl,
   type TestDatabase,
+  waitForHttp,
 } from '@framedesk/testing';
-import { createApp } from '../src/app';
-import { type ApiDependencies, closeApiDependencies, createApiDependencies } from '../src/dependencies';
+import type { ApiDependencies } from '../src/dependencies';
+import { startTestServer, type TestDependenciesOptions } from './test-dependencies';
 
-const workspaceRoot = resolve(import.meta.dirname, '../../..');
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ??
   addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
 
-export interface TestApiOptions {
-  /** Changes to config/project.example.json. */
-  readonly config?: (config: ProjectConfig & Record<string, any>) => void; // eslint-disable-line @typescript-eslint/no-explicit-any
-  readonly env?: Record<string, string>;
-  /** Replace dependencies before the app is built (fault injection). */
-  readonly override?: (deps: ApiDependencies) => ApiDependencies;
-}
+export type TestApiOptions = TestDependenciesOptions;
 
 export interface CallResult {
   readonly status: number;
@@ -52,40 +42,17 @@ export interface TestApi {
   contractViolations(): string[];
   /** Files (not directories) under the storage root. */
   storedFiles(): Promise<string[]>;
+  /** A real worker process on this API's database, Redis prefix, storage and configuration. */
+  startWorker(): Promise<RunningProcess>;
   stop(): Promise<void>;
 }
 
 export async function startTestApi(options: TestApiOptions = {}): Promise<TestApi> {
-  const database = await createTestDatabase();
-  const redis = createTestRedisPrefix();
-  const storageRoot = await mkdtemp(join(tmpdir(), 'framedesk-api-test-'));
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const config = JSON.parse(await readFile(join(workspaceRoot, 'config/project.example.json'), 'utf8'));
-  config.api.base_url = url;
-  options.config?.(config);
-  const settings = loadSettings(
-    {
-      NODE_ENV: 'test',
-      DATABASE_URL: database.url,
-      DATABASE_POOL_SIZE: '5',
-      REDIS_URL: testRedisUrl(),
-      REDIS_PREFIX: redis.prefix,
-      STORAGE_FS_ROOT: join(storageRoot, 'storage'),
-      LOG_LEVEL: 'silent',
-      WORKBENCH_DIST: join(storageRoot, 'no-workbench'),
-      ...options.env,
-    },
-    workspaceRoot,
-  );
-  const logger = createLogger({ name: 'api-test', level: 'silent' });
-  let deps = createApiDependencies(settings, config as ProjectConfig, logger);
-  if (options.override) deps = options.override(deps);
-  const server: Server = createServer(createApp(deps));
-  await new Promise<void>((r) => server.listen(port, '127.0.0.1', () => r()));
-
+  const server = await startTestServer(options);
+  const { url, deps, config, database, storageRoot } = server;
   const contract = await contractChecker(url);
   const violations: string[] = [];
+  const workers: RunningProcess[] = [];
 
   return {
     url,
@@ -122,15 +89,27 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
       );
       return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
     },
+    async startWorker() {
+      const configFile = join(storageRoot, 'project.json');
+      await writeFile(configFile, JSON.stringify(config));
+      const healthPort = await freePort();
+      const worker = startApp('worker', {
+        NODE_ENV: 'test',
+        DATABASE_URL: database.url,
+        REDIS_URL: testRedisUrl(),
+        REDIS_PREFIX: server.redisPrefix,
+        STORAGE_FS_ROOT: deps.settings.STORAGE_FS_ROOT,
+        FRAMEDESK_CONFIG: configFile,
+        WORKER_HEALTH_PORT: String(healthPort),
+        LOG_LEVEL: 'warn',
+      });
+      workers.push(worker);
+      await waitForHttp(`http://127.0.0.1:${healthPort}/healthz`, 30_000, worker);
+      return worker;
+    },
     async stop() {
-      await new Promise<void>((r) => server.close(() => r()));
-      server.closeAllConnections();
-      // With Redis unreachable BullMQ's close never settles; the process-level shutdown has its own time-out.
-      await Promise.race([closeApiDependencies(deps), new Promise((r) => setTimeout(r, 3_000).unref())]);
-      await deps.db.close().catch(() => undefined);
-      await database.drop();
-      await redis.cleanup();
-      await rm(storageRoot, { recursive: true, force: true });
+      await Promise.all(workers.map((w) => w.stop()));
+      await server.close();
     },
   };
 }

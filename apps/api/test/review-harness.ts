@@ -1,17 +1,9 @@
 // An in-process API on a database and Redis prefix of its own, seeded for review tests.
-import type { AddressInfo } from 'node:net';
-import { createServer, type Server } from 'node:http';
-import { join, resolve } from 'node:path';
 import { createReviewer } from '@framedesk/access';
-import { loadSettings, readProjectConfig } from '@framedesk/config';
 import type { Database } from '@framedesk/db';
 import { newId, type Visibility } from '@framedesk/domain';
-import { createLogger } from '@framedesk/observability';
-import { createTestDatabase, createTestRedisPrefix, testRedisUrl } from '@framedesk/testing';
-import { createApp } from '../src/app';
-import { type ApiDependencies, closeApiDependencies, createApiDependencies } from '../src/dependencies';
-
-const root = resolve(import.meta.dirname, '../../..');
+import type { ApiDependencies } from '../src/dependencies';
+import { startTestServer } from './test-dependencies';
 
 export interface ReviewHarness {
   readonly url: string;
@@ -30,24 +22,8 @@ export interface ReviewHarness {
 }
 
 export async function startReviewHarness(env: Record<string, string> = {}): Promise<ReviewHarness> {
-  const database = await createTestDatabase();
-  const redis = createTestRedisPrefix();
-  const settings = loadSettings(
-    {
-      DATABASE_URL: database.url,
-      REDIS_URL: testRedisUrl(),
-      REDIS_PREFIX: redis.prefix,
-      STORAGE_FS_ROOT: join(root, '.data/test-review', redis.prefix),
-      LOG_LEVEL: 'silent',
-      ...env,
-    },
-    root,
-  );
-  const config = readProjectConfig(join(root, 'config/project.example.json'));
-  const deps = createApiDependencies(settings, config, createLogger({ name: 'api-test', level: 'silent' }));
-  const server: Server = createServer(createApp(deps));
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const server = await startTestServer({ env });
+  const { url, deps } = server;
   const db = deps.db;
   return {
     url,
@@ -87,12 +63,7 @@ export async function startReviewHarness(env: Record<string, string> = {}): Prom
       }
       return id;
     },
-    async close() {
-      await new Promise<void>((r) => server.close(() => r()));
-      await closeApiDependencies(deps);
-      await database.drop();
-      await redis.cleanup();
-    },
+    close: () => server.close(),
   };
 }
 

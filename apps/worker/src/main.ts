@@ -32,7 +32,7 @@ function boot() {
 }
 
 const { settings, config, queues } = boot();
-const logger = createLogger({ name: 'worker', level: settings.LOG_LEVEL });
+const logger = createLogger({ name: 'worker', level: settings.LOG_LEVEL, format: settings.LOG_FORMAT });
 const metrics = createMetricsRegistry('worker');
 let running = true;
 let runtime: WorkerRuntime | undefined;

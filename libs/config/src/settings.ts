@@ -91,6 +91,10 @@ export const settingsSchema = Type.Object(
       default: 'info',
       description: 'pino log level',
     }),
+    LOG_FORMAT: stringEnum(['json', 'pretty'] as const, {
+      default: 'json',
+      description: 'json: one JSON object per line; pretty: one readable line per event (development, `npm start`)',
+    }),
   },
   { additionalProperties: true },
 );

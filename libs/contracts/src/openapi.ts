@@ -37,6 +37,29 @@ const problem = (description: string) => ({
   content: { 'application/problem+json': { schema: ref('Problem') } },
 });
 
+/** Request examples shown by the reference page; the contract test checks them against the schemas. */
+export const requestExamples = {
+  frameMetadata: {
+    agent_slug: 'weather-bot',
+    channel_slug: 'morning-news',
+    date: '20260301',
+    title: 'Rain over the harbour',
+    caption: 'Radar at 06:00',
+    click_zones: [{ x: 0.1, y: 0.1, width: 0.3, height: 0.2, url: 'https://example.com/forecast', label: 'Forecast' }],
+    external_ref: 'run-4812',
+  },
+  mediaUpload: {
+    agent_slug: 'weather-bot',
+    channel_slug: 'morning-news',
+    media_type: 'video',
+    filename: 'timelapse.mp4',
+    content_type: 'video/mp4',
+    byte_size: 7340032,
+    date: '20260301',
+    metadata: { title: 'Harbour timelapse', external_ref: 'run-4813' },
+  },
+} as const;
+
 /** The components every answer may carry; also what the API validates with. */
 export function contractSchemas(limits: ContractLimits): Record<string, Record<string, unknown>> {
   return {
@@ -72,6 +95,7 @@ const idempotencyKey = {
   description:
     'A client-generated UUID (bare or quoted). Retrying with the same key replays the first answer (`Idempotent-Replayed: true`) for 24 hours.',
   schema: { type: 'string', maxLength: 64 },
+  example: '3f6c2a9e-8f1b-4c1e-9d62-0b7a5e4d2c10',
 };
 
 const createErrors = {
@@ -130,6 +154,7 @@ export function buildOpenApiDocument(config: OpenApiConfig): Record<string, unkn
                     image: { type: 'string', contentMediaType: 'image/png' },
                   },
                 },
+                example: { metadata: requestExamples.frameMetadata, image: '(PNG bytes)' },
                 encoding: {
                   metadata: { contentType: 'application/json' },
                   image: { contentType: config.media.allowed_image_mime_types.join(', ') },
@@ -193,7 +218,12 @@ export function buildOpenApiDocument(config: OpenApiConfig): Record<string, unkn
           summary: 'Create a video upload session (and its submission)',
           description: `Allowed content types: ${config.media.allowed_video_mime_types.join(', ') || 'none'}. The session expires after ${config.delivery.vendor_stream_upload_expires_seconds} seconds. Upload with \`upload_protocol\`: \`basic\` (one multipart POST of field \`file\`) or \`tus\` (tus 1.0). The submission then continues by itself; do not resubmit with \`media_upload_id\`.`,
           parameters: [idempotencyKey],
-          requestBody: { required: true, content: json('MediaUploadRequest') },
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': { schema: ref('MediaUploadRequest'), example: requestExamples.mediaUpload },
+            },
+          },
           responses: {
             '201': {
               description: 'Created with status `waiting_for_upload`',

@@ -1,10 +1,36 @@
-import { pino, type Logger } from 'pino';
+import { createRequire } from 'node:module';
+import { type DestinationStream, type Logger, pino } from 'pino';
 
 export type { Logger };
 
-/** JSON logs; secrets are redacted wherever they may appear. */
-export function createLogger(options: { name: string; level: string }): Logger {
-  return pino({
+export interface LoggerOptions {
+  readonly name: string;
+  readonly level: string;
+  /** `json` (default): one JSON object per line, for machines. `pretty`: one readable line per event, for people. */
+  readonly format?: 'json' | 'pretty';
+}
+
+/**
+ * pino-pretty is a development dependency: it is loaded only when asked for, so a production
+ * install without it logs JSON as always.
+ */
+function prettyStream(destination: DestinationStream | undefined): DestinationStream {
+  const pretty = createRequire(import.meta.url)('pino-pretty') as (
+    options: Record<string, unknown>,
+  ) => DestinationStream;
+  return pretty({
+    destination: destination ?? 1,
+    sync: true,
+    singleLine: true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname,service',
+  });
+}
+
+/** JSON logs (or pretty ones in development); secrets are redacted wherever they may appear. */
+export function createLogger(options: LoggerOptions, destination?: DestinationStream): Logger {
+  const stream = options.format === 'pretty' ? prettyStream(destination) : destination;
+  const settings = {
     name: options.name,
     level: options.level,
     base: { service: options.name },
@@ -22,5 +48,6 @@ export function createLogger(options: { name: string; level: string }): Logger {
       ],
       censor: '[redacted]',
     },
-  });
+  };
+  return stream ? pino(settings, stream) : pino(settings);
 }

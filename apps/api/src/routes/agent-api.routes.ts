@@ -10,7 +10,7 @@ import { openApiRoutes } from './openapi.routes';
 // An unfinished claim blocks retries this long; a crashed request's retry waits at most this.
 export const IDEMPOTENCY_LOCK_MS = 60_000;
 
-/** The agent API (issue 3): public docs and signed media, then everything under /v1 behind a Bearer key. */
+/** The agent API: public docs and signed media, then everything under /v1 behind a Bearer key. */
 export function agentApiRoutes(deps: ApiDependencies): Router {
   const router = Router();
   const idempotency = {

@@ -3,15 +3,12 @@
 // every accepted submission reaches a final state.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PrivatePostgres, startPrivatePostgres } from '@framedesk/testing';
-import { acceptedIds, burst, counts, retryRefused, retryStats, type Sent, sentBetween, unexpected } from './burst';
+import { acceptedIds, burst, counts, retryRefused, retryStats, sentBetween, unexpected } from './burst';
 import { checkIntegrity, type RelStack, reportFigures, sleep, startRelStack, waitForSettled } from './harness';
 
-/**
- * This test once found requests answered 500 internal_error instead of 503 while the server
- * crashed (pg's code-less "Connection terminated unexpectedly"); apps/api/src/http/unavailable.ts
- * now maps it. Set this to true only to tolerate (and count, as `server_errors_500`) such answers.
- */
-const KNOWN_DEFECT_500_ON_DB_CRASH = false;
+// This test once found requests answered 500 internal_error instead of 503 while the server
+// crashed (pg's code-less "Connection terminated unexpectedly"); apps/api/src/http/unavailable.ts
+// now maps it, and a 500 fails the test.
 
 describe('fault: PostgreSQL restarted mid-burst', () => {
   let postgres: PrivatePostgres;
@@ -122,11 +119,9 @@ describe('fault: PostgreSQL restarted mid-burst', () => {
           return line.slice(0, 300);
         }
       });
-    const tolerated = (answer: Sent['answer']) =>
-      KNOWN_DEFECT_500_ON_DB_CRASH && answer.status === 500 && answer.body?.['code'] === 'internal_error';
     expect
       .soft(
-        unexpected(sent.filter((s) => !tolerated(s.answer))),
+        unexpected(sent),
         `answers other than 202 or 503 service_unavailable; API logged: ${[...new Set(logged)].join(' || ')}`,
       )
       .toEqual([]);

@@ -1,4 +1,4 @@
-import { useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { api, ApiError, conflictMessage } from '../api/client';
 import type { DecisionInput, SubmissionDetail } from '../api/types';
@@ -103,7 +103,12 @@ export function QueueScreen({ route, reasons, undoMs }: QueueScreenProps) {
     select(restored.id);
   };
 
-  const current = selectedId ? client.getQueryData<SubmissionDetail>(['submission', selectedId]) : undefined;
+  // Subscribed (not read once from the cache), so the keys work as soon as the detail arrives.
+  const current = useQuery({
+    queryKey: ['submission', selectedId],
+    queryFn: () => api.submission(selectedId!),
+    enabled: selectedId !== null,
+  }).data;
   const decidable = current && current.status === 'needs_review' && !hidden.has(current.id);
   useKeyboard({
     j: () => neighbour(1) && select(neighbour(1)),
