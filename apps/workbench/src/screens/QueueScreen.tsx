@@ -115,12 +115,7 @@ export function QueueScreen({ route, reasons, undoMs }: QueueScreenProps) {
     k: () => neighbour(-1) && select(neighbour(-1)),
     p: () => decidable && decide(current, { decision: 'promote' }),
     r: () => decidable && setRejecting(true),
-    d: () => {
-      // Read at the key press: the detail may have loaded after this screen last rendered.
-      const shown = selectedId ? client.getQueryData<SubmissionDetail>(['submission', selectedId]) : undefined;
-      const closest = shown?.status === 'needs_review' && !hidden.has(shown.id) ? shown.similar[0] : undefined;
-      if (shown && closest) decide(shown, duplicateOf(closest));
-    },
+    d: () => decidable && current.similar[0] && decide(current, duplicateOf(current.similar[0])),
     u: onUndo,
     Escape: () => setRejecting(false),
   });
