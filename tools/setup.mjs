@@ -127,6 +127,33 @@ function startRedisFromPackages() {
   );
 }
 
+/**
+ * ffprobe and ffmpeg (video processing; images work without them): an explicit FFPROBE_PATH /
+ * FFMPEG_PATH is checked and reported; else they are looked up on PATH and installed with apt
+ * when running as root, else a message says what to install. Never stops the start.
+ */
+export function ensureVideoTools(env = process.env) {
+  const tools = [
+    ['FFPROBE_PATH', 'ffprobe'],
+    ['FFMPEG_PATH', 'ffmpeg'],
+  ];
+  const found = (path) => (path.includes('/') ? existsSync(path) : has(path));
+  const explicit = tools.filter(([name]) => env[name]);
+  for (const [name, tool] of explicit) {
+    if (!found(env[name]))
+      console.warn(
+        `[setup] ${name}=${env[name]} does not exist: videos wait in media_processing until ${tool} is there (images work). Point ${name} at ${tool} or unset it.`,
+      );
+  }
+  const missing = tools.filter(([name, tool]) => !env[name] && !found(tool));
+  if (missing.length === 0) return true;
+  if (aptInstall(['ffmpeg']) && missing.every(([, tool]) => found(tool))) return true;
+  console.warn(
+    `[setup] ${missing.map(([, tool]) => tool).join(' and ')} not found: videos wait in media_processing until it is installed (images work).\n  Install ffmpeg (Debian/Ubuntu: sudo apt-get install ffmpeg; macOS: brew install ffmpeg) or set FFPROBE_PATH/FFMPEG_PATH.`,
+  );
+  return false;
+}
+
 async function ensureService({
   name,
   envName,

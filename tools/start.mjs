@@ -5,9 +5,10 @@
 // in production they log JSON.
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { root, setup } from './setup.mjs';
+import { ensureVideoTools, root, setup } from './setup.mjs';
 
 await setup();
+ensureVideoTools();
 
 const env = { LOG_FORMAT: 'pretty', ...process.env, TSX_TSCONFIG_PATH: join(root, 'tsconfig.base.json') };
 const bin = (name) => join(root, 'node_modules/.bin', name);

@@ -22,11 +22,29 @@ describe('docker-compose.yml', () => {
       client === 'docker'
         ? ['compose', '-f', 'docker-compose.yml', 'config', '-q']
         : ['-f', 'docker-compose.yml', 'config', '-q'];
-    expect(() => execFileSync(client!, args, { cwd: root, stdio: 'pipe' })).not.toThrow();
+    const env = { ...process.env, SESSION_SECRET: 'a-test-secret' };
+    expect(() => execFileSync(client!, args, { cwd: root, stdio: 'pipe', env })).not.toThrow();
     // The client does read the file: a broken one is refused.
     const broken = compose.replace(/^services:/m, 'services: [');
-    const result = spawnSync(client!, [...args.slice(0, -4), '-f', '-', 'config', '-q'], { cwd: root, input: broken });
+    const result = spawnSync(client!, [...args.slice(0, -4), '-f', '-', 'config', '-q'], {
+      cwd: root,
+      input: broken,
+      env,
+    });
     expect(result.status).not.toBe(0);
+  });
+
+  it('has no fallback SESSION_SECRET: without one, compose refuses and says which', () => {
+    expect(client).toBeDefined();
+    const args =
+      client === 'docker'
+        ? ['compose', '-f', 'docker-compose.yml', 'config', '-q']
+        : ['-f', 'docker-compose.yml', 'config', '-q'];
+    const { SESSION_SECRET: _ignored, ...env } = process.env;
+    const result = spawnSync(client!, args, { cwd: root, env });
+    expect(result.status).not.toBe(0);
+    expect(String(result.stderr)).toContain('set SESSION_SECRET');
+    expect(compose).not.toMatch(/SESSION_SECRET:\s*\$\{SESSION_SECRET:-/);
   });
 
   it('sets only variables the settings schema knows', () => {

@@ -49,7 +49,7 @@ export function createApp(deps: ApiDependencies): express.Express {
   );
 
   // Streamed bodies: mounted before any body parser could consume them.
-  app.use('/uploads', uploadsRoutes(deps.videoUploads));
+  app.use('/uploads', uploadsRoutes(deps.videoUploads, { store: deps.tusStore, locker: deps.uploadLocker }));
   app.use('/provider-events', providerEventsRoutes(deps.videoProvider, deps.video));
 
   app.use('/v1', agentCors(deps.settings.CORS_ORIGINS));

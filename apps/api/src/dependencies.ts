@@ -9,8 +9,9 @@ import {
 import type { ProjectConfig, Settings } from '@framedesk/config';
 import { createDatabase, type Database } from '@framedesk/db';
 import { createMetricsRegistry, type Logger, type Registry } from '@framedesk/observability';
-import { createQueueProducer, createRedis, type QueueProducer, type Redis } from '@framedesk/queues';
-import { createStorage, type ObjectStorage } from '@framedesk/storage';
+import { DomainError } from '@framedesk/domain';
+import { createQueueProducer, createRedis, type QueueProducer, type Redis, RedisLocker } from '@framedesk/queues';
+import { createStorage, createTusStore, type ObjectStorage } from '@framedesk/storage';
 import {
   createVideoService,
   createVideoUploadService,
@@ -24,6 +25,8 @@ import {
   type SubmissionsService,
 } from '@framedesk/submissions';
 import { createVideoProvider, type VideoProvider } from '@framedesk/video-provider';
+import type { Locker } from '@tus/utils';
+import { SessionTusStore } from './http/tus-store';
 
 /** Everything the API's routes are built from; tests build their own. */
 export interface ApiDependencies {
@@ -39,6 +42,10 @@ export interface ApiDependencies {
   readonly videoProvider: VideoProvider;
   /** The local provider's receiving end (upload URLs) and provider notifications. */
   readonly videoUploads: VideoUploadService;
+  /** Resumable partials, reachable by every API instance (S3 multipart or a shared fs volume). */
+  readonly tusStore: SessionTusStore;
+  /** One writer per upload session across instances (Redis). */
+  readonly uploadLocker: Locker;
   readonly video: VideoService;
   /** The agent API. */
   readonly submissions: SubmissionsService;
@@ -62,6 +69,19 @@ export function createApiDependencies(settings: Settings, config: ProjectConfig,
       signMediaUrl(settings.SESSION_SECRET, { submissionId, name }, new Date(Date.now() + 15 * 60_000)),
       config.api.base_url,
     ).toString();
+  const uploadLocker = new RedisLocker(redis, {
+    prefix: settings.REDIS_PREFIX,
+    busyError: () =>
+      new DomainError('upload_offset_mismatch', 'Another request is writing to this upload; retry with HEAD.'),
+  });
+  const tus = createTusStore(settings, {
+    bucket: config.storage.vendor_originals_bucket,
+    redis,
+    prefix: settings.REDIS_PREFIX,
+    // Sessions expire by their own expires_at (410); the store forgets partials a day later at most.
+    expirationMs: (config.delivery.vendor_stream_upload_expires_seconds + 86_400) * 1000,
+  });
+  const tusStore = new SessionTusStore(tus.store, tus.discard);
   const submissions = submissionsService({ db, storage, queues, videoProvider, config, logger, variantUrl });
   return {
     settings,
@@ -80,8 +100,13 @@ export function createApiDependencies(settings: Settings, config: ProjectConfig,
       queues,
       config,
       spoolDir: join(settings.STORAGE_FS_ROOT, '.uploads'),
+      locker: uploadLocker,
+      dropPartial: (uploadId) => tusStore.discard(uploadId),
+      sweepPartials: () => tusStore.deleteExpired(),
       log: logger,
     }),
+    tusStore,
+    uploadLocker,
     video: createVideoService({ db, storage, queues, provider: videoProvider, config }),
     submissions,
     validators: requestValidators(config),

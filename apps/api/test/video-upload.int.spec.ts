@@ -50,6 +50,15 @@ async function statusOf(h: VideoHarness, submissionId: string) {
   return h.db.repos.submissions.findById(submissionId);
 }
 
+/** Resumable partials (fs driver: @tus/file-store under STORAGE_FS_ROOT/.tus). */
+function tusFiles(h: VideoHarness): string[] {
+  try {
+    return readdirSync(join(h.storageRoot, 'storage', '.tus'));
+  } catch {
+    return [];
+  }
+}
+
 function spoolFiles(h: VideoHarness): string[] {
   try {
     return readdirSync(join(h.storageRoot, 'storage', '.uploads'));
@@ -149,12 +158,13 @@ describe('local video provider: uploads to needs_review', () => {
     const stored = await h.db.repos.mediaObjects.find(seeded.submissionId, 'original', 'original');
     expect(stored?.byteSize).toBe(BigInt(clip.length));
     expect(spoolFiles(h)).toEqual([]);
+    expect(tusFiles(h).filter((name) => name.startsWith(seeded.uploadId))).toEqual([]);
 
     const late = await patch(location, clip.length, Buffer.from('x'));
     expect(late.status).toBe(409);
   });
 
-  it('refuses more bytes than declared (413) and keeps nothing partial, for basic and tus', async () => {
+  it('refuses more bytes than declared (413): basic keeps nothing, a tus PATCH changes nothing', async () => {
     const small = await h.seedUpload({ byteSize: clip.length - 100, protocol: 'basic' });
     const response = await fetch(small.uploadUrl, { method: 'POST', body: basicForm(clip) });
     expect(response.status).toBe(413);
@@ -167,7 +177,7 @@ describe('local video provider: uploads to needs_review', () => {
     expect(head.status).toBe(204);
     const over = await patch(tus.uploadUrl, 1000, clip.subarray(1000));
     expect(over.status).toBe(413);
-    expect(await headOffset(tus.uploadUrl)).toBe(0);
+    expect(await headOffset(tus.uploadUrl)).toBe(1000);
     const tooLong = await fetch(tus.uploadUrl, {
       method: 'POST',
       headers: { ...TUS, 'Upload-Length': String(clip.length) },
@@ -268,23 +278,56 @@ describe('local video provider: uploads to needs_review', () => {
     expect((await fetch(tus.uploadUrl, { method: 'HEAD', headers: TUS })).status).toBe(410);
   });
 
-  it('abandoned tus partials are swept once their session can no longer finish', async () => {
+  it('an expired session drops its tus partial from the shared store', async () => {
     const seeded = await h.seedUpload({ byteSize: clip.length, protocol: 'tus' });
     expect((await patch(seeded.uploadUrl, 0, clip.subarray(0, 500))).status).toBe(204);
-    expect(spoolFiles(h)).toEqual([`${seeded.uploadId}.tus`]);
-    const spool = {
+    expect(tusFiles(h).some((name) => name.startsWith(seeded.uploadId))).toBe(true);
+    const later = createVideoUploadService({
       db: h.db,
       storage: h.deps.storage,
       queues: h.deps.queues,
       config: h.deps.config,
       spoolDir: join(h.storageRoot, 'storage', '.uploads'),
-    };
-    // While the session is open, its partial stays.
-    expect(await createVideoUploadService(spool).sweepSpool()).toBe(0);
-    expect(
-      await createVideoUploadService({ ...spool, now: () => new Date(Date.now() + 2 * 3600_000) }).sweepSpool(),
-    ).toBe(1);
-    expect(spoolFiles(h)).toEqual([]);
+      locker: h.deps.uploadLocker,
+      dropPartial: (id) => h.deps.tusStore.discard(id),
+      now: () => new Date(Date.now() + 2 * 3600_000),
+    });
+    const token = new URL(seeded.uploadUrl).searchParams.get('token') ?? '';
+    await expect(later.authorize(seeded.uploadId, token)).rejects.toMatchObject({ code: 'upload_expired' });
+    expect(tusFiles(h).filter((name) => name.startsWith(seeded.uploadId))).toEqual([]);
+  });
+
+  it('a PATCH past the declared length is refused without touching an upload another request is writing', async () => {
+    const seeded = await h.seedUpload({ byteSize: clip.length, protocol: 'tus' });
+    const half = Math.floor(clip.length / 2);
+    // A slow writer: half of its body now, the rest after the overshooting PATCH was answered.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const slow = new Promise<number>((resolve, reject) => {
+      const req = httpRequest(seeded.uploadUrl, {
+        method: 'PATCH',
+        headers: {
+          ...TUS,
+          'Content-Type': 'application/offset+octet-stream',
+          'Upload-Offset': '0',
+          'Content-Length': String(clip.length),
+        },
+      });
+      req.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.write(clip.subarray(0, half), () => void gate.then(() => req.end(clip.subarray(half))));
+    });
+    const over = await patch(seeded.uploadUrl, 0, Buffer.concat([clip, Buffer.from('extra')]));
+    expect(over.status).toBe(413);
+    expect(await over.json()).toMatchObject({ code: 'payload_too_large' });
+    release();
+    expect(await slow).toBe(204);
+    expect((await statusOf(h, seeded.submissionId))?.status).toBe('media_processing');
+    const stored = await h.db.repos.mediaObjects.find(seeded.submissionId, 'original', 'original');
+    expect(stored?.byteSize).toBe(BigInt(clip.length));
   });
 
   it('the token is the credential: a wrong one is 404, and tus needs Tus-Resumable (412)', async () => {

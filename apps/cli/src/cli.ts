@@ -6,6 +6,7 @@ import { agentCommands } from './commands/agents.command';
 import { configCommands } from './commands/config.command';
 import { demoCommands } from './commands/demo.command';
 import { mediaCommands } from './commands/media.command';
+import { doctorCommands } from './commands/doctor.command';
 import { mcpCommands } from './commands/mcp.command';
 import { reviewerCommands } from './commands/reviewers.command';
 import { submitCommands } from './commands/submit.command';
@@ -41,6 +42,7 @@ const COMMANDS: Record<string, Command> = {
   ...demoCommands,
   ...submitCommands,
   ...mediaCommands,
+  ...doctorCommands,
   ...mcpCommands,
 };
 

@@ -1,12 +1,18 @@
 import { createServer, type Server } from 'node:http';
 import type { Registry } from '@framedesk/observability';
+import type { WorkerReadinessReport } from '@framedesk/queues';
 
-/** The worker's only HTTP: `/healthz` and `/metrics` for orchestrators and Prometheus. */
+/**
+ * The worker's only HTTP: `/healthz` (liveness: the process runs), `/readyz` (200 when every
+ * configured queue is consumed, else 503 with each queue's reason) and `/metrics`.
+ */
 export function startHealthServer(options: {
   host: string;
   port: number;
   metrics: Registry;
   healthy: () => boolean;
+  /** The latest readiness check; null while starting. */
+  readiness: () => WorkerReadinessReport | null;
 }): Server {
   const server = createServer((req, res) => {
     if (req.url === '/healthz') {
@@ -14,6 +20,23 @@ export function startHealthServer(options: {
       res
         .writeHead(ok ? 200 : 503, { 'content-type': 'application/json' })
         .end(JSON.stringify({ status: ok ? 'ok' : 'stopping' }));
+      return;
+    }
+    if (req.url === '/readyz') {
+      const report = options.readiness();
+      const ready =
+        options.healthy() &&
+        report !== null &&
+        Object.values(report.queues).every((queue) => queue.status === 'consuming');
+      res
+        .writeHead(ready ? 200 : 503, { 'content-type': 'application/json' })
+        .end(
+          JSON.stringify(
+            report
+              ? { status: ready ? 'ready' : 'unavailable', checked_at: report.checkedAt, queues: report.queues }
+              : { status: 'starting', queues: {} },
+          ),
+        );
       return;
     }
     if (req.url === '/metrics') {

@@ -41,6 +41,7 @@ const health = startHealthServer({
   port: settings.WORKER_HEALTH_PORT,
   metrics,
   healthy: () => running && runtime !== undefined,
+  readiness: () => runtime?.readiness() ?? null,
 });
 
 onShutdown(logger, [

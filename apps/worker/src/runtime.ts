@@ -2,16 +2,20 @@ import type { ProjectConfig, Settings } from '@framedesk/config';
 import { createDatabase, type Database } from '@framedesk/db';
 import { configureImageProcessing } from '@framedesk/media';
 import type { Logger, Registry } from '@framedesk/observability';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import {
   createQueueProducer,
   createQueueWorker,
   createRedis,
+  createWorkerStatusStore,
+  DelayedError,
   type Job,
   type JobName,
   QUEUE_NAMES,
   type QueueName,
   UnrecoverableError,
-  type Worker,
+  type WorkerReadinessReport,
 } from '@framedesk/queues';
 import { createStorage, type ObjectStorage } from '@framedesk/storage';
 import {
@@ -22,7 +26,10 @@ import {
 } from '@framedesk/submissions';
 import { createVideoProvider } from '@framedesk/video-provider';
 import type { AnyJobHandler, JobContext, WorkerDeps } from './jobs/job-handler';
+import { classifyJobError, serverFaultDelayMs } from './job-errors';
 import { buildHandlerRegistry, JOB_HANDLERS } from './jobs/registry';
+import { createQueueGates } from './queue-gates';
+import { checkNeeds, needsOf } from './readiness';
 import { createWorkerMetrics } from './worker-metrics';
 
 const SWEEP_EVERY_MS = 3600_000;
@@ -40,12 +47,20 @@ export interface WorkerRuntimeOptions {
   readonly handlers?: readonly AnyJobHandler[];
   /** Replaces the storage driver from settings (tests). */
   readonly storage?: ObjectStorage;
+  /** Back-off of jobs held up by a server fault (default: 5 s doubling to 5 min; tests shorten it). */
+  readonly serverFaultBackoff?: { readonly baseMs: number; readonly maxMs: number };
 }
 
 export interface WorkerRuntime {
   readonly deps: WorkerDeps;
   /** Counts of this process's workers' events, for tests and logs. */
-  readonly stats: { stalled: number; completed: number; failed: number };
+  readonly stats: { stalled: number; completed: number; failed: number; serverFaults: number };
+  /** True when every served queue is being consumed (`/readyz`). */
+  ready(): boolean;
+  /** Per queue: consumed, or not and why; null before the first check. */
+  readiness(): WorkerReadinessReport | null;
+  /** Checks what the queues need now instead of at the next interval. */
+  checkReadiness(): Promise<void>;
   /** Stops taking jobs, lets running ones finish, releases connections. */
   close(): Promise<void>;
 }
@@ -96,9 +111,33 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
     }),
   };
   const metrics = createWorkerMetrics(options.metrics, { queues, db });
-  const stats = { stalled: 0, completed: 0, failed: 0 };
+  const stats = { stalled: 0, completed: 0, failed: 0, serverFaults: 0 };
+  const status = createWorkerStatusStore(connection, settings.REDIS_PREFIX);
+  const backoff = options.serverFaultBackoff ?? { baseMs: 5_000, maxMs: 300_000 };
 
-  const processor = (queue: QueueName) => async (job: Job) => {
+  /** The job waits (delayed, attempts untouched) until the fault is gone; the submission stays where it is. */
+  async function holdForServerFault(queue: QueueName, job: Job, token: string | undefined, reason: string) {
+    const previous = await status.findFault(queue, job.id!).catch(() => null);
+    const tries = (previous?.tries ?? 0) + 1;
+    const delay = serverFaultDelayMs(tries, backoff.baseMs, backoff.maxMs);
+    const submissionId = (job.data as { submissionId?: string }).submissionId;
+    await status
+      .recordFault({
+        queue,
+        job: job.name as JobName,
+        jobId: job.id!,
+        ...(submissionId ? { submissionId } : {}),
+        reason,
+        since: previous?.since ?? new Date().toISOString(),
+        tries,
+        nextTryAt: new Date(Date.now() + delay).toISOString(),
+      })
+      .catch(() => undefined);
+    await job.moveToDelayed(Date.now() + delay, token);
+    return delay;
+  }
+
+  const processor = (queue: QueueName) => async (job: Job, token?: string) => {
     const name = job.name as JobName;
     const submissionId = (job.data as { submissionId?: string }).submissionId;
     const jobLogger = logger.child({
@@ -116,8 +155,19 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
     try {
       await (handler.run as (payload: unknown, context: JobContext) => Promise<void>)(job.data, context);
       metrics.jobFinished(queue, name, 'completed', seconds());
+      await status.clearFault(queue, job.id!).catch(() => undefined);
     } catch (error) {
       const err = error instanceof Error ? error : new Error(String(error));
+      const kind = classifyJobError(err);
+      if (kind.kind === 'server') {
+        // Not the media's fault: never `failed`; tried again, backing off, for as long as it lasts.
+        stats.serverFaults++;
+        metrics.jobFinished(queue, name, 'retried', seconds());
+        const delay = await holdForServerFault(queue, job, token, kind.reason);
+        jobLogger.error({ err, reason: kind.reason, retryInSeconds: delay / 1000 }, `server fault: ${kind.reason}`);
+        throw new DelayedError();
+      }
+      await status.clearFault(queue, job.id!).catch(() => undefined);
       const permanent = err instanceof UnrecoverableError;
       const last = permanent || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
       metrics.jobFinished(queue, name, last ? 'failed' : 'retried', seconds());
@@ -135,7 +185,7 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
   };
 
   const served = options.queues ?? [...QUEUE_NAMES];
-  const workers: Worker[] = served.map((queue) => {
+  const consume = (queue: QueueName) => {
     const worker = createQueueWorker(queue, connection, settings.REDIS_PREFIX, processor(queue), {
       concurrency: settings.WORKER_CONCURRENCY,
       lockDurationMs: settings.WORKER_LOCK_SECONDS * 1000,
@@ -149,6 +199,24 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
     worker.on('completed', () => void stats.completed++);
     worker.on('failed', () => void stats.failed++);
     return worker;
+  };
+  const intervalMs = settings.WORKER_READINESS_INTERVAL_SECONDS * 1000;
+  const gates = createQueueGates({
+    worker: `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
+    queues: served,
+    logger,
+    intervalMs,
+    needs: (queue) => needsOf(queue, settings),
+    check: (needs) =>
+      checkNeeds(needs, {
+        settings,
+        db,
+        redis: connection,
+        storage,
+        bucket: config.storage.vendor_originals_bucket,
+      }),
+    consume,
+    publish: (report) => status.publishReadiness(report, (intervalMs * 3) / 1000 + 5),
   });
 
   let refresh: NodeJS.Timeout | undefined;
@@ -157,24 +225,30 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
       await queues.schedule('maintenance.reconcile', settings.RECONCILE_INTERVAL_SECONDS * 1000);
       await queues.schedule('maintenance.sweep', SWEEP_EVERY_MS);
     };
-    await schedule();
-    refresh = setInterval(
-      () => void schedule().catch((error: unknown) => logger.warn({ err: error }, 'scheduling failed')),
-      scheduleRefreshMs(settings.RECONCILE_INTERVAL_SECONDS),
-    );
+    const scheduleLogged = () =>
+      void schedule().catch((error: unknown) => logger.warn({ err: error }, 'scheduling failed'));
+    // Not awaited: with Redis down the worker still starts (and says so on /readyz).
+    scheduleLogged();
+    refresh = setInterval(scheduleLogged, scheduleRefreshMs(settings.RECONCILE_INTERVAL_SECONDS));
     refresh.unref();
   }
-  await Promise.all(workers.map((w) => w.waitUntilReady()));
-  logger.info({ queues: served, concurrency: settings.WORKER_CONCURRENCY }, 'workers ready');
+  await gates.check();
+  logger.info(
+    { queues: served, concurrency: settings.WORKER_CONCURRENCY, ready: gates.ready() },
+    gates.ready() ? 'workers ready' : 'workers started; some queues wait for what they need',
+  );
 
   return {
     deps,
     stats,
+    ready: () => gates.ready(),
+    readiness: () => gates.report(),
+    checkReadiness: () => gates.check(),
     async close() {
       if (refresh) clearInterval(refresh);
       // close() waits for running jobs; a job that outlives the shutdown timeout is handed back
       // to the queue by the stalled check once its lock lapses.
-      await Promise.all(workers.map((w) => w.close()));
+      await gates.close();
       await queues.close();
       await connection.quit().catch(() => connection.disconnect());
       await db.close();

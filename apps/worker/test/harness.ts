@@ -54,47 +54,56 @@ export async function createWorkerHarness(extraEnv: Record<string, string> = {})
   const agent = await db.repos.agents.create('test-agent');
   const { channel } = await db.repos.channels.ensure('test-channel');
 
+  async function seed(bytes: Buffer, mediaType: 'image' | 'video'): Promise<string> {
+    const id = newId('submission');
+    const contentType = mediaType === 'image' ? 'image/png' : 'video/mp4';
+    const key = storageKeys.original(id, mediaType === 'image' ? 'png' : 'mp4');
+    const stored = await storage.put(bucket, key, bytes, { contentType });
+    await db.transaction(async (repos) => {
+      await repos.submissions.create(
+        {
+          id,
+          status: mediaType === 'image' ? 'received' : 'waiting_for_upload',
+          mediaType,
+          agentId: agent.id,
+          channelId: channel.id,
+          date: '20261122',
+          metadata: {},
+          visibility: 'promotion_eligible',
+        },
+        { type: 'agent', id: agent.id },
+      );
+      await repos.mediaObjects.upsert({
+        submissionId: id,
+        kind: 'original',
+        name: 'original',
+        bucket,
+        key,
+        contentType,
+        byteSize: stored.byteSize,
+        sha256: stored.sha256,
+      });
+    });
+    if (mediaType === 'video')
+      await db.transition({ id, to: 'media_processing', actor: { type: 'system' }, onlyFrom: ['waiting_for_upload'] });
+    return id;
+  }
+
   return {
     env,
     settings,
     db,
     storage,
     producer,
+    redis,
     bucket,
     storageRoot,
 
     /** An image submission in `received` with its original stored, as the API leaves it. */
-    async seedImage(png: Buffer): Promise<string> {
-      const id = newId('submission');
-      const key = storageKeys.original(id, 'png');
-      const stored = await storage.put(bucket, key, png, { contentType: 'image/png' });
-      await db.transaction(async (repos) => {
-        await repos.submissions.create(
-          {
-            id,
-            status: 'received',
-            mediaType: 'image',
-            agentId: agent.id,
-            channelId: channel.id,
-            date: '20261122',
-            metadata: {},
-            visibility: 'promotion_eligible',
-          },
-          { type: 'agent', id: agent.id },
-        );
-        await repos.mediaObjects.upsert({
-          submissionId: id,
-          kind: 'original',
-          name: 'original',
-          bucket,
-          key,
-          contentType: 'image/png',
-          byteSize: stored.byteSize,
-          sha256: stored.sha256,
-        });
-      });
-      return id;
-    },
+    seedImage: (png: Buffer) => seed(png, 'image'),
+
+    /** A video submission in `media_processing` with its original stored, as the local upload leaves it. */
+    seedVideo: (bytes: Buffer) => seed(bytes, 'video'),
 
     async waitForStatus(id: string, statuses: readonly SubmissionStatus[], timeoutMs = 60_000) {
       const deadline = Date.now() + timeoutMs;

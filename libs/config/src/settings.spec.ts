@@ -10,6 +10,13 @@ describe('settings', () => {
     expect(s.REDIS_URL).toBe('redis://127.0.0.1:6379');
   });
 
+  it('hash-tags REDIS_PREFIX so every key of an installation shares one Redis Cluster slot', () => {
+    expect(loadSettings({}).REDIS_PREFIX).toBe('{framedesk}');
+    expect(loadSettings({ REDIS_PREFIX: 'site-a' }).REDIS_PREFIX).toBe('{site-a}');
+    expect(loadSettings({ REDIS_PREFIX: '{site-b}' }).REDIS_PREFIX).toBe('{site-b}');
+    expect(() => loadSettings({ REDIS_PREFIX: 'a:b' })).toThrow(SettingsError);
+  });
+
   it('coerces numbers and booleans and reports every bad variable', () => {
     expect(loadSettings({ API_PORT: '8080', TRUST_PROXY: 'true' })).toMatchObject({
       API_PORT: 8080,

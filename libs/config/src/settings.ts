@@ -26,9 +26,10 @@ export const settingsSchema = Type.Object(
     DATABASE_POOL_SIZE: int(10, 'Connections per process', 1),
     REDIS_URL: str('redis://127.0.0.1:6379', 'Redis connection string (queues, rate limits)'),
     REDIS_PREFIX: Type.String({
-      default: 'framedesk',
-      pattern: '^[A-Za-z0-9_-]+$',
-      description: 'Prefix of every Redis key; lets several installations share one Redis',
+      default: '{framedesk}',
+      pattern: '^(\\{[A-Za-z0-9_-]+\\}|[A-Za-z0-9_-]+)$',
+      description:
+        'Prefix of every Redis key (queues included); braces are added when missing, so all keys share one Redis Cluster hash slot',
     }),
     API_HOST: str('127.0.0.1', 'Address the API listens on (0.0.0.0 in containers)'),
     API_PORT: int(3000, 'API port; it also serves the built workbench', 0),
@@ -36,6 +37,11 @@ export const settingsSchema = Type.Object(
     WORKER_HEALTH_PORT: int(9464, 'Worker /healthz and /metrics port', 0),
     WORKER_CONCURRENCY: int(2, 'Jobs one worker process runs at once, per queue', 1),
     WORKER_QUEUES: str('all', 'Comma-separated queues this worker serves, or all'),
+    WORKER_READINESS_INTERVAL_SECONDS: int(
+      30,
+      'How often a worker checks what its queues need (ffprobe/ffmpeg, storage, PostgreSQL, Redis)',
+      1,
+    ),
     STORAGE_DRIVER: stringEnum(['fs', 's3'] as const, {
       default: 'fs',
       description: 'fs (local directory) or s3 (any S3-compatible store)',
@@ -113,6 +119,14 @@ export class SettingsError extends Error {
 const validateSettings = compileValidator(settingsSchema, { coerceTypes: true, useDefaults: true });
 const KNOWN = new Set(Object.keys(settingsSchema.properties));
 
+/**
+ * `{name}`: a Redis Cluster hashes only the part in braces, so every key of one installation
+ * (BullMQ's multi-key scripts included) lands in one slot.
+ */
+export function hashTagged(prefix: string): string {
+  return prefix.startsWith('{') ? prefix : `{${prefix}}`;
+}
+
 /** Reads and validates the environment once. Nothing else in the code base touches process.env. */
 export function loadSettings(env: NodeJS.ProcessEnv, workspaceRoot = process.cwd()): Settings {
   const input: Record<string, unknown> = {};
@@ -134,7 +148,11 @@ export function loadSettings(env: NodeJS.ProcessEnv, workspaceRoot = process.cwd
     }
   }
   if (violations.length > 0) throw new SettingsError(violations);
-  return Object.freeze({ ...settings, workspaceRoot: resolve(workspaceRoot) });
+  return Object.freeze({
+    ...settings,
+    REDIS_PREFIX: hashTagged(settings.REDIS_PREFIX),
+    workspaceRoot: resolve(workspaceRoot),
+  });
 }
 
 /** Rows of the README's env table: name, default, meaning. */

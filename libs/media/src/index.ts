@@ -35,5 +35,8 @@ export {
   sniffVideoContainer,
   VIDEO_SNIFF_BYTES,
   type VideoProbe,
+  type VideoTool,
   type VideoToolOptions,
+  VideoToolUnavailableError,
+  videoToolVersion,
 } from './video';

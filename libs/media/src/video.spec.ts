@@ -4,7 +4,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { extractPoster, InvalidVideoError, posterPreview, posterTime, probeVideo, sniffVideoContainer } from './video';
+import {
+  extractPoster,
+  InvalidVideoError,
+  posterPreview,
+  posterTime,
+  probeVideo,
+  sniffVideoContainer,
+  VideoToolUnavailableError,
+  videoToolVersion,
+} from './video';
 
 describe('video tools (ffprobe/ffmpeg)', () => {
   let dir: string;
@@ -38,7 +47,12 @@ describe('video tools (ffprobe/ffmpeg)', () => {
   it('refuses a text file renamed to .mp4 as an invalid video', async () => {
     const fake = join(dir, 'fake.mp4');
     writeFileSync(fake, 'this is not a video\n'.repeat(100));
-    await expect(probeVideo(fake)).rejects.toBeInstanceOf(InvalidVideoError);
+    const error = await probeVideo(fake).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidVideoError);
+    // The agent-facing sentence is stable; ffprobe's stderr (which names the path) stays in `detail`.
+    expect((error as InvalidVideoError).message).toBe('The upload is not a readable video.');
+    expect((error as InvalidVideoError).message).not.toContain(dir);
+    expect((error as InvalidVideoError).detail).toContain('fake.mp4');
   });
 
   it('refuses a PNG (an image, no duration)', async () => {
@@ -61,8 +75,16 @@ describe('video tools (ffprobe/ffmpeg)', () => {
 
   it('reports a missing executable as an operator error, not a bad video', async () => {
     const error = await probeVideo(clip, { ffprobePath: join(dir, 'no-such-ffprobe') }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(Error);
-    expect(error).not.toBeInstanceOf(InvalidVideoError);
+    expect(error).toBeInstanceOf(VideoToolUnavailableError);
+    expect((error as Error).message).toBe(`ffprobe not found at ${join(dir, 'no-such-ffprobe')}`);
+  });
+
+  it('reads the versions of the installed tools, and names a missing one', async () => {
+    expect(await videoToolVersion('ffprobe')).toMatch(/^ffprobe version /);
+    expect(await videoToolVersion('ffmpeg')).toMatch(/^ffmpeg version /);
+    await expect(videoToolVersion('ffmpeg', join(dir, 'nope'))).rejects.toThrow(
+      `ffmpeg not found at ${join(dir, 'nope')}`,
+    );
   });
 });
 

@@ -16,17 +16,38 @@ export interface VideoProbe {
   readonly formatName: string;
 }
 
-/** The file is not a video we can read: a permanent failure (`invalid_video`), never retried. */
+/**
+ * The file is not a video we can read: a permanent failure (`invalid_video`), never retried.
+ * `message` is a stable sentence safe to show an agent; `detail` (the tool's stderr, which may
+ * name temporary paths) is for the worker's log only.
+ */
 export class InvalidVideoError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly detail?: string,
+  ) {
     super(message);
     this.name = 'InvalidVideoError';
   }
 }
 
+export type VideoTool = 'ffprobe' | 'ffmpeg';
+
+/** ffprobe/ffmpeg cannot be run on this machine: the server's fault, retried until it is fixed. */
+export class VideoToolUnavailableError extends Error {
+  constructor(
+    readonly tool: VideoTool,
+    readonly path: string,
+    problem = 'not found at',
+  ) {
+    super(`${tool} ${problem} ${path}`);
+    this.name = 'VideoToolUnavailableError';
+  }
+}
+
 const MAX_OUTPUT = 16 * 1024 * 1024;
 
-function run(file: string, args: string[], timeoutMs: number, binary: boolean): Promise<Buffer> {
+function run(tool: VideoTool, file: string, args: string[], timeoutMs: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     execFile(
       file,
@@ -35,41 +56,62 @@ function run(file: string, args: string[], timeoutMs: number, binary: boolean): 
       (error, stdout, stderr) => {
         if (!error) return resolve(stdout);
         const e = error as NodeJS.ErrnoException & { killed?: boolean };
-        // A missing executable is an operator problem (retryable once fixed), not a bad video.
-        if (e.code === 'ENOENT')
-          return reject(new Error(`${file} not found; install ffmpeg or set FFPROBE_PATH/FFMPEG_PATH`));
-        if (e.killed) return reject(new InvalidVideoError(`${file} gave up after ${timeoutMs} ms`));
-        const reason = stderr.toString('utf8').trim().split('\n').slice(-2).join(' ') || e.message;
-        reject(new InvalidVideoError(`${binary ? 'cannot extract a frame' : 'not a readable video'}: ${reason}`));
+        // A missing executable is an operator problem (retried once fixed), not a bad video.
+        if (e.code === 'ENOENT') return reject(new VideoToolUnavailableError(tool, file));
+        if (e.code === 'EACCES') return reject(new VideoToolUnavailableError(tool, file, 'is not executable at'));
+        const detail = stderr.toString('utf8').trim().split('\n').slice(-2).join(' ') || e.message;
+        if (e.killed)
+          return reject(new InvalidVideoError(`${tool} gave up on the file after ${timeoutMs} ms.`, detail));
+        reject(
+          new InvalidVideoError(
+            tool === 'ffmpeg' ? 'No frame could be decoded from the video.' : 'The upload is not a readable video.',
+            detail,
+          ),
+        );
       },
     );
   });
 }
 
+/** `<tool> -version`'s first line (for example `ffprobe version 5.1.6-0+deb12u1`); throws when it cannot run. */
+export async function videoToolVersion(tool: VideoTool, path: string = tool, timeoutMs = 5_000): Promise<string> {
+  const out = await run(tool, path, ['-version'], timeoutMs).catch((error: unknown) => {
+    if (error instanceof InvalidVideoError)
+      throw new VideoToolUnavailableError(tool, path, `-version failed (${error.detail ?? error.message}) at`);
+    throw error;
+  });
+  const first = out
+    .toString('utf8')
+    .split('\n')[0]
+    ?.replace(/\s+Copyright.*$/, '')
+    .trim();
+  return first || `${tool} (version unknown)`;
+}
+
 /** Duration and dimensions of the first video stream, via `ffprobe -print_format json`. */
 export async function probeVideo(path: string, options: VideoToolOptions = {}): Promise<VideoProbe> {
   const out = await run(
+    'ffprobe',
     options.ffprobePath ?? 'ffprobe',
     ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', '--', path],
     options.timeoutMs ?? 30_000,
-    false,
   );
   let parsed: { streams?: Record<string, unknown>[]; format?: Record<string, unknown> };
   try {
     parsed = JSON.parse(out.toString('utf8'));
   } catch {
-    throw new InvalidVideoError('ffprobe printed no readable description');
+    throw new InvalidVideoError('The upload is not a readable video.', 'ffprobe printed no JSON');
   }
   const video = parsed.streams?.find(
     (s) =>
       s['codec_type'] === 'video' && (s['disposition'] as { attached_pic?: number } | undefined)?.attached_pic !== 1,
   );
-  if (!video) throw new InvalidVideoError('the file has no video stream');
+  if (!video) throw new InvalidVideoError('The file has no video stream.');
   const width = Number(video['width']);
   const height = Number(video['height']);
   const duration = Number(parsed.format?.['duration'] ?? video['duration']);
-  if (!(width > 0 && height > 0)) throw new InvalidVideoError('the video stream has no dimensions');
-  if (!Number.isFinite(duration) || duration <= 0) throw new InvalidVideoError('the video has no duration');
+  if (!(width > 0 && height > 0)) throw new InvalidVideoError('The video stream has no dimensions.');
+  if (!Number.isFinite(duration) || duration <= 0) throw new InvalidVideoError('The video has no duration.');
   return {
     durationSeconds: duration,
     width,
@@ -86,6 +128,7 @@ export async function extractPoster(
 ): Promise<Buffer> {
   const at = Math.max(0, options.atSeconds ?? 0);
   const jpeg = await run(
+    'ffmpeg',
     options.ffmpegPath ?? 'ffmpeg',
     [
       '-v',
@@ -106,9 +149,9 @@ export async function extractPoster(
       'pipe:1',
     ],
     options.timeoutMs ?? 60_000,
-    true,
   );
-  if (jpeg.length < 4 || jpeg[0] !== 0xff || jpeg[1] !== 0xd8) throw new InvalidVideoError('ffmpeg produced no frame');
+  if (jpeg.length < 4 || jpeg[0] !== 0xff || jpeg[1] !== 0xd8)
+    throw new InvalidVideoError('No frame could be decoded from the video.', 'ffmpeg wrote no JPEG');
   return jpeg;
 }
 

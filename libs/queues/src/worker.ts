@@ -1,8 +1,8 @@
-import { type Job, type Processor, UnrecoverableError, Worker } from 'bullmq';
+import { DelayedError, type Job, type Processor, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { QueueName } from './registry';
 
-export { type Job, UnrecoverableError, Worker };
+export { DelayedError, type Job, UnrecoverableError, Worker };
 
 export interface QueueWorkerOptions {
   readonly concurrency: number;

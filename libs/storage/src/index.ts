@@ -3,3 +3,4 @@ export * from './fs.storage';
 export * from './s3.storage';
 export * from './create-storage';
 export * from './keys';
+export * from './tus-store';

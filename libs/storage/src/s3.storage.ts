@@ -31,15 +31,9 @@ const isNotFound = (error: unknown) => {
   return e?.name === 'NoSuchKey' || e?.name === 'NotFound' || e?.$metadata?.httpStatusCode === 404;
 };
 
-/**
- * Any S3-compatible store (R2, MinIO, AWS). A PUT is atomic by nature: readers see the previous
- * object or the whole new one. Streams are first metered into a temporary file (refusing past
- * `maxBytes` before anything is sent), so the upload has a known length and never a partial body.
- */
-export function createS3Storage(
-  options: S3StorageOptions,
-): ObjectStorage & { presignGet(bucket: string, key: string, ttlSeconds: number): Promise<string> } {
-  const config: S3ClientConfig = {
+/** The S3 client settings every S3 user here shares (storage driver, tus partials). */
+export function s3ClientConfig(options: S3StorageOptions): S3ClientConfig {
+  return {
     region: options.region,
     forcePathStyle: options.forcePathStyle,
     // Plain checksums only: several S3-compatible stores reject the SDK's newer default ones.
@@ -52,7 +46,17 @@ export function createS3Storage(
       ? { credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey } }
       : {}),
   };
-  const client = new S3Client(config);
+}
+
+/**
+ * Any S3-compatible store (R2, MinIO, AWS). A PUT is atomic by nature: readers see the previous
+ * object or the whole new one. Streams are first metered into a temporary file (refusing past
+ * `maxBytes` before anything is sent), so the upload has a known length and never a partial body.
+ */
+export function createS3Storage(
+  options: S3StorageOptions,
+): ObjectStorage & { presignGet(bucket: string, key: string, ttlSeconds: number): Promise<string> } {
+  const client = new S3Client(s3ClientConfig(options));
 
   return {
     driver: 's3',

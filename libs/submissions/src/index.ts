@@ -7,4 +7,5 @@ export * from './video-upload.service';
 export * from './processing.service';
 export * from './reconciler.service';
 export * from './fingerprint.service';
+export * from './stream-head';
 export * from './agent-channels';

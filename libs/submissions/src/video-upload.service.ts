@@ -10,14 +10,22 @@ import { DomainError } from '@framedesk/domain';
 import { type SniffedVideo, sniffVideoContainer, VIDEO_SNIFF_BYTES } from '@framedesk/media';
 import type { QueueProducer } from '@framedesk/queues';
 import { type ObjectStorage, storageKeys } from '@framedesk/storage';
+import type { Locker } from '@tus/utils';
+import { peekHead } from './stream-head';
 
 export interface VideoUploadServiceDeps {
   readonly db: Database;
   readonly storage: ObjectStorage;
   readonly queues: Pick<QueueProducer, 'enqueue'>;
   readonly config: Pick<ProjectConfig, 'media' | 'storage'>;
-  /** Where partial uploads wait until complete (never the originals bucket). */
+  /** Where basic (one-request) uploads wait until complete (never the originals bucket). */
   readonly spoolDir: string;
+  /** One writer per upload session across every API instance (tus and basic share it). */
+  readonly locker: Locker;
+  /** Drops the resumable (tus) partial of a session that can no longer finish. */
+  readonly dropPartial?: (uploadId: string) => Promise<void>;
+  /** Removes tus partials past their expiry; returns how many. */
+  readonly sweepPartials?: () => Promise<number>;
   readonly now?: () => Date;
   readonly log?: { warn(obj: object, msg: string): void };
 }
@@ -86,36 +94,25 @@ async function readHead(path: string): Promise<Buffer> {
 
 /**
  * The local provider's receiving end (DESIGN.md §5): one-time-token uploads, basic (one
- * multipart file) or tus (resumable), into a spool directory; complete media moves to the
- * originals bucket and the submission to `media_processing` by itself.
+ * multipart file, spooled here) or tus (resumable, served by `@tus/server` over a store every
+ * instance reaches); complete media moves to the originals bucket and the submission to
+ * `media_processing` by itself.
  */
 export function createVideoUploadService(deps: VideoUploadServiceDeps) {
   const now = deps.now ?? (() => new Date());
-  const tusPath = (uploadId: string) => join(deps.spoolDir, `${uploadId}.tus`);
-  const writing = new Set<string>();
   let lastSweep = 0;
 
   /**
-   * Drops spooled bytes nobody will finish: tus partials of sessions that expired, failed or
-   * completed, and basic-upload files left by a crash mid-request (normally removed at once).
+   * Drops bytes nobody will finish: tus partials past their expiry (in the shared tus store)
+   * and basic-upload files left in this instance's spool by a crash mid-request.
    */
   async function sweepSpool(): Promise<number> {
     const at = now().getTime();
-    let removed = 0;
+    let removed = (await deps.sweepPartials?.()) ?? 0;
     for (const name of await readdir(deps.spoolDir).catch(() => [] as string[])) {
+      if (!name.endsWith('.basic')) continue;
       const path = join(deps.spoolDir, name);
-      let stale = false;
-      if (name.endsWith('.tus')) {
-        const upload = await deps.db.repos.mediaUploads.findById(name.slice(0, -'.tus'.length));
-        stale =
-          !upload ||
-          upload.completedAt !== null ||
-          upload.submission.status !== 'waiting_for_upload' ||
-          upload.expiresAt.getTime() <= at;
-      } else if (name.endsWith('.basic')) {
-        stale = at - (await stat(path).catch(() => ({ mtimeMs: at }))).mtimeMs > BASIC_LEFTOVER_MS;
-      }
-      if (stale && !writing.has(name.split('.')[0]!)) {
+      if (at - (await stat(path).catch(() => ({ mtimeMs: at }))).mtimeMs > BASIC_LEFTOVER_MS) {
         await rm(path, { force: true });
         removed++;
       }
@@ -149,7 +146,7 @@ export function createVideoUploadService(deps: VideoUploadServiceDeps) {
         failureMessage: 'No complete upload arrived before the session expired.',
       },
     });
-    await rm(tusPath(upload.id), { force: true });
+    await deps.dropPartial?.(upload.id).catch(() => undefined);
   }
 
   return {
@@ -182,10 +179,11 @@ export function createVideoUploadService(deps: VideoUploadServiceDeps) {
 
     /** Basic protocol: the whole file in one stream. Nothing is kept unless it is all there and a video. */
     async receiveFile(upload: MediaUploadWithSubmission, body: Readable): Promise<CompletedUpload> {
-      // One upload per session at a time: two different files must never race for one original.
-      if (writing.has(upload.id))
-        throw new DomainError('upload_already_completed', 'Another upload to this session is in progress.');
-      writing.add(upload.id);
+      // One upload per session at a time, on any instance: two files must never race for one original.
+      const lock = deps.locker.newLock(upload.id);
+      await lock.lock(new AbortController().signal, () => {
+        body.destroy(new Error('the upload lock was lost'));
+      });
       const path = join(deps.spoolDir, `${upload.id}.${randomBytes(6).toString('hex')}.basic`);
       try {
         await mkdir(deps.spoolDir, { recursive: true });
@@ -197,78 +195,25 @@ export function createVideoUploadService(deps: VideoUploadServiceDeps) {
             `The upload ended after ${size} of the ${upload.byteSize} bytes declared for this session.`,
           );
         }
-        return await this.complete(upload, path, checkContainer(await readHead(path)));
+        return await this.complete(upload, createReadStream(path), checkContainer(await readHead(path)));
       } finally {
-        writing.delete(upload.id);
+        await lock.unlock();
         await rm(path, { force: true });
       }
     },
 
     sweepSpool,
+    checkContainer,
 
-    /** tus HEAD: bytes received so far of the declared length. */
-    async tusOffset(upload: MediaUploadWithSubmission): Promise<{ offset: number; length: number }> {
-      return { offset: await sizeOf(tusPath(upload.id)), length: Number(upload.byteSize) };
+    /** Bytes received so far, for the session's resource. */
+    async recordProgress(uploadId: string, receivedBytes: number): Promise<void> {
+      await deps.db.repos.mediaUploads.recordProgress(uploadId, receivedBytes);
     },
 
-    /**
-     * tus PATCH: appends at `offset` (which must be what we hold). What arrives before a broken
-     * connection stays for the client to resume; past the declared length everything is dropped.
-     */
-    async tusAppend(
-      upload: MediaUploadWithSubmission,
-      offset: number,
-      body: Readable,
-    ): Promise<{ offset: number; completed: boolean }> {
-      if (writing.has(upload.id))
-        throw new DomainError('upload_offset_mismatch', 'Another request is writing to this upload; retry with HEAD.');
-      writing.add(upload.id);
-      const path = tusPath(upload.id);
-      const length = Number(upload.byteSize);
-      try {
-        const held = await sizeOf(path);
-        if (offset !== held)
-          throw new DomainError(
-            'upload_offset_mismatch',
-            `Upload-Offset is ${offset}, but ${held} bytes are held; resume from ${held}.`,
-          );
-        await mkdir(deps.spoolDir, { recursive: true });
-        try {
-          await writeLimited(path, 'a', body, length - held);
-        } catch (error) {
-          if (error instanceof DomainError) {
-            await rm(path, { force: true });
-            await deps.db.repos.mediaUploads.recordProgress(upload.id, 0);
-            throw error;
-          }
-          // A broken connection: keep what arrived, the client resumes from HEAD.
-          await deps.db.repos.mediaUploads.recordProgress(upload.id, await sizeOf(path));
-          throw error;
-        }
-        const size = await sizeOf(path);
-        if (held < VIDEO_SNIFF_BYTES && (size >= VIDEO_SNIFF_BYTES || size === length)) {
-          try {
-            checkContainer(await readHead(path));
-          } catch (error) {
-            await rm(path, { force: true });
-            await deps.db.repos.mediaUploads.recordProgress(upload.id, 0);
-            throw error;
-          }
-        }
-        await deps.db.repos.mediaUploads.recordProgress(upload.id, size);
-        if (size < length) return { offset: size, completed: false };
-        await this.complete(upload, path, checkContainer(await readHead(path)));
-        await rm(path, { force: true });
-        return { offset: size, completed: true };
-      } finally {
-        writing.delete(upload.id);
-      }
-    },
-
-    /** tus termination: drops the partial bytes; the session stays open until it expires. */
-    async tusTerminate(upload: MediaUploadWithSubmission): Promise<void> {
-      await rm(tusPath(upload.id), { force: true });
-      await deps.db.repos.mediaUploads.recordProgress(upload.id, 0);
+    /** A tus upload's last byte landed: `body` is the whole upload, read back from the tus store. */
+    async completeStored(upload: MediaUploadWithSubmission, stored: Readable): Promise<CompletedUpload> {
+      const { head, body } = await peekHead(stored, VIDEO_SNIFF_BYTES);
+      return this.complete(upload, body, checkContainer(head));
     },
 
     /**
@@ -276,10 +221,10 @@ export function createVideoUploadService(deps: VideoUploadServiceDeps) {
      * the session is marked complete, the original recorded and the submission moved to
      * `media_processing`; the probe job is enqueued last (the reconciler covers a lost enqueue).
      */
-    async complete(upload: MediaUploadWithSubmission, path: string, sniffed: SniffedVideo): Promise<CompletedUpload> {
+    async complete(upload: MediaUploadWithSubmission, body: Readable, sniffed: SniffedVideo): Promise<CompletedUpload> {
       const bucket = deps.config.storage.vendor_originals_bucket;
       const key = storageKeys.original(upload.submissionId, sniffed.extension);
-      const stored = await deps.storage.put(bucket, key, createReadStream(path), {
+      const stored = await deps.storage.put(bucket, key, body, {
         contentType: sniffed.mimeType,
         maxBytes: Number(upload.byteSize),
       });

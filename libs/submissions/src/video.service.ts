@@ -53,7 +53,13 @@ export function createVideoService(deps: VideoServiceDeps) {
   const reviewedTo = () =>
     (deps.config.approval_defaults.requires_review ? 'needs_review' : 'promoted') as 'needs_review' | 'promoted';
 
-  async function fail(submissionId: string, code: FailureCode, message: string): Promise<VideoOutcome> {
+  /** `message` is what the agent reads: a stable sentence; tool output goes to the event's `detail` only. */
+  async function fail(
+    submissionId: string,
+    code: FailureCode,
+    message: string,
+    detail?: string,
+  ): Promise<VideoOutcome> {
     const result = await deps.db.transition({
       id: submissionId,
       to: 'failed',
@@ -62,6 +68,7 @@ export function createVideoService(deps: VideoServiceDeps) {
       onlyFrom: ['waiting_for_upload', 'media_processing'],
       reason: code,
       patch: { failureCode: code, failureMessage: message },
+      ...(detail ? { data: { detail } } : {}),
     });
     return result.ok ? 'failed' : 'skipped';
   }
@@ -142,7 +149,7 @@ export function createVideoService(deps: VideoServiceDeps) {
         probe = await probeVideo(path, deps.tools);
       } catch (error) {
         if (error instanceof InvalidVideoError)
-          return fail(submission.id, 'invalid_video', `The upload is not a readable video: ${error.message}`);
+          return fail(submission.id, 'invalid_video', error.message, error.detail);
         throw error;
       }
       const maxSeconds = deps.config.media.video_max_duration_seconds;
@@ -158,7 +165,7 @@ export function createVideoService(deps: VideoServiceDeps) {
         poster = await extractPoster(path, { ...deps.tools, atSeconds: posterTime(probe.durationSeconds) });
       } catch (error) {
         if (error instanceof InvalidVideoError)
-          return fail(submission.id, 'invalid_video', `No frame could be decoded: ${error.message}`);
+          return fail(submission.id, 'invalid_video', error.message, error.detail);
         throw error;
       }
       const preview = await posterPreview(poster, PREVIEW_MAX_SIDE);

@@ -3,3 +3,4 @@ export * from './redis';
 export * from './fixtures';
 export * from './stack';
 export * from './private-services';
+export * from './s3';

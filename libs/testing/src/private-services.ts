@@ -217,15 +217,16 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   };
 }
 
-/** How many Redis keys start with `prefix` (SCAN, never KEYS). */
+/** How many Redis keys start with `prefix`, hash-tagged as the settings do (SCAN, never KEYS). */
 export async function countRedisKeys(url: string, prefix: string): Promise<number> {
+  const tagged = prefix.startsWith('{') ? prefix : `{${prefix}}`;
   const redis = new Redis(url, { maxRetriesPerRequest: 1, lazyConnect: true });
   try {
     await redis.connect();
     let cursor = '0';
     let count = 0;
     do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${tagged}*`, 'COUNT', 1000);
       count += keys.length;
       cursor = next;
     } while (cursor !== '0');

@@ -6,9 +6,12 @@ export function testRedisUrl(): string {
   return process.env['FRAMEDESK_TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 }
 
-/** A Redis key prefix of this test's own, and a way to delete every key under it. */
+/**
+ * A Redis key prefix of this test's own, hash-tagged like the product's (`{…}`), and a way to
+ * delete every key under it.
+ */
 export function createTestRedisPrefix(): { prefix: string; cleanup(): Promise<void> } {
-  const prefix = `fdtest_${randomBytes(6).toString('hex')}`;
+  const prefix = `{fdtest_${randomBytes(6).toString('hex')}}`;
   return {
     prefix,
     async cleanup() {

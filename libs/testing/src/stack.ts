@@ -29,13 +29,20 @@ export interface RunningProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Runs one of our apps (`apps/<name>/src/main.ts`) as a real process with `env`. */
+/**
+ * Runs one of our apps (`apps/<name>/src/main.ts` through tsx, or a built `entry` such as
+ * dist/<name>/main.mjs) as a real process with `env`.
+ */
 export function startApp(
   name: 'api' | 'worker' | 'cli',
   env: Record<string, string>,
   args: string[] = [],
+  options: { entry?: string } = {},
 ): RunningProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(workspaceRoot, `apps/${name}/src/main.ts`), ...args], {
+  const program = options.entry
+    ? [options.entry]
+    : ['--import', 'tsx', join(workspaceRoot, `apps/${name}/src/main.ts`)];
+  const child = spawn(process.execPath, [...program, ...args], {
     cwd: workspaceRoot,
     // eslint-disable-next-line no-restricted-properties -- the child inherits PATH and friends.
     env: { ...process.env, TSX_TSCONFIG_PATH: join(workspaceRoot, 'tsconfig.base.json'), ...env },
@@ -172,7 +179,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const api = startApp('api', env);
   const workers: RunningProcess[] = [];
   const startWorker = async (extraEnv: Record<string, string> = {}) => {
-    const port = await freePort();
+    const port = extraEnv['WORKER_HEALTH_PORT'] ? Number(extraEnv['WORKER_HEALTH_PORT']) : await freePort();
     const worker = startApp('worker', { ...env, WORKER_HEALTH_PORT: String(port), ...extraEnv });
     workers.push(worker);
     await waitForHttp(`http://127.0.0.1:${port}/healthz`, 30_000, worker);

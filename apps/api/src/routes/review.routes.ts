@@ -18,6 +18,7 @@ import {
   reviewerOf,
   setSessionCookie,
 } from '../http/reviewer-session';
+import { opsWorkersHandler } from './ops-workers.routes';
 
 export interface ReviewRoutesOptions {
   /** Depth of each job queue (the ops page); defaults to asking the queue producer. */
@@ -211,6 +212,7 @@ export function reviewRoutes(deps: ApiDependencies, options: ReviewRoutesOptions
     res.status(202).json(await review.retry(submissionId(req), reviewerOf(res)));
   });
 
+  router.get('/ops/workers', opsWorkersHandler(deps));
   router.get('/ops', async (_req, res) => {
     res.json(await review.ops());
   });

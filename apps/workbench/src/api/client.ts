@@ -1,3 +1,4 @@
+import type { OpsWorkers } from '../components/QueueWorkers';
 import type {
   ChannelCount,
   DecisionInput,
@@ -72,6 +73,7 @@ export const api = {
     request<SubmissionDetail>('PATCH', `/review/submissions/${enc(id)}`, { visibility }),
   timeline: (slug: string) => request<TimelinePage>('GET', `/review/channels/${enc(slug)}/timeline`),
   ops: () => request<Ops>('GET', '/review/ops'),
+  opsWorkers: () => request<OpsWorkers>('GET', '/review/ops/workers'),
   retry: (id: string) => request<unknown>('POST', `/review/submissions/${enc(id)}/retry`),
 };
 

@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError } from '../api/client';
+import { QueueWorkers } from '../components/QueueWorkers';
 
 /** Queue depths, recently failed submissions with their reason, and retry. */
 export function OpsScreen() {
@@ -15,6 +16,7 @@ export function OpsScreen() {
   const { queues, recently_failed: failed, submissions_by_status: byStatus } = ops.data;
   return (
     <section className="ops">
+      <QueueWorkers />
       <h2>Queues</h2>
       <table aria-label="Queue depths">
         <thead>

@@ -1,0 +1,105 @@
+import type { Settings } from '@framedesk/config';
+import type { Database } from '@framedesk/db';
+import { videoToolVersion } from '@framedesk/media';
+import type { QueueName, Redis } from '@framedesk/queues';
+import type { ObjectStorage } from '@framedesk/storage';
+
+/** What a queue's jobs need from this machine before a worker takes them. */
+export type Need = 'postgres' | 'redis' | 'storage' | 'ffprobe' | 'ffmpeg';
+
+export type NeedCheck =
+  { readonly ok: true; readonly version?: string } | { readonly ok: false; readonly reason: string };
+
+/** Per queue: the video queue needs ffprobe and ffmpeg only when this server probes videos itself. */
+export function needsOf(queue: QueueName, settings: Pick<Settings, 'VIDEO_PROVIDER'>): Need[] {
+  switch (queue) {
+    case 'image-processing':
+      return ['postgres', 'redis', 'storage'];
+    case 'video-processing':
+      return settings.VIDEO_PROVIDER === 'local'
+        ? ['postgres', 'redis', 'storage', 'ffprobe', 'ffmpeg']
+        : ['postgres', 'redis', 'storage'];
+    case 'upload-expiry':
+    case 'maintenance':
+      return ['postgres', 'redis'];
+  }
+}
+
+export interface NeedCheckDeps {
+  readonly settings: Pick<Settings, 'DATABASE_URL' | 'REDIS_URL' | 'FFPROBE_PATH' | 'FFMPEG_PATH' | 'STORAGE_DRIVER'>;
+  readonly db: Pick<Database, 'ping'>;
+  readonly redis: Pick<Redis, 'ping'>;
+  readonly storage: Pick<ObjectStorage, 'ping'>;
+  readonly bucket: string;
+  readonly timeoutMs?: number;
+}
+
+function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+const message = (error: unknown) => (error instanceof Error ? error.message.split('\n')[0] : String(error));
+
+/** Where a connection URL points, without its credentials. */
+export function hostOf(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.hostname}:${u.port || (u.protocol.startsWith('redis') ? '6379' : '5432')}`;
+  } catch {
+    return 'an unparsable URL';
+  }
+}
+
+/** Runs the checks for `needs` in parallel; each failure says what is missing and how to fix it. */
+export async function checkNeeds(needs: ReadonlySet<Need>, deps: NeedCheckDeps): Promise<Map<Need, NeedCheck>> {
+  const ms = deps.timeoutMs ?? 5_000;
+  const { settings } = deps;
+  const checks: Record<Need, () => Promise<NeedCheck>> = {
+    postgres: () =>
+      withTimeout(deps.db.ping(), ms, 'PostgreSQL').then(
+        () => ({ ok: true }),
+        () => ({
+          ok: false,
+          reason: `PostgreSQL not reachable at ${hostOf(settings.DATABASE_URL)}; start it or fix DATABASE_URL`,
+        }),
+      ),
+    redis: () =>
+      withTimeout(deps.redis.ping(), ms, 'Redis').then(
+        () => ({ ok: true }),
+        () => ({
+          ok: false,
+          reason: `Redis not reachable at ${hostOf(settings.REDIS_URL)}; start it or fix REDIS_URL`,
+        }),
+      ),
+    storage: () =>
+      withTimeout(deps.storage.ping(deps.bucket), ms, 'storage').then(
+        () => ({ ok: true }),
+        (error: unknown) => ({
+          ok: false,
+          reason: `storage (${settings.STORAGE_DRIVER}) not writable: ${message(error)}; check STORAGE_FS_ROOT or the S3 settings`,
+        }),
+      ),
+    ffprobe: () =>
+      videoToolVersion('ffprobe', settings.FFPROBE_PATH, ms).then(
+        (version) => ({ ok: true, version }),
+        (error: unknown) => ({
+          ok: false,
+          reason: `${message(error)}; install ffmpeg (Debian: apt-get install ffmpeg) or set FFPROBE_PATH`,
+        }),
+      ),
+    ffmpeg: () =>
+      videoToolVersion('ffmpeg', settings.FFMPEG_PATH, ms).then(
+        (version) => ({ ok: true, version }),
+        (error: unknown) => ({
+          ok: false,
+          reason: `${message(error)}; install ffmpeg (Debian: apt-get install ffmpeg) or set FFMPEG_PATH`,
+        }),
+      ),
+  };
+  const entries = await Promise.all([...needs].map(async (need) => [need, await checks[need]()] as const));
+  return new Map(entries);
+}

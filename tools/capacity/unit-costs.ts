@@ -1,0 +1,129 @@
+// Unit costs for the capacity section of docs/operations.md: one API and one worker process
+// (real, through tsx) on a database and Redis prefix of their own; N frames submitted, then
+// per accepted frame: API CPU, worker CPU, PostgreSQL transactions and row writes (of this
+// database only), database bytes, Redis commands (of this prefix only, MONITOR) and bytes kept
+// in Redis, and bytes stored.
+//   npx tsx --tsconfig tsconfig.base.json tools/capacity/unit-costs.ts [frames=40]
+import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { makePng, startStack, testRedisUrl } from '@framedesk/testing';
+
+const frames = Number(process.argv[2] ?? 40);
+const cpuMs = (pid: number) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, USER_HZ = 100
+};
+const bytesUnder = (dir: string): number =>
+  readdirSync(dir, { withFileTypes: true }).reduce(
+    (sum, e) => sum + (e.isDirectory() ? bytesUnder(join(dir, e.name)) : statSync(join(dir, e.name)).size),
+    0,
+  );
+
+const stack = await startStack({ workers: 1, env: { RATE_LIMIT_PER_MINUTE: '100000', LOG_LEVEL: 'warn' } });
+const sql = new pg.Client({ connectionString: stack.database.url });
+await sql.connect();
+const dbStats = async () =>
+  (
+    await sql.query<{ xact: string; writes: string; bytes: string }>(
+      `SELECT xact_commit::text AS xact, (tup_inserted + tup_updated + tup_deleted)::text AS writes,
+              (SELECT sum(pg_total_relation_size(c.oid))::text FROM pg_class c
+                 JOIN pg_namespace n ON n.oid = c.relnamespace
+                WHERE n.nspname = 'public' AND c.relkind IN ('r', 'm')) AS bytes
+         FROM pg_stat_database WHERE datname = current_database()`,
+    )
+  ).rows[0]!;
+/** Bytes Redis holds under `prefix` (SCAN + MEMORY USAGE). */
+const redisBytes = async (redis: Redis, prefix: string) => {
+  let cursor = '0';
+  let bytes = 0;
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+    for (const key of keys) bytes += Number((await redis.call('MEMORY', 'USAGE', key)) ?? 0);
+    cursor = next;
+  } while (cursor !== '0');
+  return bytes;
+};
+try {
+  const key = await stack.createAgent('cam', ['news']);
+  const png = makePng(1280, 720, { seed: 3 });
+  const prefix = stack.env['REDIS_PREFIX']!;
+  const monitor = new Redis(testRedisUrl());
+  let redisOps = 0;
+  const watch = await monitor.monitor();
+  watch.on('monitor', (_time: string, args: string[]) => {
+    if (args.some((a) => a.includes(prefix))) redisOps++;
+  });
+  const storage = stack.env['STORAGE_FS_ROOT']!;
+  const apiPid = stack.api.child.pid!;
+  const workerPid = stack.workers[0]!.child.pid!;
+  const probe = new Redis(testRedisUrl());
+  const before = {
+    api: cpuMs(apiPid),
+    worker: cpuMs(workerPid),
+    db: await dbStats(),
+    bytes: bytesUnder(storage),
+    redis: await redisBytes(probe, prefix),
+  };
+  const ids: string[] = [];
+  for (let i = 0; i < frames; i += 4) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(4, frames - i) }, async () => {
+        const form = new FormData();
+        const metadata = { agent_slug: 'cam', channel_slug: 'news', date: '20260101', title: 'capacity' };
+        form.append('metadata', new Blob([JSON.stringify(metadata)], { type: 'application/json' }));
+        form.append('image', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'f.png');
+        const response = await fetch(`${stack.apiUrl}/v1/frame-submissions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'idempotency-key': randomUUID() },
+          body: form,
+        });
+        return ((await response.json()) as { id: string }).id;
+      }),
+    );
+    ids.push(...batch);
+  }
+  for (;;) {
+    const { rows } = await sql.query<{ n: string }>(
+      "SELECT count(*)::text AS n FROM submissions WHERE id = ANY($1) AND status = 'needs_review'",
+      [ids],
+    );
+    if (Number(rows[0]!.n) === ids.length) break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  await new Promise((r) => setTimeout(r, 1000));
+  const after = {
+    api: cpuMs(apiPid),
+    worker: cpuMs(workerPid),
+    db: await dbStats(),
+    bytes: bytesUnder(storage),
+    redis: await redisBytes(probe, prefix),
+  };
+  probe.disconnect();
+  watch.disconnect();
+  monitor.disconnect();
+  const per = (a: number, b: number) => ((a - b) / frames).toFixed(2);
+  console.log(
+    JSON.stringify(
+      {
+        frames,
+        input_png_bytes: png.length,
+        api_cpu_ms_per_frame: per(after.api, before.api),
+        worker_cpu_ms_per_frame: per(after.worker, before.worker),
+        pg_transactions_per_frame: per(Number(after.db.xact), Number(before.db.xact)),
+        pg_row_writes_per_frame: per(Number(after.db.writes), Number(before.db.writes)),
+        redis_commands_per_frame: (redisOps / frames).toFixed(2),
+        stored_bytes_per_frame: per(after.bytes, before.bytes),
+        pg_table_and_index_bytes_per_frame: per(Number(after.db.bytes), Number(before.db.bytes)),
+        redis_bytes_retained_per_frame: per(after.redis, before.redis),
+      },
+      null,
+      2,
+    ),
+  );
+} finally {
+  await sql.end();
+  await stack.stop();
+}
