@@ -1,6 +1,6 @@
 /** What one `npm run bench` does: the full run, or `--quick` (under two minutes, fewer samples). */
 
-export const SCENARIOS = ['pipeline', 'memory', 'ingest', 'review'] as const;
+export const SCENARIOS = ['pipeline', 'memory', 'ingest', 'review', 'similar'] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 export interface BenchOptions {

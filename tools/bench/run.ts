@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [--only=pipeline,memory,ingest,review] [--reps=N] [--profile]`
+// `npm run bench [-- --quick] [--only=pipeline,memory,ingest,review,similar] [--reps=N] [--profile]`
 // Starts what it needs (databases, Redis prefixes, the real API and worker processes, the
 // baselines), runs the scenarios, prints the table and writes bench/results/. Timings never
 // fail the run; a scenario that cannot run does (exit 1), after the others have run.
@@ -6,6 +6,7 @@ import os from 'node:os';
 import { BENCH_ENV, type BenchStack, startBenchStack } from './framedesk';
 import { ingestScenario } from './ingest.scenario';
 import { memoryScenario } from './memory.scenario';
+import { nearDuplicateOptions, nearDuplicateScenario } from './near-duplicates.scenario';
 import { parseOptions } from './options';
 import { pipelineScenario } from './pipeline.scenario';
 import { machine, markdownTable, type ScenarioResult, writeResults } from './report';
@@ -76,6 +77,10 @@ if (options.only.has('pipeline') || options.only.has('memory') || options.only.h
   });
 }
 if (options.only.has('review')) await scenario('Review queries', () => reviewScenario(options.review));
+if (options.only.has('similar'))
+  await scenario('Near-duplicate search', () =>
+    nearDuplicateScenario(nearDuplicateOptions(options.quick, options.review.reps)),
+  );
 
 const durationMs = Date.now() - startedAt.getTime();
 const files = await writeResults({

@@ -6,6 +6,7 @@ import { agentAccountCommands } from './commands/agent-accounts.command';
 import { agentCommands } from './commands/agents.command';
 import { configCommands } from './commands/config.command';
 import { demoCommands } from './commands/demo.command';
+import { mediaCommands } from './commands/media.command';
 import { doctorCommands } from './commands/doctor.command';
 import { mcpCommands } from './commands/mcp.command';
 import { reviewerAccountCommands } from './commands/reviewer-accounts.command';
@@ -44,6 +45,7 @@ const COMMANDS: Record<string, Command> = {
   ...configCommands,
   ...demoCommands,
   ...submitCommands,
+  ...mediaCommands,
   ...doctorCommands,
   ...mcpCommands,
 };

@@ -20,7 +20,12 @@ import {
   type WorkerReadinessReport,
 } from '@framedesk/queues';
 import { createStorage, type ObjectStorage } from '@framedesk/storage';
-import { createVideoService, imageProcessingService, reconcilerService } from '@framedesk/submissions';
+import {
+  createVideoService,
+  imageProcessingService,
+  nearDuplicateSettings,
+  reconcilerService,
+} from '@framedesk/submissions';
 import { createVideoProvider } from '@framedesk/video-provider';
 import type { AnyJobHandler, JobContext, WorkerDeps } from './jobs/job-handler';
 import { classifyJobError, serverFaultDelayMs } from './job-errors';
@@ -91,13 +96,14 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
   );
   const storage = options.storage ?? createStorage(settings);
   const queues = createQueueProducer(connection, settings.REDIS_PREFIX);
+  const nearDuplicates = nearDuplicateSettings(settings);
   const deps: WorkerDeps = {
     settings,
     config,
     db,
     storage,
     queues,
-    images: imageProcessingService({ db, storage, config }),
+    images: imageProcessingService({ db, storage, config, nearDuplicates }),
     reconciler: reconcilerService({ db, queues, reconcileAfterSeconds: settings.RECONCILE_AFTER_SECONDS }),
     video: createVideoService({
       db,
@@ -107,6 +113,7 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
       provider: createVideoProvider(settings, config),
       config,
       tools: { ffprobePath: settings.FFPROBE_PATH, ffmpegPath: settings.FFMPEG_PATH },
+      nearDuplicates,
     }),
   };
   const metrics = createWorkerMetrics(options.metrics, { queues, db });

@@ -112,6 +112,13 @@ export const settingsSchema = Type.Object(
     RECONCILE_AFTER_SECONDS: int(120, 'Age after which a non-terminal submission without a live job is re-enqueued', 1),
     RECONCILE_INTERVAL_SECONDS: int(30, 'How often the reconciler looks for submissions without a live job', 1),
     WORKER_LOCK_SECONDS: int(30, 'BullMQ job lock; a job whose worker died is handed to another after this long', 2),
+    NEAR_DUPLICATE_MAX_DISTANCE: Type.Integer({
+      default: 10,
+      minimum: 0,
+      maximum: 15,
+      description: 'Largest Hamming distance (of 64 bits) at which an earlier frame counts as a near-duplicate',
+    }),
+    NEAR_DUPLICATE_WINDOW_DAYS: int(90, 'How far back near-duplicates of a frame are looked for in its channel', 1),
     WORKBENCH_DIST: str('apps/workbench/dist', 'Built workbench the API serves at /'),
     CORS_ORIGINS: Type.String({
       default: '',

@@ -5,6 +5,9 @@
 export type ReviewMediaType = 'image' | 'video';
 export type ReviewVisibility = 'draft' | 'team_visible' | 'promotion_eligible';
 
+/** The reject reason that names the earlier frame it duplicates (`duplicate_of`). */
+export const DUPLICATE_OF_EARLIER_FRAME = 'Duplicate of an earlier frame';
+
 /** Reasons a reviewer picks from when rejecting; free text adds detail (required for "Other"). */
 export const REJECT_REASONS = [
   'Low quality',
@@ -12,6 +15,7 @@ export const REJECT_REASONS = [
   'Broken or misleading click zones',
   'Inappropriate content',
   'Duplicate',
+  DUPLICATE_OF_EARLIER_FRAME,
   'Other',
 ] as const;
 export type RejectReason = (typeof REJECT_REASONS)[number];
@@ -41,6 +45,20 @@ export interface ReviewQueueItem {
   readonly created_at: string;
   readonly thumbnail_url: string | null;
   readonly claim: ReviewClaim | null;
+  /** Queue pages: how many earlier frames of the channel look like this one (at most 10). */
+  readonly similar_count?: number;
+}
+
+/** An earlier frame of the same channel whose perceptual fingerprint is close to this one's. */
+export interface ReviewSimilarFrame {
+  readonly id: string;
+  readonly title: string | null;
+  readonly status: string;
+  readonly channel_slug: string;
+  /** Differing bits of the 64-bit fingerprints: 0 is the same picture. */
+  readonly distance: number;
+  readonly thumbnail_url: string | null;
+  readonly created_at: string;
 }
 
 export interface ReviewQueuePage {
@@ -96,10 +114,19 @@ export interface ReviewSubmissionDetail extends ReviewQueueItem {
     readonly reviewer_email: string | null;
   } | null;
   readonly events: ReviewEvent[];
+  /** Near-duplicates: earlier frames of the channel, closest first, at most 10. */
+  readonly similar: ReviewSimilarFrame[];
 }
 
 export type ReviewDecisionInput =
-  { readonly decision: 'promote' } | { readonly decision: 'reject'; readonly reason: string; readonly note?: string };
+  | { readonly decision: 'promote' }
+  | {
+      readonly decision: 'reject';
+      readonly reason: string;
+      readonly note?: string;
+      /** With the reason "Duplicate of an earlier frame": the frame this one duplicates. */
+      readonly duplicate_of?: string;
+    };
 
 /** One frame's answer to `POST /review/decisions`. */
 export type ReviewBatchResult =

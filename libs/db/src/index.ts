@@ -4,6 +4,16 @@ export type { AccountChange, AccountEventRow } from './accounts.repository';
 export type { AgentRow } from './agents.repository';
 export type { ApiKeyRow, ApiKeyWithAgent } from './api-keys.repository';
 export type { ChannelRow } from './channels.repository';
+export {
+  bandMasks,
+  DEFAULT_SIMILARITY,
+  fingerprintBands,
+  type FingerprintRow,
+  MAX_SIMILAR,
+  type SimilaritySettings,
+  type SimilarMatch,
+  type UnfingerprintedRow,
+} from './fingerprints.repository';
 export type { ReviewerRow } from './reviewers.repository';
 export type { ReviewerSessionRow, ReviewerSessionWithReviewer } from './reviewer-sessions.repository';
 export type {

@@ -4,6 +4,7 @@ import { apiKeysRepository } from './api-keys.repository';
 import { backlogRepository } from './backlog.repository';
 import { channelsRepository } from './channels.repository';
 import { imageIngestRepository } from './image-ingest.repository';
+import { fingerprintsRepository } from './fingerprints.repository';
 import { idempotencyRepository } from './idempotency.repository';
 import { mediaObjectsRepository } from './media-objects.repository';
 import { mediaUploadsRepository } from './media-uploads.repository';
@@ -20,6 +21,7 @@ export function createRepositories(client: DbClient) {
     apiKeys: apiKeysRepository(client),
     backlog: backlogRepository(client),
     channels: channelsRepository(client),
+    fingerprints: fingerprintsRepository(client),
     idempotency: idempotencyRepository(client),
     imageIngest: imageIngestRepository(client),
     mediaObjects: mediaObjectsRepository(client),

@@ -1,3 +1,15 @@
+export { FINGERPRINT_BITS, hammingDistance, perceptualHash, perceptualHashOf } from './fingerprint';
+export {
+  applyEdit,
+  buildQualitySet,
+  EDITS,
+  encodePicture,
+  generatePicture,
+  measureQuality,
+  type Picture,
+  type QualityRow,
+  rerender,
+} from './fingerprint-quality';
 export { variantSize, type Size } from './geometry';
 export {
   configureImageProcessing,

@@ -1,3 +1,4 @@
 export * from './review.service';
 export * from './review.views';
 export * from './review-input';
+export * from './similarity.service';

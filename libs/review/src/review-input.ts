@@ -1,9 +1,10 @@
-import { REJECT_REASONS, type RejectReason } from '@framedesk/contracts';
+import { DUPLICATE_OF_EARLIER_FRAME, REJECT_REASONS, type RejectReason } from '@framedesk/contracts';
 import {
   DomainError,
   FAILURE_CODES,
   type FieldError,
   isFrameDate,
+  isId,
   isSlug,
   MEDIA_TYPES,
   type MediaType,
@@ -25,7 +26,13 @@ export interface QueueQuery {
 
 export type Decision =
   | { readonly decision: 'promote' }
-  | { readonly decision: 'reject'; readonly reason: RejectReason; readonly note: string | null };
+  | {
+      readonly decision: 'reject';
+      readonly reason: RejectReason;
+      readonly note: string | null;
+      /** The earlier frame this one duplicates (reason "Duplicate of an earlier frame" only). */
+      readonly duplicateOf?: string;
+    };
 
 const fail = (errors: FieldError[]) => {
   if (errors.length > 0) throw new DomainError('validation_failed', errors.map((e) => e.detail).join(' '), { errors });
@@ -106,8 +113,14 @@ export function parseDecision(body: unknown): Decision {
   if (reason === 'Other' && note === '')
     errors.push({ pointer: '/note', detail: 'Say why in the note when the reason is Other.' });
   if (note.length > 1000) errors.push({ pointer: '/note', detail: 'The note has at most 1000 characters.' });
+  const duplicateOf = parseDuplicateOf(reason, b['duplicate_of'], errors);
   fail(errors);
-  return { decision: 'reject', reason: reason as RejectReason, note: note === '' ? null : note };
+  return {
+    decision: 'reject',
+    reason: reason as RejectReason,
+    note: note === '' ? null : note,
+    ...(duplicateOf ? { duplicateOf } : {}),
+  };
 }
 
 export function parseVisibility(body: unknown): Visibility {
@@ -174,4 +187,21 @@ export function parseBatchDecision(body: unknown, isSubmissionId: (id: string) =
     fail([{ pointer: '/ids', detail: `ids must list 1 to ${MAX_BATCH} submission ids.` }]);
   }
   return { ids: [...new Set(ids as string[])], decision: parseDecision(b) };
+}
+
+/** `duplicate_of` goes with, and only with, the reason "Duplicate of an earlier frame". */
+function parseDuplicateOf(reason: unknown, value: unknown, errors: FieldError[]): string | undefined {
+  if (reason !== DUPLICATE_OF_EARLIER_FRAME) {
+    if (value !== undefined && value !== null)
+      errors.push({
+        pointer: '/duplicate_of',
+        detail: `duplicate_of goes with the reason ${DUPLICATE_OF_EARLIER_FRAME}.`,
+      });
+    return undefined;
+  }
+  if (typeof value !== 'string' || !isId('submission', value)) {
+    errors.push({ pointer: '/duplicate_of', detail: 'Name the earlier frame this one duplicates (duplicate_of).' });
+    return undefined;
+  }
+  return value;
 }

@@ -13,6 +13,7 @@ import {
   reasonText,
 } from './review-input';
 import { claimView, detailView, failedView, type MediaUrlFn, queueItemView } from './review.views';
+import { type NearDuplicateSettings, similarityService } from './similarity.service';
 
 export interface QueueDepth {
   readonly waiting: number;
@@ -46,6 +47,8 @@ export interface ReviewServiceDeps {
   readonly now?: () => Date;
   /** Announces claims and visibility changes to open workbenches (status changes announce themselves). */
   readonly changes?: ReviewChangePublisher;
+  /** Near-duplicate search (threshold, window); defaults to 10 bits and 90 days. */
+  readonly nearDuplicates?: NearDuplicateSettings;
 }
 
 /** One frame's answer in a batch decision. */
@@ -65,6 +68,11 @@ export function reviewService(deps: ReviewServiceDeps) {
   const claimMs = (deps.claimSeconds ?? 300) * 1000;
   const repo = db.repos.review;
   const actorOf = (me: Reviewer) => ({ type: 'reviewer' as const, id: me.reviewerId });
+  const similarity = similarityService({
+    db,
+    mediaUrl,
+    ...(deps.nearDuplicates ? { settings: deps.nearDuplicates } : {}),
+  });
 
   async function detail(id: string, me: Reviewer) {
     const row = await repo.detail(id);
@@ -74,8 +82,11 @@ export function reviewService(deps: ReviewServiceDeps) {
       row.reviewerId,
       ...row.events.map((e) => (e.actorType === 'reviewer' ? e.actorId : null)),
     ];
-    const emails = await repo.reviewerEmails(ids.filter((x): x is string => !!x));
-    return detailView(row, mediaUrl, me.reviewerId, emails, now());
+    const [emails, similar] = await Promise.all([
+      repo.reviewerEmails(ids.filter((x): x is string => !!x)),
+      similarity.similar(id),
+    ]);
+    return { ...detailView(row, mediaUrl, me.reviewerId, emails, now()), similar };
   }
 
   async function decideOne(id: string, decision: Decision, me: Reviewer): Promise<'promoted' | 'rejected'> {
@@ -93,6 +104,8 @@ export function reviewService(deps: ReviewServiceDeps) {
       );
     }
     const reason = decision.decision === 'reject' ? reasonText(decision) : null;
+    const duplicateOf = decision.decision === 'reject' ? decision.duplicateOf : undefined;
+    if (duplicateOf) await similarity.assertEarlierFrame(id, duplicateOf);
     const to = decision.decision === 'promote' ? 'promoted' : 'rejected';
     const result = await db.transition({
       id,
@@ -100,6 +113,7 @@ export function reviewService(deps: ReviewServiceDeps) {
       actor: actorOf(me),
       reason,
       onlyFrom: ['needs_review'],
+      ...(duplicateOf ? { data: { duplicate_of: duplicateOf } } : {}),
       // A concurrent change to draft between the check above and this write wins.
       ...(to === 'promoted' ? { onlyWithVisibility: 'promotion_eligible' as const } : {}),
       patch: {
@@ -136,11 +150,17 @@ export function reviewService(deps: ReviewServiceDeps) {
         limit: q.limit + 1,
       });
       const page = rows.slice(0, q.limit);
-      const emails = await repo.reviewerEmails(page.flatMap((r) => (r.claimedBy ? [r.claimedBy] : [])));
+      const [emails, similarCounts] = await Promise.all([
+        repo.reviewerEmails(page.flatMap((r) => (r.claimedBy ? [r.claimedBy] : []))),
+        similarity.counts(page.map((r) => r.id)),
+      ]);
       const at = now();
       const last = page.at(-1);
       return {
-        items: page.map((r) => queueItemView(r, mediaUrl, me.reviewerId, emails, at)),
+        items: page.map((r) => ({
+          ...queueItemView(r, mediaUrl, me.reviewerId, emails, at),
+          similar_count: similarCounts.get(r.id) ?? 0,
+        })),
         next_cursor:
           rows.length > q.limit && last ? encodeCursor({ c: last.createdAt.toISOString(), i: last.id }) : null,
       };

@@ -93,7 +93,7 @@ export function detailView(
   me: string,
   emails: Emails,
   now: Date,
-): DetailView {
+): Omit<DetailView, 'similar'> {
   const meta = metadataOf(row);
   const image =
     mediaNamed(row, 'variant', ['preview', 'public']) ??

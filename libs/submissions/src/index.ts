@@ -8,6 +8,7 @@ export * from './video.service';
 export * from './video-upload.service';
 export * from './processing.service';
 export * from './reconciler.service';
+export * from './fingerprint.service';
 export * from './stream-head';
 export * from './system-review';
 export * from './agent-channels';

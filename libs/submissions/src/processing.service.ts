@@ -1,5 +1,5 @@
 import { parseVariantName, type ProjectConfig, type VariantSpec } from '@framedesk/config';
-import type { Database, MediaObjectRow } from '@framedesk/db';
+import type { Database, MediaObjectRow, SimilaritySettings } from '@framedesk/db';
 import type { FailureCode, SubmissionStatus } from '@framedesk/domain';
 import { formatsForMimeTypes, isImageProcessingError, processImage } from '@framedesk/media';
 import { finishProcessing } from './system-review';
@@ -10,6 +10,7 @@ import {
   readObject,
   storageKeys,
 } from '@framedesk/storage';
+import { fingerprintFrame } from './fingerprint.service';
 
 const SYSTEM = { type: 'system' } as const;
 
@@ -29,6 +30,8 @@ export interface ImageProcessingDeps {
   readonly config: ProjectConfig;
   /** Pixel limit of a decoded original (sharp's `limitInputPixels`). */
   readonly maxInputPixels?: number;
+  /** What counts as a near-duplicate when the fingerprint is stored. */
+  readonly nearDuplicates?: SimilaritySettings;
 }
 
 /** Statuses from which a failure may be recorded by the pipeline (never a reviewer's queue). */
@@ -152,6 +155,8 @@ export function imageProcessingService(deps: ImageProcessingDeps) {
           }),
         );
       }
+
+      await fingerprintFrame(deps.db, submissionId, input, deps.nearDuplicates);
 
       const done = await finishProcessing(deps.db, {
         id: submissionId,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { ProjectConfig } from '@framedesk/config';
-import type { Database, MediaUploadRow, SubmissionRow } from '@framedesk/db';
+import type { Database, MediaUploadRow, SimilaritySettings, SubmissionRow } from '@framedesk/db';
 import { type FailureCode, FAILURE_CODES } from '@framedesk/domain';
 import {
   extractPoster,
@@ -18,6 +18,7 @@ import type { QueueProducer } from '@framedesk/queues';
 import { type ObjectStorage, storageKeys } from '@framedesk/storage';
 import { finishProcessing } from './system-review';
 import type { ProviderNotification, ProviderVideoState, VideoProvider } from '@framedesk/video-provider';
+import { fingerprintFrame } from './fingerprint.service';
 
 export interface VideoServiceDeps {
   readonly db: Database;
@@ -29,6 +30,8 @@ export interface VideoServiceDeps {
   readonly now?: () => Date;
   /** Fetches a provider's thumbnail (global fetch by default). */
   readonly fetch?: typeof fetch;
+  /** What counts as a near-duplicate when the poster's fingerprint is stored. */
+  readonly nearDuplicates?: SimilaritySettings;
 }
 
 /** What one run of `processVideo` did (logged by the worker, asserted by tests). */
@@ -144,6 +147,7 @@ export function createVideoService(deps: VideoServiceDeps) {
     contentType = 'image/jpeg',
   ) {
     const preview = await posterPreview(poster, PREVIEW_MAX_SIDE);
+    await fingerprintFrame(deps.db, submissionId, poster, deps.nearDuplicates);
     const posterKey = storageKeys.poster(submissionId);
     const previewKey = storageKeys.variant(submissionId, VIDEO_PREVIEW_VARIANT);
     const storedPoster = await deps.storage.put(bucket, posterKey, poster, { contentType });

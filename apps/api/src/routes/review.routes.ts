@@ -106,6 +106,10 @@ export function reviewRoutes(deps: ApiDependencies, options: ReviewRoutesOptions
     queues: deps.queues,
     queueDepths: options.queueDepths ?? defaultQueueDepths(deps),
     changes: reviewChangePublisher(deps.redis, deps.settings.REDIS_PREFIX),
+    nearDuplicates: {
+      maxDistance: deps.settings.NEAR_DUPLICATE_MAX_DISTANCE,
+      windowDays: deps.settings.NEAR_DUPLICATE_WINDOW_DAYS,
+    },
   });
   const changes = reviewChangeSubscriber(deps.redis, deps.settings.REDIS_PREFIX);
   const cookieOptions = { trustProxy: deps.settings.TRUST_PROXY !== false };

@@ -6,6 +6,7 @@ export const KEY_MAP: readonly (readonly [string, string])[] = [
   ['j / k', 'next / previous frame (list and grid)'],
   ['p', 'promote the frame on screen'],
   ['r', 'reject the frame on screen (opens the reason form)'],
+  ['d', 'reject as a duplicate of the closest similar earlier frame'],
   ['u', 'undo the last decision (5 seconds)'],
   ['x', 'select or unselect the frame on screen for a bulk action'],
   ['g', 'grid of large thumbnails / list and detail'],

@@ -1,4 +1,5 @@
 import type { QueueItem } from '../api/types';
+import { SimilarBadge } from './SimilarBadge';
 
 export interface QueueListProps {
   readonly items: readonly QueueItem[];
@@ -63,6 +64,7 @@ function QueueEntry({
           <span>
             {item.channel_slug} · {item.agent_slug} · {item.media_type} · {item.date}
           </span>
+          <SimilarBadge count={item.similar_count} />
           {item.claim && !item.claim.mine && (
             <span className="claimed">Being reviewed by {item.claim.reviewer_email ?? 'someone'}</span>
           )}

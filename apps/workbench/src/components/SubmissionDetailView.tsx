@@ -1,10 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError } from '../api/client';
-import type { DecisionInput, SubmissionDetail, Visibility } from '../api/types';
+import { DEFAULT_REJECT_REASONS, type DecisionInput, type SubmissionDetail, type Visibility } from '../api/types';
 import type { ClaimState } from '../hooks/useClaim';
 import { DecisionBar } from './DecisionBar';
 import { EventHistory } from './EventHistory';
 import { MediaView } from './MediaView';
+import { SimilarFrames, withoutDuplicateOf } from './SimilarFrames';
 
 export interface SubmissionDetailViewProps {
   readonly id: string;
@@ -73,6 +74,7 @@ export function SubmissionDetailView({
       <div className="detail-body">
         <MediaView submission={s} zoom={zoom} zones={zones} />
         <div className="detail-side">
+          <SimilarFrames submission={s} {...(open ? { onDecide: (d: DecisionInput) => onDecide(s, d) } : {})} />
           {s.caption && <p className="caption">{s.caption}</p>}
           <dl className="meta">
             <dt>Agent</dt>
@@ -95,7 +97,7 @@ export function SubmissionDetailView({
       {open && (
         <DecisionBar
           visibility={s.visibility}
-          {...(reasons ? { reasons } : {})}
+          reasons={withoutDuplicateOf(reasons ?? DEFAULT_REJECT_REASONS)}
           rejecting={rejecting}
           onRejecting={onRejecting}
           onDecide={(decision) => onDecide(s, decision)}

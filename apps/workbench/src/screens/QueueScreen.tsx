@@ -5,6 +5,7 @@ import type { BatchResult, DecisionInput, SubmissionDetail } from '../api/types'
 import { BatchResults, BulkBar } from '../components/BulkBar';
 import { itemName, QueueList } from '../components/QueueList';
 import { QueueFilters } from '../components/QueueFilters';
+import { duplicateOf } from '../components/SimilarFrames';
 import { SubmissionDetailView } from '../components/SubmissionDetailView';
 import { UndoToast } from '../components/UndoToast';
 import { useBulkSelection } from '../hooks/useBulkSelection';
@@ -22,7 +23,7 @@ export interface QueueScreenProps {
 
 /**
  * The review queue (a list beside the selected frame, or a grid) with bulk actions.
- * Keys: j/k move, p promote, r reject, u undo, x tick, g grid, z zoom, c click zones.
+ * Keys: j/k move, p promote, r reject, d duplicate of the closest, u undo, x tick, g grid, z zoom, c click zones.
  */
 export function QueueScreen({ route, reasons, undoMs }: QueueScreenProps) {
   const client = useQueryClient();
@@ -178,6 +179,7 @@ export function QueueScreen({ route, reasons, undoMs }: QueueScreenProps) {
     k: () => step(-1),
     p: () => decidable && decide(current, { decision: 'promote' }),
     r: () => decidable && setRejecting(true),
+    d: () => decidable && current.similar[0] && decide(current, duplicateOf(current.similar[0])),
     u: onUndo,
     x: () => selectedId && bulk.toggle(selectedId),
     g: () => setQuery({ view: grid ? null : 'grid' }),

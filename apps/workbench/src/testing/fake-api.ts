@@ -77,6 +77,7 @@ export function detail(item: QueueItem, change: Partial<SubmissionDetail> = {}):
         created_at: item.created_at,
       },
     ],
+    similar: [],
     ...change,
   };
 }

@@ -1,0 +1,209 @@
+import type { SubmissionStatus } from '@framedesk/domain';
+import { Prisma } from './generated/prisma/client.ts';
+import type { DbClient } from './prisma';
+import type { SubmissionWithMedia } from './review.repository';
+
+export interface FingerprintRow {
+  readonly submissionId: string;
+  readonly channelId: string;
+  readonly createdAt: Date;
+  /** 64-bit perceptual hash, signed (PostgreSQL bigint). */
+  readonly perceptualHash: bigint;
+  readonly band0: number;
+  readonly band1: number;
+  readonly band2: number;
+  readonly band3: number;
+  /** Near-duplicates among the earlier frames when it was fingerprinted (at most MAX_SIMILAR). */
+  readonly similarCount: number;
+}
+
+/** What counts as a near-duplicate: Hamming distance and how far back in the channel. */
+export interface SimilaritySettings {
+  /** Largest Hamming distance (of 64 bits); at most 15, so the band radius stays ≤ 3. */
+  readonly maxDistance: number;
+  readonly windowDays: number;
+}
+
+export const DEFAULT_SIMILARITY: SimilaritySettings = { maxDistance: 10, windowDays: 90 };
+/** At most this many near-duplicates are listed (and counted) per frame. */
+export const MAX_SIMILAR = 10;
+
+export interface SimilarMatch {
+  readonly submissionId: string;
+  readonly distance: number;
+}
+
+/** A frame that has media to fingerprint but no fingerprint yet. */
+export interface UnfingerprintedRow {
+  readonly id: string;
+  readonly mediaType: 'image' | 'video';
+  readonly createdAt: Date;
+}
+
+const BANDS = 4;
+const BAND_BITS = 16;
+const DAY_MS = 86_400_000;
+
+/** The hash's four 16-bit bands, most significant first, each 0–65535. */
+export function fingerprintBands(hash: bigint): [number, number, number, number] {
+  const u = BigInt.asUintN(64, hash);
+  const band = (i: number) => Number((u >> BigInt(BAND_BITS * (BANDS - 1 - i))) & 0xffffn);
+  return [band(0), band(1), band(2), band(3)];
+}
+
+const masksByRadius = new Map<number, number[]>();
+
+/**
+ * XOR masks of every 16-bit value within `radius` bits. Two hashes within distance d share at
+ * least one band within ⌊d/4⌋ bits (pigeonhole), so a search looks each band up at `band ^ mask`
+ * (multi-index hashing): exact, and it reads a few index entries instead of the channel.
+ */
+export function bandMasks(radius: number): number[] {
+  let masks = masksByRadius.get(radius);
+  if (!masks) {
+    masks = [];
+    for (let m = 0; m < 1 << BAND_BITS; m++) {
+      let bits = 0;
+      for (let v = m; v; v &= v - 1) bits++;
+      if (bits <= radius) masks.push(m);
+    }
+    masksByRadius.set(radius, masks);
+  }
+  return masks;
+}
+
+/** One search: earlier frames of the frame's channel within the window and the distance. */
+function searchSql(f: FingerprintRow, settings: SimilaritySettings, select: 'matches' | 'count'): Prisma.Sql {
+  const masks = bandMasks(Math.floor(settings.maxDistance / BANDS));
+  const [b0, b1, b2, b3] = [f.band0, f.band1, f.band2, f.band3].map((band) => masks.map((m) => band ^ m));
+  const since = new Date(f.createdAt.getTime() - settings.windowDays * DAY_MS);
+  const distance = Prisma.sql`bit_count((f.perceptual_hash # ${f.perceptualHash})::bit(64))`;
+  // Each band's OR-branch is an index lookup on (channel_id, band_i, created_at); PostgreSQL
+  // combines them as a BitmapOr, and only those candidates get the exact distance.
+  const matches = Prisma.sql`
+    SELECT f.submission_id, f.created_at, ${distance}::int AS distance
+    FROM submission_fingerprints f
+    WHERE f.channel_id = ${f.channelId}
+      AND f.created_at < ${f.createdAt} AND f.created_at >= ${since}
+      AND (f.band_0 = ANY(${b0}::int[]) OR f.band_1 = ANY(${b1}::int[])
+        OR f.band_2 = ANY(${b2}::int[]) OR f.band_3 = ANY(${b3}::int[]))
+      AND f.submission_id <> ${f.submissionId}
+      AND ${distance} <= ${settings.maxDistance}`;
+  if (select === 'count') return Prisma.sql`SELECT count(*)::int AS n FROM (${matches} LIMIT ${MAX_SIMILAR}) m`;
+  return Prisma.sql`${matches} ORDER BY distance, f.created_at DESC, f.submission_id LIMIT ${MAX_SIMILAR}`;
+}
+
+/** Statuses whose media is complete (the pipeline made variants or a poster). */
+const PROCESSED: readonly SubmissionStatus[] = ['needs_review', 'promoted', 'rejected'];
+
+/** Perceptual fingerprints of processed frames and the near-duplicate search over them. */
+export function fingerprintsRepository(db: DbClient) {
+  async function recount(row: FingerprintRow, settings: SimilaritySettings = DEFAULT_SIMILARITY): Promise<number> {
+    const [counted] = await db.$queryRaw<{ n: number }[]>(searchSql(row, settings, 'count'));
+    const n = Number(counted?.n ?? 0);
+    await db.submissionFingerprint.update({ where: { submissionId: row.submissionId }, data: { similarCount: n } });
+    return n;
+  }
+
+  return {
+    /**
+     * Stores (or replaces) a frame's fingerprint, channel and creation time copied from the
+     * submission, with how many near-duplicates it has among the earlier frames right now (a
+     * frame's earlier frames do not change later: the queue reads this count).
+     */
+    async save(input: {
+      submissionId: string;
+      perceptualHash: bigint;
+      settings?: SimilaritySettings;
+    }): Promise<FingerprintRow | null> {
+      const [band0, band1, band2, band3] = fingerprintBands(input.perceptualHash);
+      const rows = await db.$queryRaw<{ channel_id: string; created_at: Date }[]>`
+        INSERT INTO submission_fingerprints
+          (submission_id, channel_id, created_at, perceptual_hash, band_0, band_1, band_2, band_3)
+        SELECT s.id, s.channel_id, s.created_at, ${input.perceptualHash}, ${band0}, ${band1}, ${band2}, ${band3}
+        FROM submissions s WHERE s.id = ${input.submissionId}
+        ON CONFLICT (submission_id) DO UPDATE SET
+          perceptual_hash = EXCLUDED.perceptual_hash, band_0 = EXCLUDED.band_0, band_1 = EXCLUDED.band_1,
+          band_2 = EXCLUDED.band_2, band_3 = EXCLUDED.band_3
+        RETURNING channel_id, created_at`;
+      const saved = rows[0];
+      if (!saved) return null;
+      const row: FingerprintRow = {
+        submissionId: input.submissionId,
+        channelId: saved.channel_id,
+        createdAt: saved.created_at,
+        perceptualHash: input.perceptualHash,
+        band0,
+        band1,
+        band2,
+        band3,
+        similarCount: 0,
+      };
+      return { ...row, similarCount: await recount(row, input.settings) };
+    },
+
+    /** Counts the frame's near-duplicates among its earlier frames again and stores the count. */
+    recount,
+
+    find: (submissionId: string): Promise<FingerprintRow | null> =>
+      db.submissionFingerprint.findUnique({ where: { submissionId } }),
+
+    findMany: (submissionIds: readonly string[]): Promise<FingerprintRow[]> =>
+      submissionIds.length === 0
+        ? Promise.resolve([])
+        : db.submissionFingerprint.findMany({ where: { submissionId: { in: [...submissionIds] } } }),
+
+    /** The closest earlier frames, best first (distance, then newest), at most MAX_SIMILAR. */
+    async search(row: FingerprintRow, settings: SimilaritySettings = DEFAULT_SIMILARITY): Promise<SimilarMatch[]> {
+      const rows = await db.$queryRaw<{ submission_id: string; distance: number }[]>(
+        searchSql(row, settings, 'matches'),
+      );
+      return rows.map((r) => ({ submissionId: r.submission_id, distance: Number(r.distance) }));
+    },
+
+    /** Fingerprinted frames waiting for review, oldest first, after a cursor (to recount them). */
+    waitingForReview: (input: { afterId?: string; limit: number }): Promise<FingerprintRow[]> =>
+      db.submissionFingerprint.findMany({
+        where: {
+          submission: { status: 'needs_review' },
+          ...(input.afterId ? { submissionId: { gt: input.afterId } } : {}),
+        },
+        orderBy: { submissionId: 'asc' },
+        take: input.limit,
+      }),
+
+    /** Frames by id with their channel/agent slugs and media (to show matches). */
+    frames: (ids: readonly string[]): Promise<SubmissionWithMedia[]> =>
+      ids.length === 0
+        ? Promise.resolve([])
+        : db.submission.findMany({
+            where: { id: { in: [...ids] } },
+            include: {
+              agent: { select: { slug: true } },
+              channel: { select: { slug: true } },
+              media: { orderBy: [{ kind: 'asc' }, { name: 'asc' }] },
+            },
+          }),
+
+    /** Processed frames without a fingerprint, oldest first, after a keyset cursor. */
+    async unfingerprinted(input: {
+      after?: { createdAt: Date; id: string };
+      limit: number;
+    }): Promise<UnfingerprintedRow[]> {
+      const { after } = input;
+      const rows = await db.submission.findMany({
+        where: {
+          status: { in: [...PROCESSED] },
+          fingerprint: null,
+          ...(after
+            ? { OR: [{ createdAt: { gt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }] }
+            : {}),
+        },
+        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+        take: input.limit,
+        select: { id: true, mediaType: true, createdAt: true },
+      });
+      return rows;
+    },
+  };
+}
