@@ -35,7 +35,8 @@ export function apiKeysRepository(db: DbClient) {
     async findByHash(hash: string): Promise<ApiKeyWithAgent | null> {
       const rows = await db.$queryRaw<(ApiKeyRow & { agentSlug: string; agentDisabledAt: Date | null })[]>`
         SELECT k.id, k.agent_id AS "agentId", k.prefix, k.created_at AS "createdAt", k.last_used_at AS "lastUsedAt",
-               k.revoked_at AS "revokedAt", a.slug AS "agentSlug", a.disabled_at AS "agentDisabledAt"
+               k.revoked_at AS "revokedAt", k.expires_at AS "expiresAt", a.slug AS "agentSlug",
+               a.disabled_at AS "agentDisabledAt"
           FROM api_keys k JOIN agents a ON a.id = k.agent_id
          WHERE k.hash = ${hash}`;
       const row = rows[0];
