@@ -1,43 +1,20 @@
 // Near-duplicates as reviewers see them: frames sent through the real agent API, fingerprinted by
 // the real worker, searched in PostgreSQL, shown by the built workbench in chromium.
-import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import pg from 'pg';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodePicture, generatePicture, rerender } from '@framedesk/media';
 import { type Stack, startStack } from '@framedesk/testing';
+import { buildWorkbench, root } from './support';
 
-const root = resolve(import.meta.dirname, '../../..');
 const SCREENSHOTS = join(root, 'test-results/screenshots');
 const PASSWORD = 'e2e-password-long-enough';
 const REVIEWER = 'carol@example.com';
 const CHANNEL = 'dup-news';
 const AGENT = 'dup-bot';
-
-async function buildWorkbench(): Promise<string> {
-  const dist = await mkdtemp(join(tmpdir(), 'framedesk-workbench-'));
-  const result = spawnSync(
-    process.execPath,
-    [
-      join(root, 'node_modules/vite/bin/vite.js'),
-      'build',
-      '--config',
-      'apps/workbench/vite.config.ts',
-      '--outDir',
-      dist,
-      '--emptyOutDir',
-      '--logLevel',
-      'warn',
-    ],
-    { cwd: root, encoding: 'utf8' },
-  );
-  if (result.status !== 0) throw new Error(`vite build failed:\n${result.stdout}\n${result.stderr}`);
-  return dist;
-}
 
 async function screenshot(page: Page, name: string): Promise<void> {
   await mkdir(SCREENSHOTS, { recursive: true });
