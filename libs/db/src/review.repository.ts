@@ -1,7 +1,9 @@
 import type { MediaType, SubmissionStatus } from '@framedesk/domain';
 import type { MediaObjectRow } from './media-objects.repository';
-import type { DbClient, Prisma } from './prisma';
-import type { SubmissionWithSlugs } from './submissions.repository';
+import { Prisma } from './generated/prisma/client.ts';
+import type { DbClient } from './prisma';
+import { SUBMISSION_COLUMNS } from './submission-resources';
+import type { SubmissionRow, SubmissionWithSlugs } from './submissions.repository';
 
 export interface ReviewQueueFilter {
   readonly channelSlug?: string;
@@ -51,37 +53,71 @@ const withSlugsAndMedia = {
   media: { orderBy: [{ kind: 'asc' }, { name: 'asc' }] },
 } as const satisfies Prisma.SubmissionInclude;
 
+/**
+ * A page of submissions in one statement: both slugs by join, every media row folded into one JSON
+ * array per submission (Prisma's `include` sends each relation as its own statement: five per page).
+ * `where` and `orderBy` must match an index so that LIMIT stops after `limit` entries.
+ */
+const selectPage = (where: Prisma.Sql[], orderBy: Prisma.Sql, limit: number) => Prisma.sql`
+  SELECT ${SUBMISSION_COLUMNS}, a.slug AS "agentSlug", c.slug AS "channelSlug",
+         COALESCE((SELECT json_agg(json_build_object(
+                            'id', m.id, 'kind', m.kind, 'name', m.name, 'bucket', m.bucket, 'key', m.key,
+                            'contentType', m.content_type, 'byteSize', m.byte_size::text, 'width', m.width,
+                            'height', m.height, 'sha256', m.sha256, 'createdAt', m.created_at)
+                          ORDER BY m.kind, m.name)
+                     FROM media_objects m WHERE m.submission_id = s.id), '[]'::json) AS "media"
+    FROM submissions s
+    JOIN agents a ON a.id = s.agent_id
+    JOIN channels c ON c.id = s.channel_id
+   WHERE ${Prisma.join(where, ' AND ')}
+   ORDER BY ${orderBy}
+   LIMIT ${limit}`;
+
+type RawMedia = Omit<MediaObjectRow, 'submissionId' | 'byteSize' | 'createdAt'> & {
+  readonly byteSize: string;
+  readonly createdAt: string;
+};
+
+type RawPageRow = SubmissionRow & {
+  readonly agentSlug: string;
+  readonly channelSlug: string;
+  readonly media: readonly RawMedia[];
+};
+
+function toSubmissionWithMedia(raw: RawPageRow): SubmissionWithMedia {
+  const { agentSlug, channelSlug, media, ...row } = raw;
+  return {
+    ...row,
+    agent: { slug: agentSlug },
+    channel: { slug: channelSlug },
+    media: media.map((m) => ({
+      ...m,
+      submissionId: row.id,
+      byteSize: BigInt(m.byteSize),
+      createdAt: new Date(m.createdAt),
+    })),
+  };
+}
+
 /** Reads and claims for the reviewer workbench. Status changes still go through `Database.transition`. */
 export function reviewRepository(db: DbClient) {
-  const channelIdOf = async (slug: string): Promise<string | null> =>
-    (await db.channel.findUnique({ where: { slug }, select: { id: true } }))?.id ?? null;
-
   return {
-    /** `needs_review`, oldest first, keyset-paginated on (created_at, id). */
+    /** `needs_review`, oldest first, keyset-paginated on (created_at, id). One statement. */
     async queue(filter: ReviewQueueFilter): Promise<SubmissionWithMedia[]> {
-      const { after } = filter;
-      // By id, not `channel: { slug }` (a join the planner sorts after): the index then serves the
-      // filter and the order, and LIMIT stops after `limit` entries.
-      const channelId = filter.channelSlug ? await channelIdOf(filter.channelSlug) : undefined;
-      if (channelId === null) return [];
-      const date: Prisma.StringFilter = {};
-      if (filter.dateFrom) date.gte = filter.dateFrom;
-      if (filter.dateTo) date.lte = filter.dateTo;
-      return db.submission.findMany({
-        where: {
-          status: 'needs_review',
-          ...(channelId ? { channelId } : {}),
-          ...(filter.agentSlug ? { agent: { slug: filter.agentSlug } } : {}),
-          ...(filter.mediaType ? { mediaType: filter.mediaType } : {}),
-          ...(filter.dateFrom || filter.dateTo ? { date } : {}),
-          ...(after
-            ? { OR: [{ createdAt: { gt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }] }
-            : {}),
-        },
-        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-        take: filter.limit,
-        include: withSlugsAndMedia,
-      });
+      // By id (a scalar subquery), not a join on the slug, which the planner would sort after:
+      // the index then serves the filter and the order. An unknown slug matches nothing.
+      const where = [Prisma.sql`s.status = 'needs_review'`];
+      if (filter.channelSlug !== undefined)
+        where.push(Prisma.sql`s.channel_id = (SELECT id FROM channels WHERE slug = ${filter.channelSlug})`);
+      if (filter.agentSlug !== undefined)
+        where.push(Prisma.sql`s.agent_id = (SELECT id FROM agents WHERE slug = ${filter.agentSlug})`);
+      if (filter.mediaType) where.push(Prisma.sql`s.media_type = ${filter.mediaType}::"MediaType"`);
+      if (filter.dateFrom) where.push(Prisma.sql`s.date >= ${filter.dateFrom}`);
+      if (filter.dateTo) where.push(Prisma.sql`s.date <= ${filter.dateTo}`);
+      if (filter.after)
+        where.push(Prisma.sql`(s.created_at, s.id) > (${filter.after.createdAt}::timestamptz, ${filter.after.id})`);
+      const rows = await db.$queryRaw<RawPageRow[]>(selectPage(where, Prisma.sql`s.created_at, s.id`, filter.limit));
+      return rows.map(toSubmissionWithMedia);
     },
 
     /** Every channel with how many of its submissions wait for review. */
@@ -157,35 +193,29 @@ export function reviewRepository(db: DbClient) {
       return count === 1;
     },
 
-    /** A channel's promoted frames in timeline order: frame date, then promotion time. */
+    /** A channel's promoted frames in timeline order: frame date, then promotion time. One statement. */
     async timeline(input: {
-      /** The channel's id when the caller has it; otherwise its slug is looked up first. */
+      /** The channel's id when the caller has it; otherwise its slug is looked up in the statement. */
       channelId?: string;
       channelSlug?: string;
       after?: { date: string; reviewedAt: Date; id: string };
       limit: number;
     }): Promise<SubmissionWithMedia[]> {
       const { after } = input;
-      const channelId = input.channelId ?? (input.channelSlug ? await channelIdOf(input.channelSlug) : null);
-      if (!channelId) return [];
-      return db.submission.findMany({
-        where: {
-          status: 'promoted',
-          channelId,
-          ...(after
-            ? {
-                OR: [
-                  { date: { gt: after.date } },
-                  { date: after.date, reviewedAt: { gt: after.reviewedAt } },
-                  { date: after.date, reviewedAt: after.reviewedAt, id: { gt: after.id } },
-                ],
-              }
-            : {}),
-        },
-        orderBy: [{ date: 'asc' }, { reviewedAt: 'asc' }, { id: 'asc' }],
-        take: input.limit,
-        include: withSlugsAndMedia,
-      });
+      let channel: Prisma.Sql;
+      if (input.channelId !== undefined) channel = Prisma.sql`${input.channelId}`;
+      else if (input.channelSlug !== undefined)
+        channel = Prisma.sql`(SELECT id FROM channels WHERE slug = ${input.channelSlug})`;
+      else return [];
+      const where = [Prisma.sql`s.channel_id = ${channel}`, Prisma.sql`s.status = 'promoted'`];
+      if (after)
+        where.push(
+          Prisma.sql`(s.date, s.reviewed_at, s.id) > (${after.date}, ${after.reviewedAt}::timestamptz, ${after.id})`,
+        );
+      const rows = await db.$queryRaw<RawPageRow[]>(
+        selectPage(where, Prisma.sql`s.date, s.reviewed_at, s.id`, input.limit),
+      );
+      return rows.map(toSubmissionWithMedia);
     },
 
     /** The most recently failed submissions, with their failure code and message. */

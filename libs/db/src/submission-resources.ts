@@ -9,16 +9,20 @@ export type SubmissionResourceRow = SubmissionWithSlugs & {
   readonly media: readonly { readonly kind: string; readonly name: string; readonly key: string }[];
 };
 
-// One statement per read: slugs by join, the upload by a unique-index lookup (videos only), the
-// delivered media folded into one JSON array. Prisma's `include` sends each relation separately.
-const SELECT_RESOURCE = Prisma.sql`
-  SELECT s.id, s.status::text AS "status", s.media_type::text AS "mediaType", s.agent_id AS "agentId",
+/** Every column of `submissions s` under its `SubmissionRow` name. */
+export const SUBMISSION_COLUMNS = Prisma.sql`
+         s.id, s.status::text AS "status", s.media_type::text AS "mediaType", s.agent_id AS "agentId",
          s.channel_id AS "channelId", s.date, s.metadata, s.title, s.visibility::text AS "visibility",
          s.failure_code AS "failureCode", s.failure_message AS "failureMessage",
          s.review_decision::text AS "reviewDecision", s.review_reason AS "reviewReason",
          s.reviewer_id AS "reviewerId", s.reviewed_at AS "reviewedAt", s.claimed_by AS "claimedBy",
          s.claimed_until AS "claimedUntil", s.width, s.height, s.duration_ms AS "durationMs",
-         s.created_at AS "createdAt", s.updated_at AS "updatedAt",
+         s.created_at AS "createdAt", s.updated_at AS "updatedAt"`;
+
+// One statement per read: slugs by join, the upload by a unique-index lookup (videos only), the
+// delivered media folded into one JSON array. Prisma's `include` sends each relation separately.
+const SELECT_RESOURCE = Prisma.sql`
+  SELECT ${SUBMISSION_COLUMNS},
          a.slug AS "agentSlug", c.slug AS "channelSlug", u.id AS "uploadId",
          COALESCE((SELECT json_agg(json_build_object('kind', m.kind, 'name', m.name, 'key', m.key) ORDER BY m.name)
                      FROM media_objects m
