@@ -28,6 +28,17 @@ export function meter(maxBytes?: number) {
   return { transform, result: (): StoredObject => ({ byteSize: bytes, sha256: hash.digest('hex') }) };
 }
 
+/** Runs `operation`; when it fails because `dir` does not exist, creates `dir` and runs it once more. */
+async function whenDirectoryMissing<T>(dir: string, operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    await mkdir(dir, { recursive: true });
+    return operation();
+  }
+}
+
 /** Deletes the files directly in `dir` last modified before `olderThan`; returns how many. */
 export async function sweepStaleFiles(dir: string, olderThan: Date): Promise<number> {
   let removed = 0;
@@ -54,18 +65,19 @@ export function createFsStorage(root: string): ObjectStorage {
     async put(bucket, key, body, options: PutOptions) {
       const target = pathOf(bucket, key);
       const tmpDir = join(base, assertSafeKey(bucket), '.tmp');
-      await mkdir(tmpDir, { recursive: true });
-      await mkdir(dirname(target), { recursive: true });
       const tmp = join(tmpDir, `${randomBytes(8).toString('hex')}.part`);
+      // Directories are made only when missing (ENOENT), not before every write: the temp file is
+      // opened before the body is read, so a retry after mkdir consumes nothing.
+      const handle = await whenDirectoryMissing(tmpDir, () => open(tmp, 'wx'));
       const { transform, result } = meter(options.maxBytes);
       try {
         const source = Buffer.isBuffer(body) ? Readable.from([body]) : body;
-        await pipeline(source, transform, createWriteStream(tmp, { flags: 'wx' }));
-        const handle = await open(tmp, 'r');
-        await handle.sync().finally(() => handle.close());
-        await rename(tmp, target);
+        // `flush`: fsync before the stream closes the file, so the rename publishes durable bytes.
+        await pipeline(source, transform, createWriteStream('', { fd: handle, flush: true }));
+        await whenDirectoryMissing(dirname(target), () => rename(tmp, target));
         return result();
       } catch (error) {
+        await handle.close().catch(() => undefined);
         await rm(tmp, { force: true });
         throw error;
       }
