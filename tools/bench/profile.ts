@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 // eslint-disable-next-line @nx/enforce-module-boundaries -- benchmarks drive the real processes, as the end-to-end tests do.
 import { freePort, type Stack, waitForHttp } from '@framedesk/testing';
 import { workspaceRoot } from './processes';
@@ -118,9 +118,17 @@ export async function profileApi(
     const exitedAfterUs = (performance.now() - loadEnded) * 1000;
     const file = (await readdir(dir)).find((f) => f.endsWith('.cpuprofile'));
     if (!file) return ['no CPU profile was written (the API did not exit cleanly)'];
+    // Kept beside the results, to open in Chrome DevTools (Performance → Load profile).
+    const kept = join(
+      workspaceRoot,
+      'bench/results',
+      `api-ingest-${new Date().toISOString().replace(/[:.]/g, '-')}.cpuprofile`,
+    );
+    await mkdir(dirname(kept), { recursive: true });
+    await copyFile(join(dir, file), kept);
     const profile = JSON.parse(await readFile(join(dir, file), 'utf8')) as CpuProfile;
     const toUs = profile.endTime - exitedAfterUs;
-    return summarise(profile, toUs - (loadEnded - started) * 1000, toUs, 15);
+    return [...summarise(profile, toUs - (loadEnded - started) * 1000, toUs, 15), `profile: ${kept}`];
   } finally {
     await stop('SIGKILL');
     await rm(dir, { recursive: true, force: true });
