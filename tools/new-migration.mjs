@@ -2,7 +2,8 @@
 // npm run db:new-migration -- <name>: writes prisma/migrations/<UTC timestamp>_<name>/migration.sql
 // for the difference between the committed migrations and prisma/schema.prisma.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { root } from './setup.mjs';
 
@@ -13,8 +14,10 @@ if (!name || !/^[a-z0-9_]+$/.test(name)) {
 }
 const stamp = new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14);
 const dir = join(root, 'prisma/migrations', `${stamp}_${name}`);
-mkdirSync(dir, { recursive: true });
-const file = join(dir, 'migration.sql');
+// The diff is written outside prisma/migrations: an empty new folder there would be read as a
+// migration of its own, and the diff would come out empty.
+const scratch = mkdtempSync(join(tmpdir(), 'framedesk-migration-'));
+const draft = join(scratch, 'migration.sql');
 const result = spawnSync(
   'npx',
   [
@@ -27,16 +30,21 @@ const result = spawnSync(
     'prisma/schema.prisma',
     '--script',
     '-o',
-    file,
+    draft,
   ],
   { cwd: root, stdio: 'inherit' },
 );
-if (result.status !== 0 || !existsSync(file) || !/\S/.test(readFileSync(file, 'utf8').replace(/^--.*$/gm, ''))) {
-  rmSync(dir, { recursive: true, force: true });
+const drafted = existsSync(draft) ? readFileSync(draft, 'utf8') : '';
+if (result.status !== 0 || !/\S/.test(drafted.replace(/^--.*$/gm, ''))) {
+  rmSync(scratch, { recursive: true, force: true });
   console.error(
     result.status !== 0 ? 'prisma migrate diff failed' : 'schema.prisma and the migrations agree: nothing to write',
   );
   process.exit(1);
 }
+mkdirSync(dir, { recursive: true });
+const file = join(dir, 'migration.sql');
+copyFileSync(draft, file);
+rmSync(scratch, { recursive: true, force: true });
 spawnSync('npx', ['prisma', 'generate'], { cwd: root, stdio: 'inherit' });
 console.log(`wrote ${file}`);
