@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Visibility } from '@framedesk/domain';
+import { imageBacklogSql } from './backlog.repository';
 import type { DbClient } from './prisma';
 
 /** Everything an accepted image frame writes, known before the one statement that writes it. */
@@ -36,12 +37,13 @@ export function imageIngestRepository(db: DbClient) {
      * One statement, so one round trip and one implicit transaction: the completed idempotency
      * record, the submission, its first event and its original's media row, written only when the
      * agent may post to the channel and the key was never used (`ON CONFLICT DO NOTHING`). Returns
-     * false when nothing was written; the caller then takes the general path (claim, take-over of
-     * an abandoned key, replay, 403), which decides exactly as before.
+     * `created: false` when nothing was written; the caller then takes the general path (claim,
+     * take-over of an abandoned key, replay, 403), which decides exactly as before. `backlog` is
+     * the agent's unprocessed images with this one (its queue priority), read in the same statement.
      */
-    async createAtOnce(input: NewImageSubmission): Promise<boolean> {
+    async createAtOnce(input: NewImageSubmission): Promise<{ created: boolean; backlog: number }> {
       const { original: o, idempotency: i } = input;
-      const rows = await db.$queryRaw<{ created: number }[]>`
+      const rows = await db.$queryRaw<{ created: number; backlog: number }[]>`
         WITH allowed AS (
           SELECT c.id FROM channels c
             JOIN agent_channels ac ON ac.channel_id = c.id AND ac.agent_id = ${input.agentId}
@@ -71,8 +73,8 @@ export function imageIngestRepository(db: DbClient) {
                  ${o.sha256}, ${input.now}::timestamptz
             FROM submission
         )
-        SELECT count(*)::int AS created FROM submission`;
-      return rows[0]?.created === 1;
+        SELECT (SELECT count(*)::int FROM submission) AS created, ${imageBacklogSql(input.agentId)} + 1 AS backlog`;
+      return { created: rows[0]?.created === 1, backlog: rows[0]?.backlog ?? 1 };
     },
   };
 }

@@ -112,7 +112,7 @@ export function imageSubmissions(deps: SubmissionsDependencies) {
         },
         deps.variantUrl,
       );
-      const created = await deps.db.repos.imageIngest.createAtOnce({
+      const { created, backlog } = await deps.db.repos.imageIngest.createAtOnce({
         id: image.submissionId,
         agentId: caller.agentId,
         channelSlug,
@@ -138,8 +138,7 @@ export function imageSubmissions(deps: SubmissionsDependencies) {
         },
       });
       if (!created) return null;
-      const id = image.submissionId;
-      await enqueueImage(caller, id);
+      await enqueueImage(caller, image.submissionId, backlog);
       return { status: 202, body };
     },
 

@@ -75,12 +75,13 @@ export function serviceSupport(deps: SubmissionsDependencies) {
 
   /**
    * `image.process` after commit, prioritised by the agent's current backlog so one agent's flood
-   * cannot starve the others (BullMQ: a lower number runs first).
+   * cannot starve the others (BullMQ: a lower number runs first). `knownBacklog`: when the
+   * statement that created the frame already counted it.
    */
-  async function enqueueImage(caller: AgentCaller, submissionId: string): Promise<void> {
+  async function enqueueImage(caller: AgentCaller, submissionId: string, knownBacklog?: number): Promise<void> {
     await enqueueAfterCommit(
       async () => {
-        const backlog = await deps.db.repos.backlog.imageBacklog(caller.agentId).catch(() => 1);
+        const backlog = knownBacklog ?? (await deps.db.repos.backlog.imageBacklog(caller.agentId).catch(() => 1));
         await deps.queues.enqueue('image.process', { submissionId }, { priority: backlogPriority(backlog) });
       },
       { submission_id: submissionId },
