@@ -1,8 +1,31 @@
 import { parseVariantName, type VariantSpec } from '@framedesk/config';
 import { makePng, makePngBomb } from '@framedesk/testing';
 import sharp from 'sharp';
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { perceptualHash } from './fingerprint';
+import { encodePicture, generatePicture } from './fingerprint-quality';
 import { isImageProcessingError, processImage } from './image';
+import type * as SharpLoader from './sharp-loader';
+
+/** Every `sharp(input)` libs/media makes, so a test can tell how often an encoded image is opened. */
+const opened: { input: unknown; options: Record<string, unknown> | undefined }[] = [];
+vi.mock('./sharp-loader', async (importOriginal) => {
+  const original = await importOriginal<typeof SharpLoader>();
+  return {
+    ...original,
+    loadSharp: async () => {
+      const real = await original.loadSharp();
+      const counting = (input: unknown, options?: Record<string, unknown>) => {
+        opened.push({ input, options });
+        return real(input as Buffer, options);
+      };
+      return Object.assign(counting, real);
+    },
+  };
+});
+beforeEach(() => {
+  opened.length = 0;
+});
 
 const specs = (...names: string[]): VariantSpec[] => names.map((n) => parseVariantName(n)!);
 
@@ -46,6 +69,39 @@ describe('processImage', () => {
     const result = await processImage(rotated, specs('public'), { allowedFormats: ['jpeg'] });
     expect([result.width, result.height]).toEqual([20, 40]);
     expect([result.variants[0]!.width, result.variants[0]!.height]).toEqual([20, 40]);
+  });
+
+  it('carries the fingerprint perceptualHash gives for the same bytes, whatever the format', async () => {
+    const picture = await encodePicture(generatePicture(11, 320, 240));
+    const rgba = await sharp(picture).ensureAlpha(0.5).png().toBuffer();
+    const inputs: Record<string, Buffer> = {
+      png: picture,
+      'png with alpha': rgba,
+      'palette png': await sharp(picture).png({ palette: true }).toBuffer(),
+      'grey png': await sharp(picture).greyscale().png().toBuffer(),
+      '16-bit png': await sharp(picture).toColourspace('rgb16').png().toBuffer(),
+      'png with orientation 2': await sharp(picture).png().withMetadata({ orientation: 2 }).toBuffer(),
+      gif: await sharp(picture).gif().toBuffer(),
+      jpeg: await sharp(picture).jpeg().toBuffer(),
+      'jpeg with orientation 6': await sharp(picture).jpeg().withMetadata({ orientation: 6 }).toBuffer(),
+      webp: await sharp(picture).webp().toBuffer(),
+    };
+    const formats = ['png', 'gif', 'jpeg', 'webp'];
+    for (const [name, input] of Object.entries(inputs)) {
+      const result = await processImage(input, specs('thumbnail'), { allowedFormats: formats });
+      expect({ name, hash: result.perceptualHash }).toEqual({ name, hash: await perceptualHash(input) });
+    }
+  });
+
+  it('decodes an 8-bit PNG once for every variant and the fingerprint', async () => {
+    const input = await encodePicture(generatePicture(12, 640, 360));
+    opened.length = 0;
+    const result = await processImage(input, specs('public', 'thumbnail', 'preview'));
+    // The header read (no pixels) and the one decode; variants and fingerprint start from its raw pixels.
+    const ofInput = opened.filter((o) => o.input === input);
+    expect(ofInput.map((o) => o.options?.['limitInputPixels'] === false)).toEqual([true, false]);
+    expect(opened.filter((o) => o.input !== input && !o.options?.['raw'])).toEqual([]);
+    expect(result.perceptualHash).toBe(await perceptualHash(input));
   });
 
   it('refuses a decompression bomb by its header as image_too_large', async () => {

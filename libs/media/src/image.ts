@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import type { VariantSpec } from '@framedesk/config';
 import type { Metadata } from 'sharp';
+import { perceptualHash, perceptualHashOf } from './fingerprint';
 import { loadSharp, setSharpThreads } from './sharp-loader';
 import { type Size, variantSize } from './geometry';
 
@@ -55,6 +56,11 @@ export interface ProcessedImage {
   readonly height: number;
   readonly format: string;
   readonly variants: readonly ImageVariant[];
+  /**
+   * The picture's 64-bit dHash, made from the same decoded pixels as the variants: equal to
+   * `perceptualHash(input)`, without decoding the original a second time.
+   */
+  readonly perceptualHash: bigint;
 }
 
 /** Maps allowed MIME types (`media.allowed_image_mime_types`) to sharp's format names. */
@@ -88,8 +94,24 @@ function classify(error: unknown): ImageProcessingError {
 }
 
 /**
+ * Whether the fingerprint made from the decoded pixels is bit for bit `perceptualHash(input)`, so
+ * the original need not be decoded again for it. Checked (image.spec.ts) for 8-bit PNG and GIF
+ * without an EXIF orientation. Otherwise the bytes are hashed as before: JPEG and WebP shrink on
+ * load (a cheap partial decode, with different pixels), 16-bit pixels were cut to 8 bits in the
+ * decode, and sharp mirrors an oriented image after its resize, so a bit or more can differ.
+ */
+function hashFromPixelsMatches(metadata: Metadata): boolean {
+  return (
+    (metadata.format === 'png' || metadata.format === 'gif') &&
+    metadata.depth === 'uchar' &&
+    (metadata.orientation === undefined || metadata.orientation === 1)
+  );
+}
+
+/**
  * Fully decodes `input` under a pixel limit, strictly (corrupt data fails), applies its EXIF
- * orientation and makes each variant as WebP without metadata. Throws ImageProcessingError for
+ * orientation and makes each variant as WebP without metadata, and the perceptual fingerprint
+ * from the same pixels. Throws ImageProcessingError for
  * bad input; anything else it throws is unexpected.
  */
 export async function processImage(
@@ -163,7 +185,22 @@ export async function processImage(
       throw classify(error);
     }
   }
-  return { width: source.width, height: source.height, format: metadata.format, variants: results };
+  let hash: bigint;
+  try {
+    hash =
+      decode !== open && hashFromPixelsMatches(metadata)
+        ? await perceptualHashOf(decode())
+        : await perceptualHash(input, { maxInputPixels: maxPixels });
+  } catch (error) {
+    throw classify(error);
+  }
+  return {
+    width: source.width,
+    height: source.height,
+    format: metadata.format,
+    variants: results,
+    perceptualHash: hash,
+  };
 }
 
 /** What an encoded image declares in its header (no pixels decoded). */
