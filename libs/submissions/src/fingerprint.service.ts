@@ -4,9 +4,27 @@ import { perceptualHash } from '@framedesk/media';
 import { type ObjectStorage, ObjectNotFoundError, readObject } from '@framedesk/storage';
 
 /**
- * Computes a frame's perceptual fingerprint from its decoded-ready bytes (an image's original, a
- * video's poster) and stores it with the submission. Undecodable bytes store nothing: a frame the
- * pipeline accepted always decodes, so this only skips what cannot be compared anyway.
+ * Stores a frame's perceptual fingerprint, already computed (the image pipeline gets it from
+ * `processImage`, made from the pixels it decoded for the variants). False: no such submission.
+ */
+export async function saveFingerprint(
+  db: Database,
+  submissionId: string,
+  hash: bigint,
+  settings?: SimilaritySettings,
+): Promise<boolean> {
+  const saved = await db.repos.fingerprints.save({
+    submissionId,
+    perceptualHash: hash,
+    ...(settings ? { settings } : {}),
+  });
+  return saved !== null;
+}
+
+/**
+ * Computes a frame's perceptual fingerprint from its encoded bytes (a video's poster, an image's
+ * original in the backfill) and stores it with the submission. Undecodable bytes store nothing: a
+ * frame the pipeline accepted always decodes, so this only skips what cannot be compared anyway.
  */
 export async function fingerprintFrame(
   db: Database,
@@ -20,12 +38,7 @@ export async function fingerprintFrame(
   } catch {
     return false;
   }
-  const saved = await db.repos.fingerprints.save({
-    submissionId,
-    perceptualHash: hash,
-    ...(settings ? { settings } : {}),
-  });
-  return saved !== null;
+  return saveFingerprint(db, submissionId, hash, settings);
 }
 
 export type BackfillOutcome = 'fingerprinted' | 'no_media' | 'undecodable';

@@ -10,7 +10,7 @@ import {
   readObject,
   storageKeys,
 } from '@framedesk/storage';
-import { fingerprintFrame } from './fingerprint.service';
+import { saveFingerprint } from './fingerprint.service';
 
 const SYSTEM = { type: 'system' } as const;
 
@@ -156,7 +156,8 @@ export function imageProcessingService(deps: ImageProcessingDeps) {
         );
       }
 
-      await fingerprintFrame(deps.db, submissionId, input, deps.nearDuplicates);
+      // Made by processImage from the pixels it decoded for the variants: no second decode.
+      await saveFingerprint(deps.db, submissionId, image.perceptualHash, deps.nearDuplicates);
 
       const done = await finishProcessing(deps.db, {
         id: submissionId,
