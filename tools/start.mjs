@@ -10,10 +10,12 @@ import { ensureVideoTools, root, setup } from './setup.mjs';
 await setup();
 ensureVideoTools();
 
-// MALLOC_ARENA_MAX: two glibc malloc arenas instead of one per thread (docs/performance.md, Memory).
+// Memory settings as in production (README "Running in production", docs/performance.md "Memory").
 const env = {
   LOG_FORMAT: 'pretty',
   MALLOC_ARENA_MAX: '2',
+  MALLOC_MMAP_THRESHOLD_: '65536',
+  NODE_OPTIONS: '--max-semi-space-size=2',
   ...process.env,
   TSX_TSCONFIG_PATH: join(root, 'tsconfig.base.json'),
 };
