@@ -18,6 +18,7 @@ export type { ReviewerRow } from './reviewers.repository';
 export type { ReviewerSessionRow, ReviewerSessionWithReviewer } from './reviewer-sessions.repository';
 export type {
   ClaimResult,
+  MediaRef,
   ReviewQueueFilter,
   SubmissionDetailRow,
   SubmissionEventRow,
