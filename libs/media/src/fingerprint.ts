@@ -17,15 +17,22 @@ const HEIGHT = 8;
 /** dHash of an encoded image (any format sharp reads); EXIF orientation applied first. */
 export async function perceptualHash(input: Buffer, options: { maxInputPixels?: number } = {}): Promise<bigint> {
   const sharp = await loadSharp();
-  return perceptualHashOf(
+  return hashPipeline(
     sharp(input, { limitInputPixels: options.maxInputPixels ?? 100_000_000, failOn: 'error' }).autoOrient(),
   );
 }
 
 /** dHash of a sharp pipeline (cloned, so the caller's pipeline can go on to other outputs). */
-export async function perceptualHashOf(pipeline: SharpInstance): Promise<bigint> {
+export function perceptualHashOf(pipeline: SharpInstance): Promise<bigint> {
+  return hashPipeline(pipeline.clone());
+}
+
+/**
+ * dHash of a pipeline made for it alone, which this uses up. Not cloned: sharp's clone copies the
+ * options with structuredClone, input buffer included (2.8 MB of raw pixels for a 1280×720 frame).
+ */
+export async function hashPipeline(pipeline: SharpInstance): Promise<bigint> {
   const { data } = await pipeline
-    .clone()
     .flatten({ background: '#ffffff' })
     .greyscale()
     .resize(WIDTH, HEIGHT, { fit: 'fill', kernel: 'cubic' })

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import type { VariantSpec } from '@framedesk/config';
 import type { Metadata } from 'sharp';
-import { perceptualHash, perceptualHashOf } from './fingerprint';
+import { hashPipeline, perceptualHash } from './fingerprint';
 import { loadSharp, setSharpThreads } from './sharp-loader';
 import { type Size, variantSize } from './geometry';
 
@@ -189,7 +189,7 @@ export async function processImage(
   try {
     hash =
       decode !== open && hashFromPixelsMatches(metadata)
-        ? await perceptualHashOf(decode())
+        ? await hashPipeline(decode())
         : await perceptualHash(input, { maxInputPixels: maxPixels });
   } catch (error) {
     throw classify(error);
