@@ -2,8 +2,8 @@ import type { MediaType, SubmissionStatus } from '@framedesk/domain';
 import type { MediaObjectRow } from './media-objects.repository';
 import { Prisma } from './generated/prisma/client.ts';
 import type { DbClient } from './prisma';
-import { SUBMISSION_COLUMNS } from './submission-resources';
-import type { SubmissionRow, SubmissionWithSlugs } from './submissions.repository';
+import { type JsonSubmissionRow, selectJsonRows, SUBMISSION_COLUMNS, withDates } from './submission-json';
+import type { SubmissionWithSlugs } from './submissions.repository';
 
 export interface ReviewQueueFilter {
   readonly channelSlug?: string;
@@ -57,58 +57,37 @@ const withSlugsAndMedia = {
 } as const satisfies Prisma.SubmissionInclude;
 
 /**
- * A page of submissions in one statement and one JSON value: both slugs by join, every media row
- * folded in (Prisma's `include` sends each relation as its own statement: five per page; and
- * Prisma converts a raw result cell by cell, so one cell costs it far less than 50 rows of 25).
- * `where` and `orderBy` must match an index so that LIMIT stops after `limit` entries.
+ * A page of submissions in one statement: both slugs by join, the media the views read folded in
+ * (Prisma's `include` sent each relation as its own statement: five per page). `where` and
+ * `orderBy` must match an index so that LIMIT stops after `limit` entries.
  */
 const selectPage = (where: Prisma.Sql[], orderBy: Prisma.Sql, limit: number) => Prisma.sql`
-  SELECT COALESCE(json_agg(page ORDER BY page."position"), '[]'::json) AS "page" FROM (
-    SELECT ${SUBMISSION_COLUMNS}, a.slug AS "agentSlug", c.slug AS "channelSlug",
-           row_number() OVER (ORDER BY ${orderBy}) AS "position",
-           COALESCE((SELECT json_agg(json_build_object('kind', m.kind, 'name', m.name, 'key', m.key)
-                                     ORDER BY m.kind, m.name)
-                       FROM media_objects m WHERE m.submission_id = s.id), '[]'::json) AS "media"
-      FROM submissions s
-      JOIN agents a ON a.id = s.agent_id
-      JOIN channels c ON c.id = s.channel_id
-     WHERE ${Prisma.join(where, ' AND ')}
-     ORDER BY ${orderBy}
-     LIMIT ${limit}) page`;
+  SELECT ${SUBMISSION_COLUMNS}, a.slug AS "agentSlug", c.slug AS "channelSlug",
+         row_number() OVER (ORDER BY ${orderBy}) AS "position",
+         COALESCE((SELECT json_agg(json_build_object('kind', m.kind, 'name', m.name, 'key', m.key)
+                                   ORDER BY m.kind, m.name)
+                     FROM media_objects m WHERE m.submission_id = s.id), '[]'::json) AS "media"
+    FROM submissions s
+    JOIN agents a ON a.id = s.agent_id
+    JOIN channels c ON c.id = s.channel_id
+   WHERE ${Prisma.join(where, ' AND ')}
+   ORDER BY ${orderBy}
+   LIMIT ${limit}`;
 
-type Timestamp = string;
-
-/** A page row as JSON carries it: timestamps as ISO strings. */
-type RawPageRow = Omit<SubmissionRow, 'reviewedAt' | 'claimedUntil' | 'createdAt' | 'updatedAt'> & {
-  readonly reviewedAt: Timestamp | null;
-  readonly claimedUntil: Timestamp | null;
-  readonly createdAt: Timestamp;
-  readonly updatedAt: Timestamp;
+type RawPageRow = JsonSubmissionRow & {
   readonly agentSlug: string;
   readonly channelSlug: string;
   readonly position: number;
   readonly media: readonly MediaRef[];
 };
 
-const dateOrNull = (value: Timestamp | null) => (value === null ? null : new Date(value));
-
-function toSubmissionWithMedia(raw: RawPageRow): SubmissionWithMedia {
-  const { agentSlug, channelSlug, position: _position, media, ...row } = raw;
-  return {
-    ...row,
-    reviewedAt: dateOrNull(row.reviewedAt),
-    claimedUntil: dateOrNull(row.claimedUntil),
-    createdAt: new Date(row.createdAt),
-    updatedAt: new Date(row.updatedAt),
+async function readPage(db: DbClient, query: Prisma.Sql): Promise<SubmissionWithMedia[]> {
+  const rows = await selectJsonRows<RawPageRow>(db, query);
+  return rows.map(({ agentSlug, channelSlug, position: _position, ...row }) => ({
+    ...withDates(row),
     agent: { slug: agentSlug },
     channel: { slug: channelSlug },
-    media,
-  };
-}
-
-async function readPage(db: DbClient, query: Prisma.Sql): Promise<SubmissionWithMedia[]> {
-  const [result] = await db.$queryRaw<{ page: RawPageRow[] }[]>(query);
-  return (result?.page ?? []).map(toSubmissionWithMedia);
+  }));
 }
 
 /** Reads and claims for the reviewer workbench. Status changes still go through `Database.transition`. */
