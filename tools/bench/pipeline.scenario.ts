@@ -185,7 +185,7 @@ export async function pipelineScenario(s: BenchStack, options: BenchOptions['pip
         'Framedesk / plain loop',
         '×',
         b((r) => r.batch.framedeskPerSecond / r.batch.loopPerSecond),
-        atLeast(0.85),
+        atLeast(1.0),
       ),
       row(
         'Pipeline',
