@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Prisma } from './generated/prisma/client.ts';
 import type { DbClient } from './prisma';
 
 /** `external`: delivered by a provider (its URL in `key`, bucket `vendor_stream`), nothing stored by us. */
@@ -48,6 +49,26 @@ export function mediaObjectsRepository(db: DbClient) {
         create: { id: randomUUID(), ...data },
         update: data,
       });
+    },
+    /**
+     * `upsert` for several objects in one statement (one round trip): each (submission, kind,
+     * name) is inserted or, if it exists, replaced, as `upsert` would one by one. A name given
+     * twice keeps its last entry. Returns how many rows were written.
+     */
+    upsertMany: async (inputs: readonly NewMediaObject[]): Promise<number> => {
+      const unique = [...new Map(inputs.map((i) => [`${i.submissionId}\u0000${i.kind}\u0000${i.name}`, i])).values()];
+      if (unique.length === 0) return 0;
+      const rows = unique.map(
+        (i) =>
+          Prisma.sql`(${randomUUID()}, ${i.submissionId}, ${i.kind}, ${i.name}, ${i.bucket}, ${i.key}, ${i.contentType},
+            ${BigInt(i.byteSize)}, ${i.width ?? null}::int, ${i.height ?? null}::int, ${i.sha256 ?? null}::text)`,
+      );
+      return db.$executeRaw`
+        INSERT INTO media_objects (id, submission_id, kind, name, bucket, key, content_type, byte_size, width, height, sha256)
+        VALUES ${Prisma.join(rows)}
+        ON CONFLICT (submission_id, kind, name) DO UPDATE SET
+          bucket = EXCLUDED.bucket, key = EXCLUDED.key, content_type = EXCLUDED.content_type,
+          byte_size = EXCLUDED.byte_size, width = EXCLUDED.width, height = EXCLUDED.height, sha256 = EXCLUDED.sha256`;
     },
     listForSubmission: (submissionId: string): Promise<MediaObjectRow[]> =>
       db.mediaObject.findMany({ where: { submissionId }, orderBy: [{ kind: 'asc' }, { name: 'asc' }] }),

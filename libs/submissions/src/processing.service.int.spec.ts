@@ -1,9 +1,15 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { validateProjectConfig } from '@framedesk/config';
 import { createDatabase, type Database } from '@framedesk/db';
 import { newId } from '@framedesk/domain';
+import { perceptualHash } from '@framedesk/media';
 import type { JobName, JobPayloads, QueueProducer } from '@framedesk/queues';
-import { createTestDatabase, type TestDatabase } from '@framedesk/testing';
+import { createFsStorage, type ObjectStorage, storageKeys } from '@framedesk/storage';
+import { createTestDatabase, makeNoisePng, type TestDatabase } from '@framedesk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expireUpload, markSubmissionFailed } from './processing.service';
+import { expireUpload, imageProcessingService, markSubmissionFailed } from './processing.service';
 import { reconcilerService } from './reconciler.service';
 
 describe('reconciler and upload expiry (real PostgreSQL)', () => {
@@ -115,5 +121,115 @@ describe('reconciler and upload expiry (real PostgreSQL)', () => {
     await db.transition({ id: arrived.id, to: 'media_processing', actor: { type: 'system' } });
     expect((await expireUpload(db, arrived.id, arrived.uploadId!)).outcome).toBe('skipped');
     expect((await db.repos.submissions.findById(arrived.id))?.status).toBe('media_processing');
+  });
+});
+
+describe('image processing (real PostgreSQL, fs storage)', () => {
+  let database: TestDatabase;
+  let db: Database;
+  let storage: ObjectStorage;
+  let storageRoot: string;
+  let agentId: string;
+  let channelId: string;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    db = createDatabase({ url: database.url, poolSize: 2 });
+    storageRoot = await mkdtemp(join(tmpdir(), 'fd-processing-'));
+    storage = createFsStorage(storageRoot);
+    agentId = (await db.repos.agents.create('processing-agent')).id;
+    channelId = (await db.repos.channels.ensure('processing-channel')).channel.id;
+  });
+  afterAll(async () => {
+    await db?.close();
+    await database?.drop();
+    if (storageRoot) await rm(storageRoot, { recursive: true, force: true });
+  });
+
+  async function exampleConfig() {
+    const path = resolve(import.meta.dirname, '../../../config/project.example.json');
+    const result = validateProjectConfig(JSON.parse(await readFile(path, 'utf8')));
+    if (!result.ok) throw new Error(JSON.stringify(result.violations));
+    return result.value;
+  }
+
+  async function seedImage(png: Buffer, bucket: string): Promise<string> {
+    const id = newId('submission');
+    const key = storageKeys.original(id, 'png');
+    const stored = await storage.put(bucket, key, png, { contentType: 'image/png' });
+    await db.transaction(async (repos) => {
+      await repos.submissions.create(
+        {
+          id,
+          status: 'received',
+          mediaType: 'image',
+          agentId,
+          channelId,
+          date: '20261122',
+          metadata: {},
+          visibility: 'draft',
+        },
+        { type: 'agent', id: agentId },
+      );
+      await repos.mediaObjects.upsert({
+        submissionId: id,
+        kind: 'original',
+        name: 'original',
+        bucket,
+        key,
+        contentType: 'image/png',
+        byteSize: stored.byteSize,
+        sha256: stored.sha256,
+      });
+    });
+    return id;
+  }
+
+  it('stores every variant row and the fingerprint of the original, as perceptualHash gives it', async () => {
+    const config = await exampleConfig();
+    const png = makeNoisePng(320, 180);
+    const id = await seedImage(png, config.storage.vendor_originals_bucket);
+    const result = await imageProcessingService({ db, storage, config }).process(id);
+    expect(result.outcome).toBe('needs_review');
+    const variants = (await db.repos.mediaObjects.listForSubmission(id)).filter((o) => o.kind === 'variant');
+    expect(variants.map((v) => v.name)).toEqual([...config.delivery.vendor_image_variants].sort());
+    for (const v of variants) {
+      expect(v.key).toBe(storageKeys.variant(id, v.name));
+      expect([v.contentType, v.width !== null, v.sha256?.length]).toEqual(['image/webp', true, 64]);
+      expect(Number(v.byteSize)).toBeGreaterThan(0);
+    }
+    expect((await db.repos.fingerprints.find(id))?.perceptualHash).toBe(await perceptualHash(png));
+  });
+
+  it('upsertMany writes several rows in one statement; a retry rewrites the same rows', async () => {
+    const config = await exampleConfig();
+    const bucket = config.storage.vendor_originals_bucket;
+    const id = await seedImage(makeNoisePng(16, 16), bucket);
+    const row = (name: string, byteSize: number) => ({
+      submissionId: id,
+      kind: 'variant' as const,
+      name,
+      bucket,
+      key: storageKeys.variant(id, name),
+      contentType: 'image/webp',
+      byteSize,
+      width: 10,
+      height: null,
+      sha256: null,
+    });
+    expect(await db.repos.mediaObjects.upsertMany([row('a', 1), row('b', 2)])).toBe(2);
+    const first = (await db.repos.mediaObjects.listForSubmission(id)).filter((o) => o.kind === 'variant');
+    // Racing writers of the same rows: each waits for the other and replaces them.
+    await Promise.all([
+      db.repos.mediaObjects.upsertMany([row('a', 3), row('b', 4)]),
+      db.repos.mediaObjects.upsertMany([row('a', 3), row('b', 4), row('b', 4)]),
+    ]);
+    const again = (await db.repos.mediaObjects.listForSubmission(id)).filter((o) => o.kind === 'variant');
+    expect(again.map((o) => [o.id, o.name, Number(o.byteSize), o.width, o.height, o.sha256])).toEqual([
+      [first[0]!.id, 'a', 3, 10, null, null],
+      [first[1]!.id, 'b', 4, 10, null, null],
+    ]);
+    expect(again.map((o) => o.createdAt)).toEqual(first.map((o) => o.createdAt));
+    expect(await db.repos.mediaObjects.upsertMany([])).toBe(0);
   });
 });

@@ -59,7 +59,8 @@ export async function markSubmissionFailed(
 }
 
 async function upsertWithRetry(work: () => Promise<unknown>): Promise<void> {
-  // Two racing workers may both insert the same (submission, kind, name); the second sees the row.
+  // Two racing workers may both insert the same (submission, kind, name): ON CONFLICT makes the
+  // second wait and update, and a failure that still gets through (a deadlock) is tried once more.
   try {
     await work();
   } catch {
@@ -136,25 +137,31 @@ export function imageProcessingService(deps: ImageProcessingDeps) {
         throw error;
       }
 
-      // Keys and rows are deterministic: a retry or a racing worker rewrites the same set.
-      for (const variant of image.variants) {
-        const key = storageKeys.variant(submissionId, variant.name);
-        const stored = await deps.storage.put(source.bucket, key, variant.data, { contentType: variant.contentType });
-        await upsertWithRetry(() =>
-          deps.db.repos.mediaObjects.upsert({
+      // Keys and rows are deterministic: a retry or a racing worker rewrites the same set. The
+      // files are written side by side, then every variant row in one statement.
+      const stored = await Promise.all(
+        image.variants.map(async (variant) => {
+          const key = storageKeys.variant(submissionId, variant.name);
+          const object = await deps.storage.put(source.bucket, key, variant.data, { contentType: variant.contentType });
+          return { variant, key, object };
+        }),
+      );
+      await upsertWithRetry(() =>
+        deps.db.repos.mediaObjects.upsertMany(
+          stored.map(({ variant, key, object }) => ({
             submissionId,
             kind: 'variant',
             name: variant.name,
             bucket: source.bucket,
             key,
             contentType: variant.contentType,
-            byteSize: stored.byteSize,
+            byteSize: object.byteSize,
             width: variant.width,
             height: variant.height,
-            sha256: stored.sha256,
-          }),
-        );
-      }
+            sha256: object.sha256,
+          })),
+        ),
+      );
 
       // Made by processImage from the pixels it decoded for the variants: no second decode.
       await saveFingerprint(deps.db, submissionId, image.perceptualHash, deps.nearDuplicates);
