@@ -99,10 +99,13 @@ const PROCESSED: readonly SubmissionStatus[] = ['needs_review', 'promoted', 'rej
 /** Perceptual fingerprints of processed frames and the near-duplicate search over them. */
 export function fingerprintsRepository(db: DbClient) {
   async function recount(row: FingerprintRow, settings: SimilaritySettings = DEFAULT_SIMILARITY): Promise<number> {
-    const [counted] = await db.$queryRaw<{ n: number }[]>(searchSql(row, settings, 'count'));
-    const n = Number(counted?.n ?? 0);
-    await db.submissionFingerprint.update({ where: { submissionId: row.submissionId }, data: { similarCount: n } });
-    return n;
+    // Counted and stored in one statement (one round trip), by the same search as before.
+    const [counted] = await db.$queryRaw<{ n: number }[]>`
+      UPDATE submission_fingerprints SET similar_count = (${searchSql(row, settings, 'count')})
+      WHERE submission_id = ${row.submissionId}
+      RETURNING similar_count AS n`;
+    if (!counted) throw new Error(`no fingerprint for submission ${row.submissionId}`);
+    return Number(counted.n);
   }
 
   return {
