@@ -14,8 +14,6 @@ ensureVideoTools();
 const env = {
   LOG_FORMAT: 'pretty',
   MALLOC_ARENA_MAX: '2',
-  MALLOC_MMAP_THRESHOLD_: '65536',
-  NODE_OPTIONS: '--max-semi-space-size=2',
   ...process.env,
   TSX_TSCONFIG_PATH: join(root, 'tsconfig.base.json'),
 };
@@ -37,7 +35,7 @@ const child = spawn(
     'api,worker,workbench',
     '--prefix-colors',
     'cyan,magenta,green',
-    app('api'),
+    `MALLOC_MMAP_THRESHOLD_=65536 NODE_OPTIONS=--max-semi-space-size=2 ${app('api')}`,
     app('worker'),
     `${bin('vite')} --config apps/workbench/vite.config.ts`,
   ],
