@@ -23,6 +23,8 @@ export interface BenchOptions {
     readonly steadyDurationMs: number;
     /** Images timed one at a time for the plain single-image processing time. */
     readonly singleSamples: number;
+    /** CPU-profile a worker draining a batch when a target is missed (as for ingest). */
+    readonly profile: boolean;
   };
   readonly memory: {
     readonly reps: number;
@@ -80,6 +82,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       steadyPerSecond: 2,
       steadyDurationMs: durationArg ? Number(durationArg) : quick ? 6_000 : 30_000,
       singleSamples: quick ? 5 : 20,
+      profile: !quick || argv.includes('--profile'),
     },
     memory: {
       reps: reps(2, 3),

@@ -74,18 +74,20 @@ function summarise(profile: CpuProfile, fromUs: number, toUs: number, top: numbe
 }
 
 /**
- * A second API process on the same database, Redis prefix and storage, started with --cpu-prof;
- * `load` runs against it, then it is stopped (the profile is written on exit) and summarised,
- * counting only the samples taken while the load ran (not boot or shutdown).
+ * One of our apps as an extra process on the stack's database, Redis prefix and storage, started
+ * with --cpu-prof (Node refuses it in NODE_OPTIONS, so this is startApp with the flag on the
+ * command line). `during` runs while it is up and returns when the work to profile begins and
+ * ends; then the process is stopped (the profile is written on exit), kept beside the results
+ * and summarised over that window only (not boot or shutdown).
  */
-export async function profileApi(
+async function profileApp(
   stack: Stack,
-  load: (apiUrl: string, durationMs: number) => Promise<void>,
-  durationMs: number,
+  app: 'api' | 'worker',
+  label: string,
+  env: Record<string, string>,
+  during: () => Promise<{ startedMs: number; endedMs: number }>,
 ): Promise<string[]> {
   const dir = await mkdtemp(join(tmpdir(), 'framedesk-bench-prof-'));
-  const port = await freePort();
-  // Node refuses --cpu-prof in NODE_OPTIONS, so this is startApp with the flag on the command line.
   const child = spawn(
     process.execPath,
     [
@@ -94,13 +96,9 @@ export async function profileApi(
       '--cpu-prof-interval=500',
       '--import',
       'tsx',
-      join(workspaceRoot, 'apps/api/src/main.ts'),
+      join(workspaceRoot, `apps/${app}/src/main.ts`),
     ],
-    {
-      cwd: workspaceRoot,
-      env: { ...process.env, ...stack.env, API_PORT: String(port) },
-      stdio: 'ignore',
-    },
+    { cwd: workspaceRoot, env: { ...process.env, ...stack.env, ...env }, stdio: 'ignore' },
   );
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   const stop = async (signal: NodeJS.Signals) => {
@@ -108,29 +106,52 @@ export async function profileApi(
     await exited;
   };
   try {
-    const url = `http://127.0.0.1:${port}`;
-    await waitForHttp(`${url}/healthz`, 60_000);
-    await load(url, 1_500); // warm-up: lazy compilation and connection pools stay out of the window
-    const started = performance.now();
-    await load(url, durationMs);
-    const loadEnded = performance.now();
+    const { startedMs, endedMs } = await during();
     await stop('SIGTERM');
-    const exitedAfterUs = (performance.now() - loadEnded) * 1000;
+    const exitedAfterUs = (performance.now() - endedMs) * 1000;
     const file = (await readdir(dir)).find((f) => f.endsWith('.cpuprofile'));
-    if (!file) return ['no CPU profile was written (the API did not exit cleanly)'];
+    if (!file) return [`no CPU profile was written (the ${app} did not exit cleanly)`];
     // Kept beside the results, to open in Chrome DevTools (Performance → Load profile).
     const kept = join(
       workspaceRoot,
       'bench/results',
-      `api-ingest-${new Date().toISOString().replace(/[:.]/g, '-')}.cpuprofile`,
+      `${label}-${new Date().toISOString().replace(/[:.]/g, '-')}.cpuprofile`,
     );
     await mkdir(dirname(kept), { recursive: true });
     await copyFile(join(dir, file), kept);
     const profile = JSON.parse(await readFile(join(dir, file), 'utf8')) as CpuProfile;
     const toUs = profile.endTime - exitedAfterUs;
-    return [...summarise(profile, toUs - (loadEnded - started) * 1000, toUs, 15), `profile: ${kept}`];
+    return [...summarise(profile, toUs - (endedMs - startedMs) * 1000, toUs, 15), `profile: ${kept}`];
   } finally {
     await stop('SIGKILL');
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** A second API process under `load` (after a warm-up), profiled over the load. */
+export async function profileApi(
+  stack: Stack,
+  load: (apiUrl: string, durationMs: number) => Promise<void>,
+  durationMs: number,
+): Promise<string[]> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  return profileApp(stack, 'api', 'api-ingest', { API_PORT: String(port) }, async () => {
+    await waitForHttp(`${url}/healthz`, 60_000);
+    await load(url, 1_500); // warm-up: lazy compilation and connection pools stay out of the window
+    const startedMs = performance.now();
+    await load(url, durationMs);
+    return { startedMs, endedMs: performance.now() };
+  });
+}
+
+/** A worker started once `work` waits in its queue, profiled from ready until `settled` resolves. */
+export async function profileWorker(stack: Stack, settled: () => Promise<void>): Promise<string[]> {
+  const port = await freePort();
+  return profileApp(stack, 'worker', 'worker-pipeline', { WORKER_HEALTH_PORT: String(port) }, async () => {
+    await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60_000);
+    const startedMs = performance.now();
+    await settled();
+    return { startedMs, endedMs: performance.now() };
+  });
 }
