@@ -18,7 +18,10 @@ interface Sample {
   readonly t: number;
   readonly apiRss: number;
   readonly apiFds: number;
+  /** Summed over the workers. */
   readonly workerRss: number;
+  /** The largest single worker's. */
+  readonly largestWorkerRss: number;
   readonly workerFds: number;
   readonly pgConnections: number;
   readonly redisKeys: number;
@@ -53,6 +56,7 @@ describe(`soak: ${SECONDS} s at ${RATE} submissions/s`, () => {
           apiRss: rssMiB(stack.api().child.pid!),
           apiFds: openFds(stack.api().child.pid!),
           workerRss: workers.reduce((s, pid) => s + rssMiB(pid), 0),
+          largestWorkerRss: max(workers.map(rssMiB)),
           workerFds: workers.reduce((s, pid) => s + openFds(pid), 0),
           pgConnections: Number(conn?.n ?? 0),
           redisKeys: await countRedisKeys(stack.env['REDIS_URL']!, stack.env['REDIS_PREFIX']!),
@@ -114,6 +118,8 @@ describe(`soak: ${SECONDS} s at ${RATE} submissions/s`, () => {
         samples: samples.length,
         api_rss_mib: [Math.round(max(first.map((s) => s.apiRss))), Math.round(max(last.map((s) => s.apiRss)))],
         worker_rss_mib: [Math.round(max(first.map((s) => s.workerRss))), Math.round(max(last.map((s) => s.workerRss)))],
+        // One worker's peak over the whole run (docs/performance.md: ≤ 300 MB per worker).
+        largest_worker_rss_peak_mib: Math.round(max(samples.map((s) => s.largestWorkerRss))),
         api_fds: [max(first.map((s) => s.apiFds)), max(last.map((s) => s.apiFds))],
         worker_fds: [max(first.map((s) => s.workerFds)), max(last.map((s) => s.workerFds))],
         pg_connections: [max(first.map((s) => s.pgConnections)), max(last.map((s) => s.pgConnections))],
