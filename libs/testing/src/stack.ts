@@ -86,8 +86,8 @@ export function startApp(
     : ['--import', 'tsx', join(workspaceRoot, `apps/${name}/src/main.ts`)];
   const child = spawn(process.execPath, [...program, ...args], {
     cwd: workspaceRoot,
-    // eslint-disable-next-line no-restricted-properties -- the child inherits PATH and friends.
     env: {
+      // eslint-disable-next-line no-restricted-properties -- the child inherits PATH and friends.
       ...process.env,
       ...APP_PROCESS_ENV[name],
       TSX_TSCONFIG_PATH: join(workspaceRoot, 'tsconfig.base.json'),
