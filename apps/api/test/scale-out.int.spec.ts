@@ -336,8 +336,11 @@ describe('scale-out: two APIs, two workers, S3 storage, one database and Redis p
       head = await headOffset(on('B', session.url));
     }
     expect(head.status).toBe(200);
-    expect(head.offset).toBeGreaterThanOrEqual(third);
-    expect(head.offset).toBeLessThan(clip.length);
+    // Usually the acknowledged third (S3 keeps it as the upload's incomplete part). But
+    // @tus/s3-store's write() deletes that part from S3 before the new bytes are stored, so a kill
+    // landing after the delete loses it and B reports 0 (docs/video.md). Either way the client
+    // resumes from what B reports and the upload ends intact.
+    expect([0, third]).toContain(head.offset);
     const rest = await fetch(on('B', session.url), {
       method: 'PATCH',
       headers: { ...OCTET, 'Upload-Offset': String(head.offset) },
