@@ -16,3 +16,12 @@ export const storageKeys = {
   variant: (submissionId: string, name: string) => assertSafeKey(`variants/${submissionId}/${name}.webp`),
   poster: (submissionId: string) => assertSafeKey(`variants/${submissionId}/poster.jpg`),
 };
+
+/** Every key `storageKeys` makes starts with one of these; other writers of a bucket do not. */
+const OWN_KEY_PREFIXES = ['originals/', 'variants/'] as const;
+
+/**
+ * Whether `key` is one `storageKeys` makes. Resumable (tus) partials share the originals bucket
+ * under bare upload ids, and a sweep of our own unfinished writes must leave them alone.
+ */
+export const isOwnStorageKey = (key: string): boolean => OWN_KEY_PREFIXES.some((prefix) => key.startsWith(prefix));

@@ -16,7 +16,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { meter } from './fs.storage';
-import { assertSafeKey } from './keys';
+import { assertSafeKey, isOwnStorageKey } from './keys';
 import { type ObjectStorage, ObjectNotFoundError, ObjectTooLargeError } from './storage';
 
 export interface S3StorageOptions {
@@ -57,7 +57,8 @@ const PART_BYTES = 8 * 1024 * 1024;
  * object or the whole new one. Streams are metered (counted, hashed, refused past `maxBytes`) on
  * their way out, without local staging: up to 8 MiB in memory and one PUT; beyond, a multipart
  * upload, completed only when the whole stream has arrived and aborted on any failure (the
- * store's temporary object; `sweepTemporary` aborts those a killed process left).
+ * store's temporary object; `sweepTemporary` aborts those a killed process left, and only
+ * those: never a resumable upload's multipart upload in the same bucket).
  */
 export function createS3Storage(
   options: S3StorageOptions,
@@ -160,6 +161,7 @@ export function createS3Storage(
         const page = await client.send(new ListMultipartUploadsCommand({ Bucket: bucket, KeyMarker, UploadIdMarker }));
         for (const upload of page.Uploads ?? []) {
           if (!upload.Key || !upload.UploadId || !upload.Initiated || upload.Initiated >= olderThan) continue;
+          if (!isOwnStorageKey(upload.Key)) continue; // a tus upload, live for up to a day
           await client.send(
             new AbortMultipartUploadCommand({ Bucket: bucket, Key: upload.Key, UploadId: upload.UploadId }),
           );

@@ -26,6 +26,7 @@ export interface ObjectStorage {
   /**
    * Removes the temporary objects of writes that never finished (a process killed mid-upload)
    * and started before `olderThan`; returns how many. Writes still in flight elsewhere are newer.
+   * Only writes of this interface: resumable-upload partials in the same bucket are not touched.
    */
   sweepTemporary(bucket: string, olderThan: Date): Promise<number>;
   /** Succeeds when the store is reachable and the bucket writable (readiness). */
