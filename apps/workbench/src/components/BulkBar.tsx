@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import type { BatchResult, DecisionInput } from '../api/types';
 import { DEFAULT_REJECT_REASONS } from '../api/types';
+import { withoutDuplicateOf } from './SimilarFrames';
 
 export interface BulkBarProps {
   readonly count: number;
@@ -44,7 +45,8 @@ export function BulkBar({ count, reasons = DEFAULT_REJECT_REASONS, onDecide, onC
             Reason for all
             <select value={reason} onChange={(e) => setReason(e.target.value)} required>
               <option value="">Choose a reason…</option>
-              {reasons.map((r) => (
+              {/* A duplicate names its earlier frame, one per frame: not a reason for a whole batch. */}
+              {withoutDuplicateOf(reasons).map((r) => (
                 <option key={r} value={r}>
                   {r}
                 </option>

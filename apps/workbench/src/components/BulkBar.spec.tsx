@@ -1,0 +1,21 @@
+import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { DEFAULT_REJECT_REASONS } from '../api/types';
+import { BulkBar } from './BulkBar';
+
+describe('BulkBar', () => {
+  afterEach(cleanup);
+
+  it('offers every reject reason but "Duplicate of an earlier frame", which names one earlier frame per frame', () => {
+    const onDecide = vi.fn();
+    render(<BulkBar count={2} onDecide={onDecide} onClear={() => undefined} />);
+    fireEvent.click(screen.getByRole('button', { name: 'Reject selected (2)' }));
+    const select = within(screen.getByRole('form', { name: 'Bulk rejection' })).getByLabelText('Reason for all');
+    const offered = within(select)
+      .getAllByRole('option')
+      .map((o) => o.textContent)
+      .slice(1);
+    expect(DEFAULT_REJECT_REASONS).toContain('Duplicate of an earlier frame');
+    expect(offered).toEqual(DEFAULT_REJECT_REASONS.filter((r) => r !== 'Duplicate of an earlier frame'));
+  });
+});
