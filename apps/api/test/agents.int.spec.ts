@@ -8,9 +8,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { apiKeysService } from '@framedesk/access';
 import { createDatabase, type Database } from '@framedesk/db';
-import { makePng, type Stack, startStack } from '@framedesk/testing';
+import { makeClip, makePng, type Stack, startStack } from '@framedesk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeClip } from './video-harness';
 
 const root = resolve(import.meta.dirname, '../../..');
 const TOOLS = ['create_video_upload', 'get_submission', 'list_channels', 'list_submissions', 'submit_frame'];

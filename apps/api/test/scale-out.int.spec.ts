@@ -17,6 +17,7 @@ import {
   createTestDatabase,
   createTestRedisPrefix,
   freePort,
+  makeClip,
   makePng,
   type RunningProcess,
   startApp,
@@ -27,7 +28,6 @@ import {
   waitForHttp,
   writeTestConfig,
 } from '@framedesk/testing';
-import { makeClip } from './video-harness';
 
 const root = resolve(import.meta.dirname, '../../..');
 const TUS = { 'Tus-Resumable': '1.0.0' };

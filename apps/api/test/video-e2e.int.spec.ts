@@ -2,10 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Stack, startStack } from '@framedesk/testing';
+import { makeClip, type Stack, startStack } from '@framedesk/testing';
 import { type FakeCloudflare, signWebhook, startFakeCloudflare } from '@framedesk/video-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeClip } from './video-harness';
 
 interface UploadResource {
   id: string;

@@ -1,8 +1,6 @@
 // An in-process API on a database, Redis prefix and storage root of its own, for the video path;
 // uploads are opened by the submissions service, as POST /v1/media-uploads does.
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import type { ProjectConfig } from '@framedesk/config';
 import type { MediaUpload } from '@framedesk/contracts';
 import type { Database } from '@framedesk/db';
@@ -28,24 +26,6 @@ export interface VideoHarness {
   /** An API key of the agent `bot` that owns the seeded uploads. */
   agentKey(): Promise<string>;
   close(): Promise<void>;
-}
-
-/** A short real clip made by ffmpeg (testsrc). */
-export function makeClip(dir: string, name: string, seconds: number): string {
-  const path = join(dir, name);
-  execFileSync('ffmpeg', [
-    '-y',
-    '-loglevel',
-    'error',
-    '-f',
-    'lavfi',
-    '-i',
-    `testsrc=duration=${seconds}:size=320x240:rate=10`,
-    '-pix_fmt',
-    'yuv420p',
-    path,
-  ]);
-  return path;
 }
 
 export async function startVideoHarness(

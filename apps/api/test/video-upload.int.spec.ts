@@ -3,8 +3,9 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createVideoService, createVideoUploadService } from '@framedesk/submissions';
+import { makeClip } from '@framedesk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeClip, startVideoHarness, type VideoHarness } from './video-harness';
+import { startVideoHarness, type VideoHarness } from './video-harness';
 
 const TUS = { 'Tus-Resumable': '1.0.0' };
 

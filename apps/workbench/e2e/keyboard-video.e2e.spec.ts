@@ -1,14 +1,14 @@
 // The reviewer's keyboard and a video, in chromium: j/k move through the queue, r opens the
 // rejection form whose reason the agent then reads, and a real clip made by ffmpeg, uploaded
 // through the agent API and processed by the real worker, plays in the detail view.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makePng, type Stack, startStack } from '@framedesk/testing';
+import { makeClip, makePng, type Stack, startStack } from '@framedesk/testing';
 
 const root = resolve(import.meta.dirname, '../../..');
 const PASSWORD = 'keyboard-password-long-enough';
@@ -24,14 +24,6 @@ function buildWorkbench(dist: string): void {
   const args = ['build', '--config', 'apps/workbench/vite.config.ts', '--outDir', dist, '--emptyOutDir'];
   const result = spawnSync(process.execPath, [vite, ...args, '--logLevel', 'warn'], { cwd: root, encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`vite build failed:\n${result.stdout}\n${result.stderr}`);
-}
-
-/** A one-second H.264 test pattern, made by ffmpeg. */
-function makeClip(dir: string): string {
-  const path = join(dir, 'clip.mp4');
-  const source = ['-f', 'lavfi', '-i', 'testsrc=duration=1:size=320x240:rate=10'];
-  execFileSync('ffmpeg', ['-y', '-loglevel', 'error', ...source, '-pix_fmt', 'yuv420p', path]);
-  return path;
 }
 
 /** The agent's side of the API, with a Bearer key. */
@@ -101,7 +93,7 @@ describe('reviewer keyboard and video in chromium', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'framedesk-keys-'));
     buildWorkbench(join(dir, 'dist'));
-    const clip = await readFile(makeClip(dir));
+    const clip = await readFile(makeClip(dir, 'clip.mp4', 1));
     stack = await startStack({ env: { WORKBENCH_DIST: join(dir, 'dist') } });
     const created = await stack.cli(['reviewer', 'create', REVIEWER, '--password-stdin'], PASSWORD);
     if (created.code !== 0) throw new Error(`reviewer create failed: ${created.stderr}`);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createWorkerStatusStore, jobIdFor, type ServerFault, workersOverview } from '@framedesk/queues';
 import type { ObjectStorage } from '@framedesk/storage';
-import { makePng } from '@framedesk/testing';
+import { makeClip, makePng } from '@framedesk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkerHarness, type WorkerHarness } from './harness';
 
@@ -57,19 +57,7 @@ describe('job error classes (worker runtime, real PostgreSQL, Redis, ffmpeg)', (
   beforeAll(async () => {
     h = await createWorkerHarness();
     dir = await mkdtemp(join(tmpdir(), 'fd-error-classes-'));
-    const path = join(dir, 'clip.mp4');
-    execFileSync('ffmpeg', [
-      '-y',
-      '-loglevel',
-      'error',
-      '-f',
-      'lavfi',
-      '-i',
-      'testsrc=duration=1:size=160x120:rate=10',
-      '-pix_fmt',
-      'yuv420p',
-      path,
-    ]);
+    const path = makeClip(dir, 'clip.mp4', 1, '160x120');
     clip = await readFile(path);
   });
   afterAll(async () => {

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, runApp, type Stack, startStack } from '@framedesk/testing';
+import { freePort, makeClip, runApp, type Stack, startStack } from '@framedesk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /** Longer than the job's retries could ever last (5 attempts, 2 s exponential back-off ≈ 30 s). */
@@ -60,19 +60,7 @@ describe('first run without ffprobe (api + worker processes)', () => {
   });
 
   it('a video uploaded meanwhile is received and waits in media_processing', async () => {
-    const clip = join(dir, 'clip.mp4');
-    execFileSync('ffmpeg', [
-      '-y',
-      '-loglevel',
-      'error',
-      '-f',
-      'lavfi',
-      '-i',
-      'testsrc=duration=1:size=160x120:rate=10',
-      '-pix_fmt',
-      'yuv420p',
-      clip,
-    ]);
+    const clip = makeClip(dir, 'clip.mp4', 1, '160x120');
     const bytes = await readFile(clip);
     const created = await api('/v1/media-uploads', {
       method: 'POST',

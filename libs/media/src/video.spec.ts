@@ -1,7 +1,7 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { makeClip } from '@framedesk/testing';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -20,19 +20,7 @@ describe('video tools (ffprobe/ffmpeg)', () => {
   let clip: string;
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'fd-video-'));
-    clip = join(dir, 'clip.mp4');
-    execFileSync('ffmpeg', [
-      '-y',
-      '-loglevel',
-      'error',
-      '-f',
-      'lavfi',
-      '-i',
-      'testsrc=duration=2:size=320x240:rate=10',
-      '-pix_fmt',
-      'yuv420p',
-      clip,
-    ]);
+    clip = makeClip(dir, 'clip.mp4', 2);
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

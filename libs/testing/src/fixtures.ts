@@ -1,4 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
 
 function chunk(type: string, data: Buffer): Buffer {
@@ -78,4 +80,12 @@ export function makeNoisePng(width: number, height: number): Buffer {
     chunk('IDAT', deflateSync(rows, { level: 1 })),
     chunk('IEND', Buffer.alloc(0)),
   ]);
+}
+
+/** A short real H.264 clip (ffmpeg's testsrc pattern at 10 fps) written to `dir/name`; returns its path. */
+export function makeClip(dir: string, name: string, seconds: number, size = '320x240'): string {
+  const path = join(dir, name);
+  const source = ['-f', 'lavfi', '-i', `testsrc=duration=${seconds}:size=${size}:rate=10`];
+  execFileSync('ffmpeg', ['-y', '-loglevel', 'error', ...source, '-pix_fmt', 'yuv420p', path]);
+  return path;
 }
