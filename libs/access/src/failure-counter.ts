@@ -1,13 +1,8 @@
-import type { ScriptStore } from './login-throttle';
+import { COUNT_IN_WINDOW, type ScriptStore } from './login-throttle';
 
 const PEEK = `
 local n = tonumber(redis.call('GET', KEYS[1]) or '0')
 return { n, redis.call('PTTL', KEYS[1]) }`;
-
-const COUNT = `
-local n = redis.call('INCR', KEYS[1])
-if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-return n`;
 
 /** Subjects remembered locally at most; past it every `blocked` asks the store, as if each had failed. */
 const MAX_LOCAL_SUBJECTS = 10_000;
@@ -45,7 +40,7 @@ export function failureCounter(
     },
     async count(subject: string): Promise<void> {
       if (failedHereUntil.size < MAX_LOCAL_SUBJECTS) failedHereUntil.set(subject, now() + options.windowMs);
-      await store.eval(COUNT, 1, key(subject), options.windowMs);
+      await store.eval(COUNT_IN_WINDOW, 1, key(subject), options.windowMs);
     },
   };
 }

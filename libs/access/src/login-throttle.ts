@@ -10,7 +10,9 @@ export const LOGIN_WINDOW_SECONDS = 15 * 60;
 
 // Counts one attempt on every key and gives each its expiry on first use (or when it lost it),
 // all in one round trip, so parallel requests cannot all read "under the limit" before counting.
-const RESERVE = `
+// KEYS: the counters; ARGV[1]: the window in ms. Returns { count, ms left } per key, in order.
+// The rate limiter and the failure counter count with it too.
+export const COUNT_IN_WINDOW = `
 local out = {}
 for i, key in ipairs(KEYS) do
   local n = redis.call('INCR', key)
@@ -72,7 +74,7 @@ export function loginThrottle(store: ScriptStore, options: { keyPrefix: string; 
   return {
     async reserve(email: string, ip: string): Promise<LoginReservation> {
       const keys = keysOf(email, ip);
-      const out = (await store.eval(RESERVE, keys.length, ...keys, LOGIN_WINDOW_SECONDS * 1000)) as number[];
+      const out = (await store.eval(COUNT_IN_WINDOW, keys.length, ...keys, LOGIN_WINDOW_SECONDS * 1000)) as number[];
       let retryAfter: number | null = null;
       for (let i = 0; i < keys.length; i++) {
         if (Number(out[2 * i]) > options.limit) {

@@ -1,12 +1,12 @@
+import { COUNT_IN_WINDOW, type ScriptStore } from './login-throttle';
+
 /**
  * Per-key fixed-window rate limiting in Redis, one round trip per request: a Lua script counts
  * the hit, sets the window's expiry when the key has none (first hit, or a key left without one)
  * and answers the count and the time left. Takes a minimal structural client so this lib does not
  * depend on ioredis; any client with `eval` fits.
  */
-export interface RateLimitStore {
-  eval(script: string, numKeys: number, ...args: (string | number)[]): Promise<unknown>;
-}
+export type RateLimitStore = ScriptStore;
 
 export interface RateLimitDecision {
   readonly allowed: boolean;
@@ -21,16 +21,6 @@ export interface RateLimiter {
   hit(subject: string): Promise<RateLimitDecision>;
 }
 
-// KEYS[1] the window's counter, ARGV[1] the window in ms. Returns { count, ms left }.
-const HIT = `
-local count = redis.call('INCR', KEYS[1])
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl < 0 then
-  redis.call('PEXPIRE', KEYS[1], ARGV[1])
-  ttl = tonumber(ARGV[1])
-end
-return { count, ttl }`;
-
 export function createRateLimiter(
   store: RateLimitStore,
   options: { prefix: string; limit: number; windowMs?: number },
@@ -40,7 +30,7 @@ export function createRateLimiter(
     async hit(subject) {
       const window = Math.floor(Date.now() / windowMs);
       const key = `${options.prefix}:ratelimit:${subject}:${window}`;
-      const [count, ttl] = (await store.eval(HIT, 1, key, windowMs)) as [number, number];
+      const [count, ttl] = (await store.eval(COUNT_IN_WINDOW, 1, key, windowMs)) as [number, number];
       return {
         allowed: count <= options.limit,
         limit: options.limit,
