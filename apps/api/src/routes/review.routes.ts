@@ -12,6 +12,7 @@ import {
   reviewService,
 } from '@framedesk/review';
 import { reviewChangePublisher, reviewChangeSubscriber } from '@framedesk/queues';
+import { nearDuplicateSettings } from '@framedesk/submissions';
 import type { ApiDependencies } from '../dependencies';
 import {
   clearSessionCookie,
@@ -106,10 +107,7 @@ export function reviewRoutes(deps: ApiDependencies, options: ReviewRoutesOptions
     queues: deps.queues,
     queueDepths: options.queueDepths ?? defaultQueueDepths(deps),
     changes: reviewChangePublisher(deps.redis, deps.settings.REDIS_PREFIX),
-    nearDuplicates: {
-      maxDistance: deps.settings.NEAR_DUPLICATE_MAX_DISTANCE,
-      windowDays: deps.settings.NEAR_DUPLICATE_WINDOW_DAYS,
-    },
+    nearDuplicates: nearDuplicateSettings(deps.settings),
   });
   const changes = reviewChangeSubscriber(deps.redis, deps.settings.REDIS_PREFIX);
   const cookieOptions = { trustProxy: deps.settings.TRUST_PROXY !== false };
