@@ -2,18 +2,10 @@ import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFile } from 'node:fs/promises';
-import { chromium } from 'playwright-core';
 import { requestExamples } from '@framedesk/contracts';
+import { launchChromium } from '@framedesk/testing';
 import { REDOC_BUNDLE } from '../src/routes/openapi.routes';
 import { contractChecker, startTestApi, type TestApi } from './harness';
-
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-];
 
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ??
   addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
@@ -163,7 +155,7 @@ describe('GET /docs', () => {
   });
 
   it('renders every operation in chromium, with request examples, and nothing breaks the CSP', async () => {
-    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage();
       const problems: string[] = [];

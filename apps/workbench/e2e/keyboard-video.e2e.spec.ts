@@ -6,9 +6,9 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeClip, makePng, type Stack, startStack } from '@framedesk/testing';
+import { launchChromium, makeClip, makePng, type Stack, startStack } from '@framedesk/testing';
 
 const root = resolve(import.meta.dirname, '../../..');
 const PASSWORD = 'keyboard-password-long-enough';
@@ -103,10 +103,7 @@ describe('reviewer keyboard and video in chromium', () => {
     videoId = await agent.submitVideo(clip);
     await Promise.all([...ids, videoId].map((id) => agent.waitFor(id, 'needs_review')));
 
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
     page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
     await page.goto(stack.apiUrl + '/');
     await page.getByLabel('Email').fill(REVIEWER);

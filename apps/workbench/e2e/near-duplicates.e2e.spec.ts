@@ -4,10 +4,10 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodePicture, generatePicture, rerender } from '@framedesk/media';
-import { type Stack, startStack } from '@framedesk/testing';
+import { launchChromium, type Stack, startStack } from '@framedesk/testing';
 import { buildWorkbench, root } from './support';
 
 const SCREENSHOTS = join(root, 'test-results/screenshots');
@@ -56,10 +56,7 @@ describe('near-duplicates in the workbench (chromium, real api + worker)', () =>
     const created = await stack.cli(['reviewer', 'create', REVIEWER, '--password-stdin'], PASSWORD);
     if (created.code !== 0) throw new Error(`reviewer create failed: ${created.stderr}`);
     key = await stack.createAgent(AGENT, [CHANNEL]);
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {

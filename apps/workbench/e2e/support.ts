@@ -5,9 +5,11 @@ import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { makePng, type Stack } from '@framedesk/testing';
+
+export { launchChromium } from '@framedesk/testing';
 
 export const root = resolve(import.meta.dirname, '../../..');
 const SCREENSHOTS = join(root, 'test-results/screenshots');
@@ -15,17 +17,6 @@ const SCREENSHOTS = join(root, 'test-results/screenshots');
 const DOC_SCREENSHOTS = join(root, 'docs/images');
 // eslint-disable-next-line no-restricted-properties -- a test-run switch, not a product setting.
 const UPDATE_DOC_SCREENSHOTS = process.env['FRAMEDESK_DOC_SCREENSHOTS'] === '1';
-
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 /** `vite build` of the workbench into a directory of this run's own. */
 export async function buildWorkbench(): Promise<string> {
@@ -47,11 +38,6 @@ export async function buildWorkbench(): Promise<string> {
   );
   if (result.status !== 0) throw new Error(`vite build failed:\n${result.stdout}\n${result.stderr}`);
   return dist;
-}
-
-export async function launchChromium(): Promise<Browser> {
-  // playwright-core gives every launch a fresh temporary profile (its own --user-data-dir).
-  return chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
 }
 
 /**

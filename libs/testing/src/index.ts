@@ -4,3 +4,4 @@ export * from './fixtures';
 export * from './stack';
 export * from './private-services';
 export * from './s3';
+export * from './browser';
