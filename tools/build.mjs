@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// `npm run build [api worker cli]`: bundles each app with esbuild into plain JavaScript under
-// dist/<app>/main.mjs. Our own libs are bundled in; packages from node_modules stay imports,
-// so the built files run with production dependencies only (`npm ci --omit=dev`), no tsx.
+// `npm run build [api worker cli workbench]`: everything the README's "Running in production"
+// section runs. The api, worker and cli are bundled with esbuild into plain JavaScript under
+// dist/<app>/main.mjs: our own libs are bundled in, packages from node_modules stay imports, so
+// the built files run with production dependencies only (`npm ci --omit=dev`), no tsx. The
+// workbench is the static Vite build the API serves at / (apps/workbench/dist, WORKBENCH_DIST).
 import { rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,20 +11,22 @@ import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-const APPS = ['api', 'worker', 'cli'];
+const BUNDLED_APPS = ['api', 'worker', 'cli'];
+const APPS = [...BUNDLED_APPS, 'workbench'];
 const wanted = process.argv.slice(2).filter((name) => !name.startsWith('-'));
-// --out=<dir>: another output root (inside the repository, so node_modules resolve).
-const out = process.argv.find((arg) => arg.startsWith('--out='))?.slice('--out='.length) ?? join(root, 'dist');
+// --out=<dir>: another output root (inside the repository, so node_modules resolve); the
+// workbench then goes to <dir>/workbench instead of apps/workbench/dist.
+const outArg = process.argv.find((arg) => arg.startsWith('--out='))?.slice('--out='.length);
+const out = outArg ?? join(root, 'dist');
 const unknown = wanted.filter((name) => !APPS.includes(name));
 if (unknown.length > 0) {
   console.error(`build: unknown app ${unknown.join(', ')} (known: ${APPS.join(', ')})`);
   process.exit(1);
 }
 
-for (const app of wanted.length > 0 ? wanted : APPS) {
+async function bundleApp(app) {
   const outdir = join(out, app);
   await rm(outdir, { recursive: true, force: true });
-  const started = Date.now();
   await build({
     entryPoints: [join(root, `apps/${app}/src/main.ts`)],
     outfile: join(outdir, 'main.mjs'),
@@ -37,5 +41,23 @@ for (const app of wanted.length > 0 ? wanted : APPS) {
     legalComments: 'none',
     logLevel: 'warning',
   });
-  console.log(`build: ${join(outdir, 'main.mjs')} (${Date.now() - started} ms)`);
+  return join(outdir, 'main.mjs');
+}
+
+async function buildWorkbench() {
+  // Vite is a build tool (a devDependency): loaded only when the workbench is built.
+  const { build: viteBuild } = await import('vite');
+  const outDir = outArg ? join(out, 'workbench') : join(root, 'apps/workbench/dist');
+  await viteBuild({
+    configFile: join(root, 'apps/workbench/vite.config.ts'),
+    build: { outDir, emptyOutDir: true },
+    logLevel: 'warn',
+  });
+  return join(outDir, 'index.html');
+}
+
+for (const app of wanted.length > 0 ? wanted : APPS) {
+  const started = Date.now();
+  const output = BUNDLED_APPS.includes(app) ? await bundleApp(app) : await buildWorkbench();
+  console.log(`build: ${output} (${Date.now() - started} ms)`);
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run api` / `npm run worker` / `npm run cli:built`: one process of one app, configured only by
+// `npm run api` / `npm run worker` (or `node tools/run.mjs cli …`): one process of one app, configured only by
 // the environment (README settings table). No seeding, no dev server, no set-up, no installs:
 // what is missing is named and the process exits 1. Runs the production build
 // (dist/<app>/main.mjs, `npm run build`) when present, else the TypeScript source through tsx.

@@ -85,7 +85,11 @@ export function createApp(deps: ApiDependencies): express.Express {
   app.use('/mcp', mcpRoutes(deps));
   app.use('/review', reviewRoutes(deps));
   // Last before the 404: the built workbench and its client-route fallback.
-  app.use(workbenchRoutes(deps.settings.WORKBENCH_DIST, deps.settings.workspaceRoot));
+  app.use(
+    workbenchRoutes(deps.settings.WORKBENCH_DIST, deps.settings.workspaceRoot, (dir) =>
+      deps.logger.warn({ dir }, 'no workbench build here: / serves no workbench (npm run build makes it)'),
+    ),
+  );
   app.use(notFoundHandler);
   app.use(
     errorHandler((error, req) =>

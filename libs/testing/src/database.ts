@@ -76,9 +76,12 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A fresh, migrated database of this test file's own; `drop()` removes it. */
-export async function createTestDatabase(): Promise<TestDatabase> {
-  const template = await ensureTemplate();
+/**
+ * A fresh database of this test file's own, migrated unless `migrated: false` (then empty, for a
+ * test that migrates it as an operator would); `drop()` removes it.
+ */
+export async function createTestDatabase(options: { migrated?: boolean } = {}): Promise<TestDatabase> {
+  const template = options.migrated === false ? 'template0' : await ensureTemplate();
   const name = `fd_test_${randomBytes(6).toString('hex')}`;
   await withAdmin(async (admin) => {
     // CREATE DATABASE … TEMPLATE fails while another session is connected to the template.

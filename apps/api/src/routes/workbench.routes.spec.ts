@@ -8,9 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorHandler, notFoundHandler } from '../http/problem';
 import { workbenchRoutes } from './workbench.routes';
 
-async function serve(dist: string): Promise<{ url: string; server: Server }> {
+async function serve(dist: string, onMissing?: (dir: string) => void): Promise<{ url: string; server: Server }> {
   const app = express();
-  app.use(workbenchRoutes(dist, '/'));
+  app.use(workbenchRoutes(dist, '/', onMissing));
   app.use(notFoundHandler);
   app.use(errorHandler(() => undefined));
   const server = createServer(app);
@@ -46,10 +46,12 @@ describe('workbench static serving', () => {
     }
   });
 
-  it('mounts nothing when there is no build', async () => {
-    const { url, server } = await serve(join(dir, 'missing'));
+  it('mounts nothing when there is no build, and says where it looked', async () => {
+    const missing: string[] = [];
+    const { url, server } = await serve(join(dir, 'missing'), (where) => missing.push(where));
     try {
       expect((await fetch(url + '/')).status).toBe(404);
+      expect(missing).toEqual([join(dir, 'missing')]);
     } finally {
       server.close();
     }

@@ -6,13 +6,18 @@ const API_PREFIXES = ['/v1/', '/review/', '/media/', '/uploads/', '/healthz', '/
 
 /**
  * Production: the API serves the built workbench from one origin (no CORS). Client routes fall
- * back to index.html; API paths never do. Nothing is mounted when the build is absent.
+ * back to index.html; API paths never do. Nothing is mounted when the build is absent, and
+ * `onMissing` is told where it was looked for (an operator who skipped `npm run build` would
+ * otherwise meet a bare 404 at /).
  */
-export function workbenchRoutes(dist: string, workspaceRoot: string): Router {
+export function workbenchRoutes(dist: string, workspaceRoot: string, onMissing?: (dir: string) => void): Router {
   const router = Router();
   const dir = isAbsolute(dist) ? dist : resolve(workspaceRoot, dist);
   const index = join(dir, 'index.html');
-  if (!existsSync(index)) return router;
+  if (!existsSync(index)) {
+    onMissing?.(dir);
+    return router;
+  }
   router.use(
     express.static(dir, {
       index: false,
