@@ -1,7 +1,8 @@
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { parseArgs } from 'node:util';
 import { ConfigError, loadSettings, SettingsError } from '@framedesk/config';
 import { createDatabase, type Database } from '@framedesk/db';
 import { isDomainError } from '@framedesk/domain';
+import { type Command, type CommandContext, type Io, UsageError } from './command';
 import { agentAccountCommands } from './commands/agent-accounts.command';
 import { agentCommands } from './commands/agents.command';
 import { configCommands } from './commands/config.command';
@@ -12,30 +13,6 @@ import { mcpCommands } from './commands/mcp.command';
 import { reviewerAccountCommands } from './commands/reviewer-accounts.command';
 import { reviewerCommands } from './commands/reviewers.command';
 import { submitCommands } from './commands/submit.command';
-
-export interface Io {
-  readonly env: NodeJS.ProcessEnv;
-  readonly stdin: NodeJS.ReadableStream;
-  out(line: string): void;
-  err(line: string): void;
-}
-
-export class UsageError extends Error {}
-
-export interface CommandContext {
-  readonly io: Io;
-  readonly positionals: string[];
-  readonly values: Record<string, string | boolean | (string | boolean)[] | undefined>;
-  /** Opens the database on first use; commands that need none never connect. */
-  db(): Database;
-}
-
-export interface Command {
-  readonly usage: string;
-  readonly options?: ParseArgsConfig['options'];
-  readonly positionals: number;
-  run(ctx: CommandContext): Promise<number | void>;
-}
 
 const COMMANDS: Record<string, Command> = {
   ...agentCommands,

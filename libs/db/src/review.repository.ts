@@ -3,7 +3,7 @@ import type { MediaObjectRow } from './media-objects.repository';
 import { Prisma } from './generated/prisma/client.ts';
 import type { DbClient } from './prisma';
 import { type JsonSubmissionRow, selectJsonRows, SUBMISSION_COLUMNS, withDates } from './submission-json';
-import type { SubmissionWithSlugs } from './submissions.repository';
+import type { SubmissionWithSlugs } from './submission-rows';
 
 export interface ReviewQueueFilter {
   readonly channelSlug?: string;

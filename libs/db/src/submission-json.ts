@@ -1,6 +1,6 @@
 import { Prisma } from './generated/prisma/client.ts';
 import type { DbClient } from './prisma';
-import type { SubmissionRow } from './submissions.repository';
+import type { SubmissionRow } from './submission-rows';
 
 /**
  * Submissions read by raw SQL come back as one JSON value per statement: Prisma converts a raw

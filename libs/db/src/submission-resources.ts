@@ -2,7 +2,7 @@ import type { SubmissionStatus } from '@framedesk/domain';
 import { Prisma } from './generated/prisma/client.ts';
 import type { DbClient } from './prisma';
 import { type JsonSubmissionRow, selectJsonRows, SUBMISSION_COLUMNS, withDates } from './submission-json';
-import type { SubmissionWithSlugs } from './submissions.repository';
+import type { SubmissionWithSlugs } from './submission-rows';
 
 /** A submission as the agent API shows it: its columns, both slugs, its upload's id, its delivered media. */
 export type SubmissionResourceRow = SubmissionWithSlugs & {

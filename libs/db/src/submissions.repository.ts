@@ -9,35 +9,9 @@ import {
 import type { DbClient, Prisma } from './prisma';
 import { type ResourceListQuery, submissionResources } from './submission-resources';
 
-export interface SubmissionRow {
-  readonly id: string;
-  readonly status: SubmissionStatus;
-  readonly mediaType: MediaType;
-  readonly agentId: string;
-  readonly channelId: string;
-  readonly date: string;
-  readonly metadata: unknown;
-  readonly title: string | null;
-  readonly visibility: Visibility;
-  readonly failureCode: string | null;
-  readonly failureMessage: string | null;
-  readonly reviewDecision: 'promoted' | 'rejected' | null;
-  readonly reviewReason: string | null;
-  readonly reviewerId: string | null;
-  readonly reviewedAt: Date | null;
-  readonly claimedBy: string | null;
-  readonly claimedUntil: Date | null;
-  readonly width: number | null;
-  readonly height: number | null;
-  readonly durationMs: number | null;
-  readonly createdAt: Date;
-  readonly updatedAt: Date;
-}
+import type { SubmissionRow, SubmissionWithSlugs } from './submission-rows';
 
-export interface SubmissionWithSlugs extends SubmissionRow {
-  readonly agent: { readonly slug: string };
-  readonly channel: { readonly slug: string };
-}
+export type { SubmissionRow, SubmissionWithSlugs };
 
 export interface Actor {
   readonly type: ActorType;

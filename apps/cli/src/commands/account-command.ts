@@ -1,7 +1,7 @@
 import { userInfo } from 'node:os';
 import { accountsService, type AccountsService } from '@framedesk/access';
 import { isSlug, isDomainError } from '@framedesk/domain';
-import { type Command, type CommandContext, UsageError } from '../cli';
+import { type Command, type CommandContext, UsageError } from '../command';
 
 /** Who ran the command, as recorded beside each account change. */
 function actor(): string {

@@ -1,5 +1,5 @@
-import type { Command } from '../cli';
-import { UsageError } from '../cli';
+import type { Command } from '../command';
+import { UsageError } from '../command';
 import { accountCommand, slugArg } from './account-command';
 
 const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };

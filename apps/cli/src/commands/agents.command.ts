@@ -1,6 +1,6 @@
 import { apiKeysService, generateApiKey } from '@framedesk/access';
 import { DomainError, isSlug } from '@framedesk/domain';
-import { type Command, UsageError } from '../cli';
+import { type Command, UsageError } from '../command';
 
 function slug(value: string | undefined, what: string): string {
   if (!value || !isSlug(value))

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { ConfigError, readProjectConfig } from '@framedesk/config';
-import type { Command } from '../cli';
+import type { Command } from '../command';
 
 export const configCommands: Record<string, Command> = {
   'config check': {

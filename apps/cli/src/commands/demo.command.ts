@@ -1,5 +1,5 @@
 import { createReviewer, generateApiKey, generatePassword } from '@framedesk/access';
-import type { Command } from '../cli';
+import type { Command } from '../command';
 
 export const DEMO = { channel: 'demo', agent: 'demo-agent', reviewer: 'reviewer@framedesk.local' } as const;
 

@@ -1,4 +1,4 @@
-import type { Command } from '../cli';
+import type { Command } from '../command';
 import { type CheckResult, runDoctor } from '../doctor/checks';
 
 const MARK = { ok: '✓', warn: '!', fail: '✗' } as const;

@@ -1,7 +1,7 @@
 import { loadSettings } from '@framedesk/config';
 import { createStorage } from '@framedesk/storage';
 import { type BackfillOutcome, fingerprintStoredFrame, nearDuplicateSettings } from '@framedesk/submissions';
-import { type Command, UsageError } from '../cli';
+import { type Command, UsageError } from '../command';
 
 export const mediaCommands: Record<string, Command> = {
   // Fingerprints processed frames that have none yet (frames from before fingerprints existed).

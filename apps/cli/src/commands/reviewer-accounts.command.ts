@@ -1,5 +1,5 @@
-import type { Command } from '../cli';
-import { UsageError } from '../cli';
+import type { Command } from '../command';
+import { UsageError } from '../command';
 import { accountCommand } from './account-command';
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<string> {

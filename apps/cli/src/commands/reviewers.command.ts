@@ -1,5 +1,5 @@
 import { createReviewer } from '@framedesk/access';
-import { type Command, UsageError } from '../cli';
+import { type Command, UsageError } from '../command';
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];

@@ -9,7 +9,7 @@ import {
   type Submission,
 } from '@framedesk/client';
 import { frameDateOf, isFrameDate, isSlug } from '@framedesk/domain';
-import { type Command, type CommandContext, UsageError } from '../cli';
+import { type Command, type CommandContext, UsageError } from '../command';
 
 const VIDEO_TYPES: Record<string, string> = { '.mp4': 'video/mp4', '.mov': 'video/quicktime', '.webm': 'video/webm' };
 /** Where a processed frame waits for people, or where it ended. */

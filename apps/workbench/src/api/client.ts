@@ -1,9 +1,9 @@
-import type { OpsWorkers } from '../components/QueueWorkers';
 import type {
   BatchResult,
   ChannelCount,
   DecisionInput,
   Ops,
+  OpsWorkers,
   QueuePage,
   Session,
   SubmissionDetail,

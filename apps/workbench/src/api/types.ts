@@ -23,3 +23,18 @@ export type MediaType = ReviewMediaType;
 export type Visibility = ReviewVisibility;
 export const VISIBILITIES: readonly Visibility[] = API_VISIBILITIES;
 export const DEFAULT_REJECT_REASONS = REJECT_REASONS;
+
+/** `GET /review/ops/workers`: who can work each queue, and the jobs held by a server fault. */
+export interface OpsWorkers {
+  readonly queues: Record<string, { workers: number; waiting: number; unavailable: readonly string[] }>;
+  readonly banners: readonly string[];
+  readonly server_faults: readonly {
+    queue: string;
+    job: string;
+    submission_id: string | null;
+    reason: string;
+    since: string;
+    age_seconds: number;
+    tries: number;
+  }[];
+}

@@ -1,20 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../api/client';
-
-/** `GET /review/ops/workers`: who can work each queue, and the jobs held by a server fault. */
-export interface OpsWorkers {
-  readonly queues: Record<string, { workers: number; waiting: number; unavailable: readonly string[] }>;
-  readonly banners: readonly string[];
-  readonly server_faults: readonly {
-    queue: string;
-    job: string;
-    submission_id: string | null;
-    reason: string;
-    since: string;
-    age_seconds: number;
-    tries: number;
-  }[];
-}
+import type { OpsWorkers } from '../api/types';
 
 export function formatAge(seconds: number): string {
   if (seconds < 90) return `${seconds} s`;

@@ -1,0 +1,28 @@
+// What a command is and what it is given: the commands import this, and cli.ts imports the
+// commands (so they never import cli.ts back).
+import type { ParseArgsConfig } from 'node:util';
+import type { Database } from '@framedesk/db';
+
+export interface Io {
+  readonly env: NodeJS.ProcessEnv;
+  readonly stdin: NodeJS.ReadableStream;
+  out(line: string): void;
+  err(line: string): void;
+}
+
+export class UsageError extends Error {}
+
+export interface CommandContext {
+  readonly io: Io;
+  readonly positionals: string[];
+  readonly values: Record<string, string | boolean | (string | boolean)[] | undefined>;
+  /** Opens the database on first use; commands that need none never connect. */
+  db(): Database;
+}
+
+export interface Command {
+  readonly usage: string;
+  readonly options?: ParseArgsConfig['options'];
+  readonly positionals: number;
+  run(ctx: CommandContext): Promise<number | void>;
+}

@@ -1,0 +1,33 @@
+// A submission as its row reads, on its own so that the repository and the JSON readers it uses
+// (submission-json, submission-resources) share it without importing one another.
+import type { MediaType, SubmissionStatus, Visibility } from '@framedesk/domain';
+
+export interface SubmissionRow {
+  readonly id: string;
+  readonly status: SubmissionStatus;
+  readonly mediaType: MediaType;
+  readonly agentId: string;
+  readonly channelId: string;
+  readonly date: string;
+  readonly metadata: unknown;
+  readonly title: string | null;
+  readonly visibility: Visibility;
+  readonly failureCode: string | null;
+  readonly failureMessage: string | null;
+  readonly reviewDecision: 'promoted' | 'rejected' | null;
+  readonly reviewReason: string | null;
+  readonly reviewerId: string | null;
+  readonly reviewedAt: Date | null;
+  readonly claimedBy: string | null;
+  readonly claimedUntil: Date | null;
+  readonly width: number | null;
+  readonly height: number | null;
+  readonly durationMs: number | null;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+}
+
+export interface SubmissionWithSlugs extends SubmissionRow {
+  readonly agent: { readonly slug: string };
+  readonly channel: { readonly slug: string };
+}
