@@ -38,6 +38,7 @@ export interface FrameParts<T> {
 }
 
 const unsupported = (detail: string) => new DomainError('unsupported_media_type', detail);
+const invalid = (detail: string) => new DomainError('invalid_request', detail);
 const VIDEO_REFUSED =
   'V1 accepts only an image part here. Videos go through POST /v1/media-uploads, and a media_upload_id is never resubmitted: the upload completes by itself.';
 
@@ -62,19 +63,8 @@ export async function receiveFrameParts<T extends { discard(): Promise<void> }>(
     drain(req, 0);
     throw tooLarge(limits.multipartMaxBytes);
   }
-
   return new Promise<FrameParts<T>>((resolve, reject) => {
-    let settled = false;
-    let received = 0;
-    let metadata: string | undefined;
-    let image: T | undefined;
-    let storing: Promise<T> | undefined;
-    let inspect: Transform | undefined;
-    let pendingWrites = 0;
-    let parserClosed = false;
-    let deferred: DomainError | undefined;
-
-    let parser: ReturnType<typeof busboy>;
+    let parser: Parser;
     try {
       parser = busboy({
         headers: req.headers,
@@ -91,173 +81,210 @@ export async function receiveFrameParts<T extends { discard(): Promise<void> }>(
       reject(new DomainError('invalid_request', 'The multipart body has no valid boundary.'));
       return;
     }
+    new FramePartsReader(req, parser, limits, sink, resolve, reject).start();
+  });
+}
 
-    const counter = new Transform({
-      transform(chunk: Buffer, _encoding, callback) {
-        received += chunk.length;
-        if (received > limits.multipartMaxBytes) return callback(tooLarge(limits.multipartMaxBytes));
+type Parser = ReturnType<typeof busboy>;
+
+/** One request's parse: the parts seen so far, the image's write, and one outcome (settled once). */
+class FramePartsReader<T extends { discard(): Promise<void> }> {
+  private settled = false;
+  private received = 0;
+  private metadata: string | undefined;
+  private image: T | undefined;
+  private storing: Promise<T> | undefined;
+  private inspect: Transform | undefined;
+  private pendingWrites = 0;
+  private parserClosed = false;
+  /** A refusal that waits for the whole body (an unexpected or repeated part). */
+  private deferred: DomainError | undefined;
+  private readonly counter: Transform;
+
+  constructor(
+    private readonly req: Request,
+    private readonly parser: Parser,
+    private readonly limits: MultipartLimits,
+    private readonly sink: ImageSink<T>,
+    private readonly resolve: (parts: FrameParts<T>) => void,
+    private readonly reject: (error: DomainError) => void,
+  ) {
+    const max = limits.multipartMaxBytes;
+    this.counter = new Transform({
+      transform: (chunk: Buffer, _encoding, callback) => {
+        this.received += chunk.length;
+        if (this.received > max) return callback(tooLarge(max));
         callback(null, chunk);
       },
     });
+  }
 
-    const fail = (error: DomainError) => {
-      if (settled) return;
-      settled = true;
-      req.unpipe(counter);
-      counter.unpipe(parser);
-      counter.destroy();
-      parser.removeAllListeners('close');
-      drain(req, received);
-      // Answer only once the sink has settled: a write it finished is discarded, one it had not
-      // finished removes its own temporary object when its source errors.
-      inspect?.destroy(error);
-      const cleaned = storing
-        ? storing.then(
-            (stored) => stored.discard(),
-            () => undefined,
-          )
-        : Promise.resolve();
-      void cleaned.finally(() => reject(error));
-    };
-
-    const finish = () => {
-      if (settled || !parserClosed || pendingWrites > 0) return;
-      if (deferred) return fail(deferred);
-      if (metadata === undefined)
-        return fail(new DomainError('invalid_request', 'The "metadata" part (JSON) is missing.'));
-      if (!image) return fail(new DomainError('invalid_request', 'The "image" part (PNG) is missing.'));
-      settled = true;
-      resolve({ metadata, image });
-    };
-
-    parser.on('field', (name, value, info) => {
-      if (name === 'media_upload_id' || name === 'video')
-        return fail(unsupported(`The "${name}" field is not supported. ${VIDEO_REFUSED}`));
-      if (name !== 'metadata') {
-        deferred ??= new DomainError('invalid_request', `Unexpected part "${name}"; send only "metadata" and "image".`);
-        return;
-      }
-      if (info.valueTruncated || Buffer.byteLength(value) > limits.metadataMaxBytes)
-        return fail(metadataTooLarge(limits.metadataMaxBytes));
-      // busboy decodes fields itself, turning invalid UTF-8 into U+FFFD: refuse rather than store mangled text.
-      if (value.includes('\uFFFD')) return fail(notUtf8());
-      if (metadata !== undefined) deferred ??= new DomainError('invalid_request', 'Send one "metadata" part.');
-      metadata = value;
-    });
-
+  start(): void {
+    const { parser, req } = this;
+    const malformed = (error: Error) =>
+      this.fail(new DomainError('invalid_request', `The multipart body is malformed: ${error.message}.`));
+    parser.on('field', (name, value, info) => this.onField(name, value, info.valueTruncated));
     parser.on('file', (name, stream, info) => {
       // A body cut off inside a part errors the part's stream; unheard, it would crash the process.
-      stream.on('error', (error: Error) =>
-        fail(new DomainError('invalid_request', `The multipart body is malformed: ${error.message}.`)),
-      );
-      // Parts the parser had buffered can still arrive after the request failed: never spool them.
-      if (settled) {
-        stream.resume();
-        return;
-      }
-      if (name === 'video' || name === 'media_upload_id') {
-        stream.resume();
-        return fail(unsupported(`The "${name}" part is not supported. ${VIDEO_REFUSED}`));
-      }
-      if (name === 'metadata') {
-        // Sent as a file (curl -F metadata=@meta.json): read it, bounded.
-        const chunks: Buffer[] = [];
-        let size = 0;
-        pendingWrites++;
-        stream.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > limits.metadataMaxBytes) return fail(metadataTooLarge(limits.metadataMaxBytes));
-          chunks.push(chunk);
-        });
-        stream.on('end', () => {
-          pendingWrites--;
-          if (metadata !== undefined) deferred ??= new DomainError('invalid_request', 'Send one "metadata" part.');
-          try {
-            metadata = new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
-          } catch {
-            return fail(notUtf8());
-          }
-          finish();
-        });
-        return;
-      }
-      if (name !== 'image' || storing) {
-        stream.resume();
-        deferred ??= new DomainError(
-          'invalid_request',
-          name === 'image' ? 'Send one "image" part.' : `Unexpected part "${name}"; send only "metadata" and "image".`,
-        );
-        return;
-      }
-      const contentType = info.mimeType.toLowerCase();
-      if (!limits.allowedImageTypes.includes(contentType)) {
-        stream.resume();
-        return fail(
-          unsupported(`The image must be one of ${limits.allowedImageTypes.join(', ')}; got ${contentType}.`),
-        );
-      }
-      pendingWrites++;
-      let head = Buffer.alloc(0);
-      const check = new Transform({
-        transform(chunk: Buffer, _encoding, callback) {
-          if (head.length < PNG_HEAD_BYTES) {
-            head = Buffer.concat([head, chunk.subarray(0, PNG_HEAD_BYTES - head.length)]);
-            const refusal = checkPngHead(head);
-            if (refusal) return callback(unsupported(refusal));
-          }
-          callback(null, chunk);
-        },
-        flush(callback) {
-          if (head.length < PNG_HEAD_BYTES)
-            return callback(unsupported('The image is not a PNG (it ends before its IHDR header).'));
-          callback();
-        },
-      });
-      inspect = check;
-      stream.on('limit', () => fail(tooLarge(limits.multipartMaxBytes)));
-      check.on('error', (error) => fail(asDomainError(error)));
-      stream.pipe(check);
-      storing = sink(check, contentType);
-      storing.then(
-        (stored) => {
-          pendingWrites--;
-          if (settled) return void stored.discard();
-          image = stored;
-          finish();
-        },
-        (error: unknown) => {
-          pendingWrites--;
-          fail(asDomainError(error));
-        },
-      );
+      stream.on('error', malformed);
+      this.onFile(name, stream, info.mimeType);
     });
-
-    parser.on('partsLimit', () =>
-      fail(new DomainError('invalid_request', 'Too many parts; send only "metadata" and "image".')),
-    );
-    parser.on('filesLimit', () => fail(new DomainError('invalid_request', 'Too many files; send one "image".')));
-    parser.on('fieldsLimit', () =>
-      fail(new DomainError('invalid_request', 'Too many fields; send only "metadata" and "image".')),
-    );
-    parser.on('error', (error) =>
-      fail(new DomainError('invalid_request', `The multipart body is malformed: ${error.message}.`)),
-    );
+    parser.on('partsLimit', () => this.fail(invalid('Too many parts; send only "metadata" and "image".')));
+    parser.on('filesLimit', () => this.fail(invalid('Too many files; send one "image".')));
+    parser.on('fieldsLimit', () => this.fail(invalid('Too many fields; send only "metadata" and "image".')));
+    parser.on('error', malformed);
     parser.on('close', () => {
-      parserClosed = true;
-      finish();
+      this.parserClosed = true;
+      this.finish();
     });
-    counter.on('error', (error) =>
-      fail(
-        error instanceof DomainError
-          ? error
-          : new DomainError('invalid_request', 'The request body could not be read.'),
-      ),
+    this.counter.on('error', (error) =>
+      this.fail(error instanceof DomainError ? error : invalid('The request body could not be read.')),
     );
-    req.on('aborted', () =>
-      fail(new DomainError('invalid_request', 'The request was aborted before its body arrived.')),
+    req.on('aborted', () => this.fail(invalid('The request was aborted before its body arrived.')));
+    req.on('error', () => this.fail(invalid('The request body could not be read.')));
+    req.pipe(this.counter).pipe(parser);
+  }
+
+  private onField(name: string, value: string, truncated: boolean): void {
+    if (name === 'media_upload_id' || name === 'video')
+      return this.fail(unsupported(`The "${name}" field is not supported. ${VIDEO_REFUSED}`));
+    if (name !== 'metadata') {
+      this.deferred ??= invalid(`Unexpected part "${name}"; send only "metadata" and "image".`);
+      return;
+    }
+    if (truncated || Buffer.byteLength(value) > this.limits.metadataMaxBytes)
+      return this.fail(metadataTooLarge(this.limits.metadataMaxBytes));
+    // busboy decodes fields itself, turning invalid UTF-8 into U+FFFD: refuse rather than store mangled text.
+    if (value.includes('\uFFFD')) return this.fail(notUtf8());
+    this.setMetadata(value);
+  }
+
+  private onFile(name: string, stream: Readable, mimeType: string): void {
+    // Parts the parser had buffered can still arrive after the request failed: never spool them.
+    if (this.settled) {
+      stream.resume();
+      return;
+    }
+    if (name === 'video' || name === 'media_upload_id') {
+      stream.resume();
+      return this.fail(unsupported(`The "${name}" part is not supported. ${VIDEO_REFUSED}`));
+    }
+    if (name === 'metadata') return this.readMetadataFile(stream);
+    if (name !== 'image' || this.storing) {
+      stream.resume();
+      this.deferred ??= invalid(
+        name === 'image' ? 'Send one "image" part.' : `Unexpected part "${name}"; send only "metadata" and "image".`,
+      );
+      return;
+    }
+    const contentType = mimeType.toLowerCase();
+    if (!this.limits.allowedImageTypes.includes(contentType)) {
+      stream.resume();
+      return this.fail(
+        unsupported(`The image must be one of ${this.limits.allowedImageTypes.join(', ')}; got ${contentType}.`),
+      );
+    }
+    this.storeImage(stream, contentType);
+  }
+
+  private setMetadata(value: string): void {
+    if (this.metadata !== undefined) this.deferred ??= invalid('Send one "metadata" part.');
+    this.metadata = value;
+  }
+
+  /** Metadata sent as a file (curl -F metadata=@meta.json): read it, bounded. */
+  private readMetadataFile(stream: Readable): void {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    this.pendingWrites++;
+    stream.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > this.limits.metadataMaxBytes) return this.fail(metadataTooLarge(this.limits.metadataMaxBytes));
+      chunks.push(chunk);
+    });
+    stream.on('end', () => {
+      this.pendingWrites--;
+      let value: string;
+      try {
+        value = new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
+      } catch {
+        return this.fail(notUtf8());
+      }
+      this.setMetadata(value);
+      this.finish();
+    });
+  }
+
+  /** The image streams through the PNG head check into the sink, once. */
+  private storeImage(stream: Readable, contentType: string): void {
+    this.pendingWrites++;
+    const check = pngHeadCheck();
+    this.inspect = check;
+    stream.on('limit', () => this.fail(tooLarge(this.limits.multipartMaxBytes)));
+    check.on('error', (error) => this.fail(asDomainError(error)));
+    stream.pipe(check);
+    this.storing = this.sink(check, contentType);
+    this.storing.then(
+      (stored) => {
+        this.pendingWrites--;
+        if (this.settled) return void stored.discard();
+        this.image = stored;
+        this.finish();
+      },
+      (error: unknown) => {
+        this.pendingWrites--;
+        this.fail(asDomainError(error));
+      },
     );
-    req.on('error', () => fail(new DomainError('invalid_request', 'The request body could not be read.')));
-    req.pipe(counter).pipe(parser);
+  }
+
+  private finish(): void {
+    if (this.settled || !this.parserClosed || this.pendingWrites > 0) return;
+    if (this.deferred) return this.fail(this.deferred);
+    if (this.metadata === undefined) return this.fail(invalid('The "metadata" part (JSON) is missing.'));
+    if (!this.image) return this.fail(invalid('The "image" part (PNG) is missing.'));
+    this.settled = true;
+    this.resolve({ metadata: this.metadata, image: this.image });
+  }
+
+  private fail(error: DomainError): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.req.unpipe(this.counter);
+    this.counter.unpipe(this.parser);
+    this.counter.destroy();
+    this.parser.removeAllListeners('close');
+    drain(this.req, this.received);
+    // Answer only once the sink has settled: a write it finished is discarded, one it had not
+    // finished removes its own temporary object when its source errors.
+    this.inspect?.destroy(error);
+    const cleaned = this.storing
+      ? this.storing.then(
+          (stored) => stored.discard(),
+          () => undefined,
+        )
+      : Promise.resolve();
+    void cleaned.finally(() => this.reject(error));
+  }
+}
+
+/** Passes the image through, refusing it on its first bytes when they are not a PNG's head. */
+function pngHeadCheck(): Transform {
+  let head = Buffer.alloc(0);
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      if (head.length < PNG_HEAD_BYTES) {
+        head = Buffer.concat([head, chunk.subarray(0, PNG_HEAD_BYTES - head.length)]);
+        const refusal = checkPngHead(head);
+        if (refusal) return callback(unsupported(refusal));
+      }
+      callback(null, chunk);
+    },
+    flush(callback) {
+      if (head.length < PNG_HEAD_BYTES)
+        return callback(unsupported('The image is not a PNG (it ends before its IHDR header).'));
+      callback();
+    },
   });
 }
 
