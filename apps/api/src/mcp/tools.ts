@@ -68,175 +68,184 @@ function keyOf(given: unknown): string {
   return given.trim().toLowerCase();
 }
 
+type ToolArgs = Record<string, unknown>;
+interface ToolOutput {
+  readonly body: unknown;
+  readonly text: string;
+}
+
+interface ToolDefinition {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly schema: keyof ToolSchemas;
+  readonly handler: (deps: McpToolDeps, caller: AgentPrincipal, args: ToolArgs) => Promise<ToolOutput>;
+}
+
+async function submitFrame(deps: McpToolDeps, caller: AgentPrincipal, args: ToolArgs): Promise<ToolOutput> {
+  const { image_base64, idempotency_key, ...fields } = args;
+  const errors: FieldError[] = [];
+  const image64 = stringArg(image_base64, 'image_base64', errors, { required: true });
+  if (errors.length > 0) throw argumentErrors(errors);
+  const key = keyOf(idempotency_key);
+  const parsed = { agent_slug: caller.agentSlug, ...defined(fields) };
+  const metadata = asArgumentErrors('/metadata', () => deps.validators.frameMetadata(parsed));
+  const bytes = decodePng(image64!, deps.config.media.multipart_max_bytes, deps.config.media.allowed_image_mime_types);
+  // Stored once under the new submission's id (hashed on the way); discarded unless a create commits it.
+  const image = await deps.submissions.stageImage(Readable.from([bytes]), 'image/png');
+  const fingerprint = fingerprintOf('POST', FRAMES_PATH, { metadata: parsed, image_sha256: image.sha256 });
+  let result;
+  try {
+    result = await runIdempotent(
+      deps.db,
+      { apiKeyId: caller.apiKeyId, key, fingerprint, ...deps.idempotency },
+      (token) => deps.submissions.createImageSubmission({ caller, metadata, image, idempotency: token }),
+    );
+  } catch (error) {
+    await image.discard();
+    throw error;
+  }
+  if (result.replayed) await image.discard();
+  const body = result.body as { id: string; status: string };
+  return {
+    body,
+    text: `Submitted ${body.id} (status ${body.status}${result.replayed ? ', replayed' : ''}). Follow it with get_submission.`,
+  };
+}
+
+async function getSubmission(deps: McpToolDeps, caller: AgentPrincipal, args: ToolArgs): Promise<ToolOutput> {
+  const errors: FieldError[] = [];
+  const id = stringArg(args['submission_id'], 'submission_id', errors, { required: true });
+  if (errors.length > 0) throw argumentErrors(errors);
+  const body = await deps.submissions.getSubmission(caller, id!);
+  return { body, text: `${body.id}: ${body.status}` };
+}
+
+async function listSubmissions(deps: McpToolDeps, caller: AgentPrincipal, args: ToolArgs): Promise<ToolOutput> {
+  const errors: FieldError[] = [];
+  const channelSlug = stringArg(args['channel_slug'], 'channel_slug', errors);
+  const status = stringArg(args['status'], 'status', errors);
+  const cursor = stringArg(args['cursor'], 'cursor', errors);
+  const limit = args['limit'] ?? undefined;
+  if (status !== undefined && !isSubmissionStatus(status))
+    errors.push({ pointer: '/status', detail: 'is not a status' });
+  if (limit !== undefined && (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > LIST_LIMIT_MAX))
+    errors.push({ pointer: '/limit', detail: `must be an integer from 1 to ${LIST_LIMIT_MAX}` });
+  if (errors.length > 0) throw argumentErrors(errors);
+  const body = await deps.submissions.listSubmissions(caller, {
+    ...(channelSlug !== undefined ? { channel_slug: channelSlug } : {}),
+    ...(status !== undefined && isSubmissionStatus(status) ? { status } : {}),
+    ...(cursor !== undefined ? { cursor } : {}),
+    ...(limit !== undefined ? { limit: limit as number } : {}),
+  });
+  const lines = body.data.map((s) => `${s.id} ${s.status} ${s.channel_slug} ${s.date}`);
+  return {
+    body,
+    text: `${body.data.length} submission(s)${body.has_more ? `; more with cursor ${body.next_cursor}` : ''}.\n${lines.join('\n')}`,
+  };
+}
+
+async function listChannels(deps: McpToolDeps, caller: AgentPrincipal, _args: ToolArgs): Promise<ToolOutput> {
+  const body = await deps.channels.listChannels(caller);
+  return {
+    body,
+    text: `Agent ${body.agent_slug} may submit to: ${body.data.map((c) => c.slug).join(', ') || '(no channel)'}.`,
+  };
+}
+
+async function createVideoUpload(deps: McpToolDeps, caller: AgentPrincipal, args: ToolArgs): Promise<ToolOutput> {
+  const { idempotency_key, ...fields } = args;
+  const key = keyOf(idempotency_key);
+  const parsed = { agent_slug: caller.agentSlug, media_type: 'video', ...defined(fields) };
+  const request = asArgumentErrors('', () => deps.validators.mediaUploadRequest(parsed));
+  const result = await runIdempotent(
+    deps.db,
+    {
+      apiKeyId: caller.apiKeyId,
+      key,
+      fingerprint: fingerprintOf('POST', UPLOADS_PATH, parsed),
+      ...deps.idempotency,
+    },
+    (token) => deps.submissions.createVideoUpload({ caller, request, idempotency: token }),
+  );
+  const upload = result.body as { id: string; upload_url: string; upload_protocol: string; expires_at: string };
+  const how =
+    upload.upload_protocol === 'tus'
+      ? `Send the bytes with tus 1.0 to upload_url: PATCH with Tus-Resumable: 1.0.0, Content-Type: application/offset+octet-stream and Upload-Offset (HEAD tells the offset to resume from), before ${upload.expires_at}.`
+      : `Send the bytes in one multipart/form-data POST to upload_url with the file in the field "file", before ${upload.expires_at}.`;
+  return {
+    body: { ...upload, how_to_upload: how },
+    text: `Upload session ${upload.id} (${upload.upload_protocol}) at ${upload.upload_url}. ${how}`,
+  };
+}
+
+/** The tools an agent sees, in the order they are listed. */
+const TOOLS: readonly ToolDefinition[] = [
+  {
+    name: 'submit_frame',
+    title: 'Submit an image frame',
+    description:
+      'Submit one PNG image as a frame to a channel. Returns the created submission (status "received"); ' +
+      'processing and review continue asynchronously: follow it with get_submission until its status is ' +
+      'needs_review, promoted, rejected or failed. Use list_channels first to see where you may submit.',
+    schema: 'submitFrame',
+    handler: submitFrame,
+  },
+  {
+    name: 'get_submission',
+    title: 'Get a submission',
+    description:
+      "A submission of this API key's agent, with its status (received, waiting_for_upload, media_processing, " +
+      'needs_review, promoted, rejected, failed), failure reason and links to delivered variants.',
+    schema: 'getSubmission',
+    handler: getSubmission,
+  },
+  {
+    name: 'list_submissions',
+    title: 'List submissions',
+    description:
+      "This API key's agent's submissions, newest first, one page at a time. Pass next_cursor back as cursor " +
+      'for the next page (has_more says whether there is one).',
+    schema: 'listSubmissions',
+    handler: listSubmissions,
+  },
+  {
+    name: 'list_channels',
+    title: 'List channels',
+    description:
+      'The channels this API key may submit to, with their rules: accepted image and video types, size ' +
+      'limits, click-zone limit, and whether a reviewer must promote a frame before it is published.',
+    schema: 'listChannels',
+    handler: listChannels,
+  },
+  {
+    name: 'create_video_upload',
+    title: 'Create a video upload session',
+    description:
+      'Open an upload session for a video (this also creates its submission). Returns upload_url, ' +
+      'upload_protocol (basic or tus), expires_at and submission_id. The bytes are not sent through MCP: ' +
+      'your program sends the file to upload_url (no API key needed), then you follow submission_id with get_submission.',
+    schema: 'createVideoUpload',
+    handler: createVideoUpload,
+  },
+];
+
 /** One MCP server for one request of one authenticated agent (stateless: nothing outlives the request). */
 export function createMcpServer(deps: McpToolDeps, caller: AgentPrincipal): McpServer {
   const server = new McpServer({ name: 'framedesk', version: '1.0.0' });
-  const { schemas } = deps;
-  const run =
-    (tool: string, work: (args: Record<string, unknown>) => Promise<{ body: unknown; text: string }>) =>
-    async (args: Record<string, unknown>): Promise<CallToolResult> => {
-      try {
-        const { body, text } = await work(args);
-        return toolResult(body, text);
-      } catch (error) {
-        return toolError(error, (e) => deps.onUnexpected(e, tool));
-      }
-    };
-
-  server.registerTool(
-    'submit_frame',
-    {
-      title: 'Submit an image frame',
-      description:
-        'Submit one PNG image as a frame to a channel. Returns the created submission (status "received"); ' +
-        'processing and review continue asynchronously: follow it with get_submission until its status is ' +
-        'needs_review, promoted, rejected or failed. Use list_channels first to see where you may submit.',
-      inputSchema: schemas.submitFrame,
-    },
-    run('submit_frame', async (args) => {
-      const { image_base64, idempotency_key, ...fields } = args;
-      const errors: FieldError[] = [];
-      const image64 = stringArg(image_base64, 'image_base64', errors, { required: true });
-      if (errors.length > 0) throw argumentErrors(errors);
-      const key = keyOf(idempotency_key);
-      const parsed = { agent_slug: caller.agentSlug, ...defined(fields) };
-      const metadata = asArgumentErrors('/metadata', () => deps.validators.frameMetadata(parsed));
-      const bytes = decodePng(
-        image64!,
-        deps.config.media.multipart_max_bytes,
-        deps.config.media.allowed_image_mime_types,
-      );
-      // Stored once under the new submission's id (hashed on the way); discarded unless a create commits it.
-      const image = await deps.submissions.stageImage(Readable.from([bytes]), 'image/png');
-      const fingerprint = fingerprintOf('POST', FRAMES_PATH, { metadata: parsed, image_sha256: image.sha256 });
-      let result;
-      try {
-        result = await runIdempotent(
-          deps.db,
-          { apiKeyId: caller.apiKeyId, key, fingerprint, ...deps.idempotency },
-          (token) => deps.submissions.createImageSubmission({ caller, metadata, image, idempotency: token }),
-        );
-      } catch (error) {
-        await image.discard();
-        throw error;
-      }
-      if (result.replayed) await image.discard();
-      const body = result.body as { id: string; status: string };
-      return {
-        body,
-        text: `Submitted ${body.id} (status ${body.status}${result.replayed ? ', replayed' : ''}). Follow it with get_submission.`,
-      };
-    }),
-  );
-
-  server.registerTool(
-    'get_submission',
-    {
-      title: 'Get a submission',
-      description:
-        "A submission of this API key's agent, with its status (received, waiting_for_upload, media_processing, " +
-        'needs_review, promoted, rejected, failed), failure reason and links to delivered variants.',
-      inputSchema: schemas.getSubmission,
-    },
-    run('get_submission', async (args) => {
-      const errors: FieldError[] = [];
-      const id = stringArg(args['submission_id'], 'submission_id', errors, { required: true });
-      if (errors.length > 0) throw argumentErrors(errors);
-      const body = await deps.submissions.getSubmission(caller, id!);
-      return { body, text: `${body.id}: ${body.status}` };
-    }),
-  );
-
-  server.registerTool(
-    'list_submissions',
-    {
-      title: 'List submissions',
-      description:
-        "This API key's agent's submissions, newest first, one page at a time. Pass next_cursor back as cursor " +
-        'for the next page (has_more says whether there is one).',
-      inputSchema: schemas.listSubmissions,
-    },
-    run('list_submissions', async (args) => {
-      const errors: FieldError[] = [];
-      const channelSlug = stringArg(args['channel_slug'], 'channel_slug', errors);
-      const status = stringArg(args['status'], 'status', errors);
-      const cursor = stringArg(args['cursor'], 'cursor', errors);
-      const limit = args['limit'] ?? undefined;
-      if (status !== undefined && !isSubmissionStatus(status))
-        errors.push({ pointer: '/status', detail: 'is not a status' });
-      if (
-        limit !== undefined &&
-        (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > LIST_LIMIT_MAX)
-      )
-        errors.push({ pointer: '/limit', detail: `must be an integer from 1 to ${LIST_LIMIT_MAX}` });
-      if (errors.length > 0) throw argumentErrors(errors);
-      const body = await deps.submissions.listSubmissions(caller, {
-        ...(channelSlug !== undefined ? { channel_slug: channelSlug } : {}),
-        ...(status !== undefined && isSubmissionStatus(status) ? { status } : {}),
-        ...(cursor !== undefined ? { cursor } : {}),
-        ...(limit !== undefined ? { limit: limit as number } : {}),
-      });
-      const lines = body.data.map((s) => `${s.id} ${s.status} ${s.channel_slug} ${s.date}`);
-      return {
-        body,
-        text: `${body.data.length} submission(s)${body.has_more ? `; more with cursor ${body.next_cursor}` : ''}.\n${lines.join('\n')}`,
-      };
-    }),
-  );
-
-  server.registerTool(
-    'list_channels',
-    {
-      title: 'List channels',
-      description:
-        'The channels this API key may submit to, with their rules: accepted image and video types, size ' +
-        'limits, click-zone limit, and whether a reviewer must promote a frame before it is published.',
-      inputSchema: schemas.listChannels,
-    },
-    run('list_channels', async () => {
-      const body = await deps.channels.listChannels(caller);
-      return {
-        body,
-        text: `Agent ${body.agent_slug} may submit to: ${body.data.map((c) => c.slug).join(', ') || '(no channel)'}.`,
-      };
-    }),
-  );
-
-  server.registerTool(
-    'create_video_upload',
-    {
-      title: 'Create a video upload session',
-      description:
-        'Open an upload session for a video (this also creates its submission). Returns upload_url, ' +
-        'upload_protocol (basic or tus), expires_at and submission_id. The bytes are not sent through MCP: ' +
-        'your program sends the file to upload_url (no API key needed), then you follow submission_id with get_submission.',
-      inputSchema: schemas.createVideoUpload,
-    },
-    run('create_video_upload', async (args) => {
-      const { idempotency_key, ...fields } = args;
-      const key = keyOf(idempotency_key);
-      const parsed = { agent_slug: caller.agentSlug, media_type: 'video', ...defined(fields) };
-      const request = asArgumentErrors('', () => deps.validators.mediaUploadRequest(parsed));
-      const result = await runIdempotent(
-        deps.db,
-        {
-          apiKeyId: caller.apiKeyId,
-          key,
-          fingerprint: fingerprintOf('POST', UPLOADS_PATH, parsed),
-          ...deps.idempotency,
-        },
-        (token) => deps.submissions.createVideoUpload({ caller, request, idempotency: token }),
-      );
-      const upload = result.body as { id: string; upload_url: string; upload_protocol: string; expires_at: string };
-      const how =
-        upload.upload_protocol === 'tus'
-          ? `Send the bytes with tus 1.0 to upload_url: PATCH with Tus-Resumable: 1.0.0, Content-Type: application/offset+octet-stream and Upload-Offset (HEAD tells the offset to resume from), before ${upload.expires_at}.`
-          : `Send the bytes in one multipart/form-data POST to upload_url with the file in the field "file", before ${upload.expires_at}.`;
-      return {
-        body: { ...upload, how_to_upload: how },
-        text: `Upload session ${upload.id} (${upload.upload_protocol}) at ${upload.upload_url}. ${how}`,
-      };
-    }),
-  );
+  for (const tool of TOOLS) {
+    server.registerTool(
+      tool.name,
+      { title: tool.title, description: tool.description, inputSchema: deps.schemas[tool.schema] },
+      async (args: ToolArgs): Promise<CallToolResult> => {
+        try {
+          const { body, text } = await tool.handler(deps, caller, args);
+          return toolResult(body, text);
+        } catch (error) {
+          return toolError(error, (e) => deps.onUnexpected(e, tool.name));
+        }
+      },
+    );
+  }
   return server;
 }
