@@ -11,6 +11,7 @@ import {
   storageKeys,
 } from '@framedesk/storage';
 import { saveFingerprint } from './fingerprint.service';
+import { failExpiredUpload } from './upload-expiry';
 
 const SYSTEM = { type: 'system' } as const;
 
@@ -204,13 +205,6 @@ export async function expireUpload(
   const upload = await db.repos.mediaUploads.findBySubmission(submissionId);
   if (!upload || upload.id !== uploadId) return { outcome: 'skipped', reason: 'no such upload' };
   if (upload.expiresAt.getTime() > now.getTime()) return { outcome: 'early', expiresAt: upload.expiresAt };
-  const result = await db.transition({
-    id: submissionId,
-    to: 'failed',
-    actor: SYSTEM,
-    onlyFrom: ['waiting_for_upload'],
-    reason: 'upload_expired',
-    patch: { failureCode: 'upload_expired', failureMessage: 'The upload session expired before its media arrived.' },
-  });
+  const result = await failExpiredUpload(db, submissionId);
   return result.ok ? { outcome: 'expired' } : { outcome: 'skipped', reason: `status is ${result.current}` };
 }

@@ -12,6 +12,7 @@ import type { QueueProducer } from '@framedesk/queues';
 import { type ObjectStorage, storageKeys } from '@framedesk/storage';
 import type { Locker } from '@tus/utils';
 import { peekHead } from './stream-head';
+import { failExpiredUpload } from './upload-expiry';
 
 export interface VideoUploadServiceDeps {
   readonly db: Database;
@@ -135,17 +136,7 @@ export function createVideoUploadService(deps: VideoUploadServiceDeps) {
   }
 
   async function expire(upload: MediaUploadWithSubmission): Promise<void> {
-    await deps.db.transition({
-      id: upload.submissionId,
-      to: 'failed',
-      actor: { type: 'system' },
-      onlyFrom: ['waiting_for_upload'],
-      reason: 'upload session expired',
-      patch: {
-        failureCode: 'upload_expired',
-        failureMessage: 'No complete upload arrived before the session expired.',
-      },
-    });
+    await failExpiredUpload(deps.db, upload.submissionId);
     await deps.dropPartial?.(upload.id).catch(() => undefined);
   }
 

@@ -19,6 +19,7 @@ import { type ObjectStorage, storageKeys } from '@framedesk/storage';
 import { finishProcessing } from './system-review';
 import type { ProviderNotification, ProviderVideoState, VideoProvider } from '@framedesk/video-provider';
 import { fingerprintFrame } from './fingerprint.service';
+import { failExpiredUpload } from './upload-expiry';
 
 export interface VideoServiceDeps {
   readonly db: Database;
@@ -323,17 +324,7 @@ export function createVideoService(deps: VideoServiceDeps) {
           return outcome;
         }
       }
-      const result = await deps.db.transition({
-        id: submissionId,
-        to: 'failed',
-        actor: { type: 'system' },
-        onlyFrom: ['waiting_for_upload'],
-        reason: 'upload session expired',
-        patch: {
-          failureCode: 'upload_expired',
-          failureMessage: 'No complete upload arrived before the session expired.',
-        },
-      });
+      const result = await failExpiredUpload(deps.db, submissionId);
       return result.ok ? 'failed' : 'skipped';
     },
   };
