@@ -3,9 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { freePort } from '@framedesk/testing';
-// @ts-expect-error -- s3rver ships no type declarations.
-import S3rver from 's3rver';
+import { startTestS3 } from '@framedesk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFsStorage } from './fs.storage';
 import { createS3Storage } from './s3.storage';
@@ -26,17 +24,9 @@ const drivers: Record<'fs' | 's3', () => Promise<Harness>> = {
   },
   async s3() {
     const dir = await mkdtemp(join(tmpdir(), 'fd-storage-s3-'));
-    const port = await freePort();
-    const server = new S3rver({
-      address: '127.0.0.1',
-      port,
-      silent: true,
-      directory: dir,
-      configureBuckets: [{ name: BUCKET }],
-    });
-    await server.run();
+    const server = await startTestS3(dir, [BUCKET]);
     const storage = createS3Storage({
-      endpoint: `http://127.0.0.1:${port}`,
+      endpoint: server.endpoint,
       region: 'us-east-1',
       accessKeyId: 'S3RVER',
       secretAccessKey: 'S3RVER',
@@ -157,30 +147,26 @@ describe.each(['fs', 's3'] as const)('ObjectStorage contract: %s driver', (drive
     expect((await readObject(storage, BUCKET, key)).length).toBe(count * part.length);
   });
 
-  // s3rver, the local S3 used here, does not implement ListMultipartUploads (the s3 sweep's call).
-  it.skipIf(driver === 's3')(
-    'sweeps the temporary object of an unfinished write once it is older than asked, not before',
-    async () => {
-      const key = storageKeys.original('sub_contract9', 'png');
-      let sent = 0;
-      // A client that sends 9 MiB (past one s3 part) and then stalls, like a killed process's last write.
-      const stalled = new Readable({
-        read() {
-          if (sent < 9 * 1024 * 1024) {
-            sent += 1024 * 1024;
-            this.push(Buffer.alloc(1024 * 1024, 1));
-          }
-        },
-      });
-      const writing = storage.put(BUCKET, key, stalled, { contentType: 'image/png' }).catch(() => 'failed');
-      await new Promise((r) => setTimeout(r, 1_500));
-      expect(await storage.sweepTemporary(BUCKET, new Date(Date.now() - 60_000))).toBe(0);
-      expect(await storage.sweepTemporary(BUCKET, new Date(Date.now() + 60_000))).toBe(1);
-      stalled.destroy(new Error('gone'));
-      expect(await writing).toBe('failed');
-      expect(await storage.stat(BUCKET, key)).toBeNull();
-    },
-  );
+  it('sweeps the temporary object of an unfinished write once it is older than asked, not before', async () => {
+    const key = storageKeys.original('sub_contract9', 'png');
+    let sent = 0;
+    // A client that sends 9 MiB (past one s3 part) and then stalls, like a killed process's last write.
+    const stalled = new Readable({
+      read() {
+        if (sent < 9 * 1024 * 1024) {
+          sent += 1024 * 1024;
+          this.push(Buffer.alloc(1024 * 1024, 1));
+        }
+      },
+    });
+    const writing = storage.put(BUCKET, key, stalled, { contentType: 'image/png' }).catch(() => 'failed');
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(await storage.sweepTemporary(BUCKET, new Date(Date.now() - 60_000))).toBe(0);
+    expect(await storage.sweepTemporary(BUCKET, new Date(Date.now() + 60_000))).toBe(1);
+    stalled.destroy(new Error('gone'));
+    expect(await writing).toBe('failed');
+    expect(await storage.stat(BUCKET, key)).toBeNull();
+  });
 
   it('ping succeeds on a reachable, writable bucket', async () => {
     await expect(storage.ping(BUCKET)).resolves.toBeUndefined();

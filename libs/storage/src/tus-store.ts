@@ -1,11 +1,12 @@
 import { join } from 'node:path';
 import { DeleteObjectsCommand, S3Client } from '@aws-sdk/client-s3';
 import { FileStore } from '@tus/file-store';
-import { type MetadataValue, S3Store } from '@tus/s3-store';
+import type { MetadataValue } from '@tus/s3-store';
 import { type DataStore, IoRedisKvStore } from '@tus/utils';
 import type { Redis } from 'ioredis';
 import type { StorageSettings } from './create-storage';
 import { s3ClientConfig } from './s3.storage';
+import { DurableS3Store } from './tus-s3-store';
 
 export interface TusStoreOptions {
   /** Bucket (s3) that holds partial uploads and their multipart state. */
@@ -25,7 +26,8 @@ export interface TusStore {
 
 /**
  * Where resumable (tus) partials live, reachable by every API instance: with `s3`, S3
- * multipart uploads in `bucket` (`@tus/s3-store`, metadata cached in Redis); with `fs`, files
+ * multipart uploads in `bucket` (`@tus/s3-store` made durable by `DurableS3Store`, metadata
+ * cached in Redis); with `fs`, files
  * under `STORAGE_FS_ROOT/.tus` (`@tus/file-store`) — a shared volume when the instances run
  * on different machines.
  */
@@ -39,7 +41,7 @@ export function createTusStore(settings: StorageSettings, options: TusStoreOptio
       forcePathStyle: settings.S3_FORCE_PATH_STYLE,
     });
     const cache = new IoRedisKvStore<MetadataValue>(options.redis, `${options.prefix}:tus-s3:`);
-    const store = new S3Store({
+    const store = new DurableS3Store({
       s3ClientConfig: { ...clientConfig, bucket: options.bucket },
       // Object tags (for lifecycle-based expiry) are not implemented by R2 or s3rver: expire
       // with deleteExpired and a bucket rule that aborts incomplete multipart uploads instead.
