@@ -20,7 +20,12 @@ export const demoCommands: Record<string, Command> = {
       });
       const password = generatePassword();
       if (!(await database.repos.reviewers.findByEmail(DEMO.reviewer))) {
-        await createReviewer(database, { email: DEMO.reviewer, password, name: 'Demo reviewer' });
+        // The first account of an installation administers it (channels, ops, people).
+        await createReviewer(
+          database,
+          { email: DEMO.reviewer, password, name: 'Demo reviewer', role: 'admin' },
+          'cli:demo',
+        );
       }
       io.out(
         [
