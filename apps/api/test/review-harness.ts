@@ -14,6 +14,8 @@ export interface ReviewHarness {
   seedReviewer(email: string, password: string, access?: { role?: ReviewerRole; channels?: string[] }): Promise<void>;
   /** Creates the channel when missing. */
   seedChannel(slug: string): Promise<void>;
+  /** Stores `bytes` as a media object of the submission (an original, or a variant such as `thumbnail`). */
+  seedMedia(id: string, kind: 'original' | 'variant', name: string, bytes: Buffer, contentType: string): Promise<void>;
   seedSubmission(input?: {
     channel?: string;
     agent?: string;
@@ -39,6 +41,20 @@ export async function startReviewHarness(env: Record<string, string> = {}): Prom
     },
     async seedChannel(slug) {
       await db.repos.channels.ensure(slug);
+    },
+    async seedMedia(id, kind, name, bytes, contentType) {
+      const bucket = deps.config.storage.vendor_originals_bucket;
+      const key = `${kind}s/${id}/${name}`;
+      const stored = await deps.storage.put(bucket, key, bytes, { contentType });
+      await db.repos.mediaObjects.upsert({
+        submissionId: id,
+        kind,
+        name,
+        bucket,
+        key,
+        contentType,
+        byteSize: stored.byteSize,
+      });
     },
     async seedSubmission(input = {}) {
       const id = newId('submission');
