@@ -87,7 +87,7 @@ describe('framedesk CLI', () => {
     [['agent', 'create', 'a2', '--channel', 'c1', '--bogus']],
     [['channel']],
     [['nonsense', 'command']],
-    [['reviewer', 'create', 'x@y.z']],
+    [['reviewer', 'create', 'x@y.z', '--role', 'owner']],
   ])('refuses bad arguments %j with one line and exit 2, never a stack trace', async (args) => {
     const result = await run('cli', args, env);
     expect(result.code).toBe(2);

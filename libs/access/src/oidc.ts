@@ -8,6 +8,8 @@ export interface OidcOptions {
   readonly clientSecret?: string | undefined;
   /** `{api.base_url}/review/oidc/callback`, registered exactly at the provider. */
   readonly redirectUri: string;
+  /** `openid email profile` unless told otherwise. */
+  readonly scopes?: string | undefined;
   /** Signs the sign-in in progress carried by the browser (SESSION_SECRET). */
   readonly secret: string;
   readonly now?: () => Date;
@@ -52,7 +54,11 @@ export function oidcRelyingParty(options: OidcOptions) {
         options.clientId,
         options.clientSecret ? { client_secret: options.clientSecret } : undefined,
         options.clientSecret ? oidc.ClientSecretBasic(options.clientSecret) : oidc.None(),
-        insecure ? { execute: [oidc.allowInsecureRequests] } : undefined,
+        {
+          // The ID token's signature is checked against the provider's published keys even though
+          // it came straight from the token endpoint (where OpenID Connect lets TLS stand in for it).
+          execute: [oidc.enableNonRepudiationChecks, ...(insecure ? [oidc.allowInsecureRequests] : [])],
+        },
       )
       .catch((error: unknown) => {
         configuration = null;
@@ -75,7 +81,7 @@ export function oidcRelyingParty(options: OidcOptions) {
       const nonce = oidc.randomNonce();
       const url = oidc.buildAuthorizationUrl(config, {
         redirect_uri: options.redirectUri,
-        scope: 'openid email profile',
+        scope: options.scopes ?? 'openid email profile',
         code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
         code_challenge_method: 'S256',
         state,

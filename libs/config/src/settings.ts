@@ -94,6 +94,10 @@ export const settingsSchema = Type.Object(
     OIDC_CLIENT_ID: optionalStr('Client id registered at the OpenID Provider (required with OIDC_ISSUER_URL)'),
     OIDC_CLIENT_SECRET: optionalStr('Client secret (client_secret_basic); without it a public client with PKCE only'),
     OIDC_PROVIDER_NAME: str('single sign-on', 'Names the provider on the sign-in button: "Sign in with <name>"'),
+    OIDC_SCOPES: str(
+      'openid email profile',
+      'Scopes asked for at sign-in; add groups where the provider needs a scope for the groups claim (Okta)',
+    ),
     OIDC_AUTO_PROVISION: bool(
       false,
       'Create an account (role reviewer, no channels) for a person the provider vouches for and Framedesk does not know yet',

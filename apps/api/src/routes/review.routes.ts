@@ -109,6 +109,7 @@ function singleSignOn(deps: ApiDependencies) {
       clientId: s.OIDC_CLIENT_ID,
       clientSecret: s.OIDC_CLIENT_SECRET,
       redirectUri: new URL('/review/oidc/callback', deps.config.api.base_url).toString(),
+      scopes: s.OIDC_SCOPES,
       secret: s.SESSION_SECRET,
     }),
     people: ssoService(deps.db, {
