@@ -246,4 +246,42 @@ describe('teams: roles and channel membership', () => {
     }
     expect((await alice.call('GET', '/review/ops')).status).toBe(200);
   });
+
+  it('invites by email: the account exists at once, and a one-time link chooses a password and signs in', async () => {
+    const res = await alice.call('POST', '/review/people', { email: 'Vera@Example.com', channels: ['desk-a'] });
+    expect(res.status).toBe(201);
+    const { person, invite } = (await res.json()) as { person: Json; invite: { url: string; expires_at: string } };
+    expect(person).toMatchObject({
+      email: 'vera@example.com',
+      role: 'reviewer',
+      channels: ['desk-a'],
+      has_password: false,
+    });
+    expect(invite.url.startsWith(`${h.url}/welcome#invite=`)).toBe(true);
+    const token = decodeURIComponent(invite.url.split('#invite=')[1]!);
+    const again = await alice.call('POST', '/review/people', { email: 'vera@example.com' });
+    expect([again.status, (await json(again))['code']]).toEqual([409, 'already_exists']);
+
+    const vera = new ReviewerClient(h.url);
+    expect((await vera.login('vera@example.com', PASSWORD)).status).toBe(401);
+    expect(await json(await vera.call('POST', '/review/invite/preview', { token }))).toEqual({
+      email: 'vera@example.com',
+    });
+    expect((await vera.call('POST', '/review/invite/accept', { token, password: 'short' })).status).toBe(422);
+    const accepted = await vera.call('POST', '/review/invite/accept', { token, password: PASSWORD });
+    expect(accepted.status).toBe(201);
+    vera.cookie = accepted.headers.get('set-cookie')!.split(';')[0]!;
+    expect(((await json(await vera.call('GET', '/review/channels')))['channels'] as unknown[]).length).toBe(1);
+    expect(
+      (await vera.call('POST', '/review/invite/accept', { token, password: 'another long password' })).status,
+    ).toBe(404);
+    expect((await new ReviewerClient(h.url).login('vera@example.com', PASSWORD)).status).toBe(201);
+
+    const events = await h.db.repos.accounts.events('reviewer', String(person['id']));
+    expect(events.map((e) => [e.action, e.actor])).toEqual([
+      ['created', `workbench:${ALICE}`],
+      ['invited', `workbench:${ALICE}`],
+      ['password_set', 'invite'],
+    ]);
+  });
 });
