@@ -87,7 +87,9 @@ describe('first run without ffprobe (api + worker processes)', () => {
   it('the ops page says the video waits for a capable worker, and why', async () => {
     const email = 'ops@example.com';
     const password = 'a long password for ops';
-    expect((await stack.cli(['reviewer', 'create', email, '--password-stdin'], password)).code).toBe(0);
+    expect((await stack.cli(['reviewer', 'create', email, '--password-stdin', '--role', 'admin'], password)).code).toBe(
+      0,
+    );
     const login = await fetch(`${stack.apiUrl}/review/session`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },

@@ -1,23 +1,12 @@
+import type { ReviewPerson } from '@framedesk/contracts';
 import { DomainError, type ReviewerRole } from '@framedesk/domain';
 import type { AccountChange, Database, Repositories, ReviewerListRow, ReviewerRow } from '@framedesk/db';
 import { generateApiKey } from './api-keys.service';
 import { hashPassword } from './passwords';
 import { assertPassword, createReviewer, type NewReviewerInput, normalizeEmail } from './reviewers.service';
 
-/** A reviewer as `reviewer list --json` and the People screen show them. */
-export interface PersonView {
-  readonly id: string;
-  readonly email: string;
-  readonly name: string | null;
-  readonly role: ReviewerRole;
-  readonly channels: string[];
-  readonly created_at: string;
-  readonly disabled_at: string | null;
-  readonly last_seen_at: string | null;
-  /** False: signs in through SSO only, or has not used an invite link yet. */
-  readonly has_password: boolean;
-  readonly sessions: number;
-}
+/** A reviewer as `reviewer list --json` and the People screen show them (the review API's contract). */
+export type PersonView = ReviewPerson;
 
 export function personView(r: ReviewerListRow): PersonView {
   return {
