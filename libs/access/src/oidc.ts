@@ -15,7 +15,7 @@ export interface OidcOptions {
   readonly now?: () => Date;
 }
 
-/** The claims Framedesk reads: from the verified ID token, completed from userinfo when it lacks an email. */
+/** The claims Framedesk reads: the verified ID token's, completed from userinfo. */
 export type IdentityClaims = Readonly<Record<string, unknown>> & { readonly sub: string };
 
 /** Why a sign-in did not verify (kept for the log; the person sees one plain refusal). */
@@ -119,8 +119,13 @@ export function oidcRelyingParty(options: OidcOptions) {
         const idToken = tokens.claims();
         if (!idToken) throw new OidcVerificationError('the provider sent no ID token');
         let claims: IdentityClaims = { ...idToken };
-        if (typeof claims['email'] !== 'string' && tokens.access_token) {
-          const info = await oidc.fetchUserInfo(config, tokens.access_token, idToken.sub);
+        // Userinfo completes the ID token (some providers put email or groups only there); the
+        // ID token's own claims win. Without an email from either, the sign-in cannot match anyone.
+        if (tokens.access_token && config.serverMetadata().userinfo_endpoint) {
+          const info = await oidc.fetchUserInfo(config, tokens.access_token, idToken.sub).catch((error: unknown) => {
+            if (typeof claims['email'] !== 'string') throw error;
+            return {};
+          });
           claims = { ...info, ...claims };
         }
         return { claims, returnTo: safeReturnPath(pending?.['r']) };
