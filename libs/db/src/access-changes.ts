@@ -24,45 +24,69 @@ export interface AccessChangeListener {
 
 /**
  * One LISTEN connection per process (opened with the first subscriber), fanned out to every
- * subscriber. A dropped connection is reopened after a second, and then every subscriber hears
- * EVERY_REVIEWER, because notifications sent meanwhile are lost.
+ * subscriber. A lost connection is reopened a second later (again and again while it fails), and
+ * then every subscriber hears EVERY_REVIEWER, because notifications sent meanwhile are lost.
  */
-export function accessChangeListener(url: string, onError: (error: Error) => void = () => undefined) {
+export function accessChangeListener(
+  url: string,
+  onError: (error: Error) => void = () => undefined,
+  retryMs = 1000,
+): AccessChangeListener {
   const listeners = new Set<(reviewerId: string) => void>();
   let connection: Promise<pg.Client> | null = null;
+  let current: pg.Client | null = null;
+  let retrying = false;
   let closed = false;
   const emit = (id: string) => listeners.forEach((l) => l(id));
+
+  const retry = () => {
+    if (closed || retrying) return;
+    retrying = true;
+    setTimeout(() => {
+      retrying = false;
+      if (closed || listeners.size === 0 || connection) return;
+      connect().then(
+        () => emit(EVERY_REVIEWER),
+        (error: Error) => {
+          onError(error);
+          retry();
+        },
+      );
+    }, retryMs).unref();
+  };
 
   const connect = (): Promise<pg.Client> => {
     connection ??= (async () => {
       const client = new pg.Client({ connectionString: url });
       const lost = (error?: Error) => {
+        if (current !== client) return; // an old connection's last words
         if (error) onError(error);
-        if (connection === null || closed) return;
+        current = null;
         connection = null;
         client.end().catch(() => undefined);
-        setTimeout(() => {
-          if (closed || listeners.size === 0) return;
-          connect().then(
-            () => emit(EVERY_REVIEWER),
-            (e: Error) => lost(e),
-          );
-        }, 1000).unref();
+        retry();
       };
       client.on('error', lost);
       client.on('end', () => lost());
       client.on('notification', (message) => {
         if (message.channel === ACCESS_CHANGES_CHANNEL && message.payload) emit(message.payload);
       });
-      await client.connect();
-      await client.query(`LISTEN ${ACCESS_CHANGES_CHANNEL}`);
+      try {
+        await client.connect();
+        await client.query(`LISTEN ${ACCESS_CHANGES_CHANNEL}`);
+      } catch (error) {
+        connection = null;
+        await client.end().catch(() => undefined);
+        throw error;
+      }
+      if (closed) await client.end().catch(() => undefined);
+      else current = client;
       return client;
     })();
-    connection.catch(() => (connection = null));
     return connection;
   };
 
-  const listener: AccessChangeListener = {
+  return {
     async subscribe(fn) {
       listeners.add(fn);
       try {
@@ -76,10 +100,10 @@ export function accessChangeListener(url: string, onError: (error: Error) => voi
     async close() {
       closed = true;
       listeners.clear();
-      const client = await connection?.catch(() => null);
+      const client = current;
+      current = null;
       connection = null;
       await client?.end().catch(() => undefined);
     },
   };
-  return listener;
 }
