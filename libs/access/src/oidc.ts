@@ -1,4 +1,4 @@
-import * as oidc from 'openid-client';
+import type * as OpenIdClient from 'openid-client';
 import { openValue, sealValue } from './signed-values';
 
 export interface OidcOptions {
@@ -31,6 +31,10 @@ const PENDING = 'oidc-sign-in';
 export const OIDC_PENDING_SECONDS = 600;
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
+// Loaded on the first sign-in, not with @framedesk/access: the CLI and the worker never need it.
+let library: Promise<typeof OpenIdClient> | undefined;
+const openIdClient = () => (library ??= import('openid-client'));
+
 /** Where to go after signing in: a path of the workbench, never another site. */
 export function safeReturnPath(value: unknown): string {
   return typeof value === 'string' && /^\/(?![/\\])[^\s]*$/.test(value) && value.length <= 512 ? value : '/';
@@ -43,22 +47,24 @@ export function safeReturnPath(value: unknown): string {
  */
 export function oidcRelyingParty(options: OidcOptions) {
   const now = options.now ?? (() => new Date());
-  let configuration: Promise<oidc.Configuration> | null = null;
+  let configuration: Promise<OpenIdClient.Configuration> | null = null;
 
   const discover = () => {
     const issuer = new URL(options.issuerUrl);
     const insecure = issuer.protocol === 'http:' && LOOPBACK.has(issuer.hostname);
-    configuration ??= oidc
-      .discovery(
-        issuer,
-        options.clientId,
-        options.clientSecret ? { client_secret: options.clientSecret } : undefined,
-        options.clientSecret ? oidc.ClientSecretBasic(options.clientSecret) : oidc.None(),
-        {
-          // The ID token's signature is checked against the provider's published keys even though
-          // it came straight from the token endpoint (where OpenID Connect lets TLS stand in for it).
-          execute: [oidc.enableNonRepudiationChecks, ...(insecure ? [oidc.allowInsecureRequests] : [])],
-        },
+    configuration ??= openIdClient()
+      .then((oidc) =>
+        oidc.discovery(
+          issuer,
+          options.clientId,
+          options.clientSecret ? { client_secret: options.clientSecret } : undefined,
+          options.clientSecret ? oidc.ClientSecretBasic(options.clientSecret) : oidc.None(),
+          {
+            // The ID token's signature is checked against the provider's published keys even though
+            // it came straight from the token endpoint (where OpenID Connect lets TLS stand in for it).
+            execute: [oidc.enableNonRepudiationChecks, ...(insecure ? [oidc.allowInsecureRequests] : [])],
+          },
+        ),
       )
       .catch((error: unknown) => {
         configuration = null;
@@ -68,14 +74,9 @@ export function oidcRelyingParty(options: OidcOptions) {
   };
 
   return {
-    /** Checks that the provider answers its discovery document (doctor). */
-    discover: async (): Promise<void> => {
-      await discover();
-    },
-
     /** The provider's sign-in address, and the signed value to keep in a cookie until the callback. */
     async start(returnTo: string): Promise<{ url: string; pending: string }> {
-      const config = await discover();
+      const [oidc, config] = await Promise.all([openIdClient(), discover()]);
       const verifier = oidc.randomPKCECodeVerifier();
       const state = oidc.randomState();
       const nonce = oidc.randomNonce();
@@ -106,7 +107,7 @@ export function oidcRelyingParty(options: OidcOptions) {
       const [state, nonce, verifier] = [pending?.['s'], pending?.['n'], pending?.['v']];
       if (typeof state !== 'string' || typeof nonce !== 'string' || typeof verifier !== 'string')
         throw new OidcVerificationError('no sign-in in progress in this browser, or it took too long');
-      const config = await discover();
+      const [oidc, config] = await Promise.all([openIdClient(), discover()]);
       if (!(await firstUse(state)))
         throw new OidcVerificationError('this sign-in was completed already (replayed state)');
       try {

@@ -3,7 +3,8 @@
 // and its claims are what the test set for it (by default: that email, verified).
 import { createServer, type Server } from 'node:http';
 import { decodeJwt, exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
-import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type Provider from 'oidc-provider';
+import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import { freePort } from './stack';
 
 export type TestIdTokenTamper = 'wrong_audience' | 'bad_signature';
@@ -33,6 +34,8 @@ const CLIENT_ID = 'framedesk-test';
 const CLIENT_SECRET = 'a-client-secret-for-tests-only';
 
 export async function startTestOidcProvider(): Promise<TestOidcProvider> {
+  // Loaded here, not with @framedesk/testing: only the tests that start a provider pay for it (koa and all).
+  const { default: OidcProvider } = await import('oidc-provider');
   const port = await freePort();
   const issuer = `http://127.0.0.1:${port}`;
   const { privateKey } = await generateKeyPair('RS256', { extractable: true });
@@ -106,7 +109,7 @@ export async function startTestOidcProvider(): Promise<TestOidcProvider> {
     clientSecret: CLIENT_SECRET,
     register(redirectUri) {
       redirectUris.push(redirectUri);
-      provider = new Provider(issuer, configuration());
+      provider = new OidcProvider(issuer, configuration());
       provider.use(async (ctx, next) => {
         await next();
         if (ctx.path === '/token') tokenRequests++;
