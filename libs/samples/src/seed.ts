@@ -38,7 +38,13 @@ export interface SeedResult {
   readonly sent: number;
   /** How many samples are in each status now. */
   readonly statuses: Readonly<Partial<Record<Status, number>>>;
+  /** Samples that could not be sent, and why (a run later sends them). */
+  readonly unsent: readonly { readonly name: string; readonly reason: string }[];
 }
+
+/** The key itself is refused: no sample can be sent, so the run stops. */
+const isFatal = (error: unknown) =>
+  !isFramedeskError(error) || error.code === 'unauthenticated' || error.code === 'forbidden';
 
 const SETTLED: readonly Status[] = ['needs_review', 'promoted', 'rejected', 'failed'];
 
@@ -119,35 +125,43 @@ async function settle(client: FramedeskClient, id: string, timeoutMs: number): P
  * `reviewer` decide those meant to be promoted or rejected. Re-sends go after the frames they
  * repeat are processed, so their fingerprints find them. Safe to run again after an interruption:
  * samples already there are recognised by `external_ref`, and each create has its own
- * Idempotency-Key, so nothing is sent twice and nothing is decided twice.
+ * Idempotency-Key, so nothing is sent twice and nothing is decided twice. A sample that cannot be
+ * sent (no answer, a video upload that fails) is listed in `unsent` and the others go on; a refused
+ * key stops the run.
  */
 export async function seedSamples(options: SeedSamplesOptions): Promise<SeedResult> {
   const { client, frames, reviewer } = options;
   const timeoutMs = options.settleTimeoutMs ?? 120_000;
   const before = await sentBefore(client);
   const ids = new Map<string, string>();
+  const unsent: { name: string; reason: string }[] = [];
   let sent = 0;
   const send = async (frame: SampleFrame) => {
-    const found = before.get(frame.externalRef);
-    if (!found) {
-      ids.set(frame.name, await submit(options, frame));
-      sent++;
-      return;
+    try {
+      const found = before.get(frame.externalRef);
+      if (found?.status === 'waiting_for_upload' && found.media_upload_id)
+        await finishUpload(client, await client.getUpload(found.media_upload_id), frame);
+      ids.set(frame.name, found?.id ?? (await submit(options, frame)));
+      if (!found) sent++;
+    } catch (error) {
+      if (isFatal(error)) throw error;
+      unsent.push({ name: frame.name, reason: (error as Error).message });
     }
-    ids.set(frame.name, found.id);
-    if (found.status === 'waiting_for_upload' && found.media_upload_id)
-      await finishUpload(client, await client.getUpload(found.media_upload_id), frame);
+  };
+  const wait = async (frame: SampleFrame) => {
+    const id = ids.get(frame.name);
+    if (id) await settle(client, id, timeoutMs);
   };
   const firsts = frames.filter((f) => !f.resendOf);
   for (const frame of firsts) await send(frame);
-  for (const frame of firsts) await settle(client, ids.get(frame.name)!, timeoutMs);
+  for (const frame of firsts) await wait(frame);
   for (const frame of frames.filter((f) => f.resendOf)) {
     await send(frame);
-    await settle(client, ids.get(frame.name)!, timeoutMs);
+    await wait(frame);
   }
   for (const frame of frames) {
-    const id = ids.get(frame.name)!;
-    if (frame.outcome !== 'promoted' && frame.outcome !== 'rejected') continue;
+    const id = ids.get(frame.name);
+    if (!id || (frame.outcome !== 'promoted' && frame.outcome !== 'rejected')) continue;
     if ((await client.getSubmission(id)).status !== 'needs_review') continue;
     if (frame.outcome === 'promoted') await reviewer.promote(id);
     else await reviewer.reject(id, frame.rejection?.reason ?? 'Other', frame.rejection?.note ?? 'Sample frame.');
@@ -157,5 +171,5 @@ export async function seedSamples(options: SeedSamplesOptions): Promise<SeedResu
     const { status } = await client.getSubmission(id);
     statuses[status] = (statuses[status] ?? 0) + 1;
   }
-  return { ids, sent, statuses };
+  return { ids, sent, statuses, unsent };
 }

@@ -61,7 +61,8 @@ export const demoCommands: Record<string, Command> = {
       if (!pending) return;
       const settings = loadSettings(io.env);
       const baseUrl = (values['base-url'] as string | undefined) ?? io.env['FRAMEDESK_BASE_URL'] ?? DEFAULT_BASE_URL;
-      const { frames, notes } = await renderSamples({ video: { ffmpegPath: settings.FFMPEG_PATH } });
+      const { frames, notes: rendered } = await renderSamples({ video: { ffmpegPath: settings.FFMPEG_PATH } });
+      const notes = [...rendered];
       const decider = await serviceReviewer(db(), settings, DEMO.reviewer);
       try {
         const result = await seedSamples({
@@ -71,12 +72,16 @@ export const demoCommands: Record<string, Command> = {
           today: pending.today,
           reviewer: decider.reviewer,
         });
-        await removePendingSamples(file);
         const counts = Object.entries(result.statuses).map(([status, count]) => `${count} ${status.replace('_', ' ')}`);
+        const unsent = result.unsent.map((u) => `${u.name} (${u.reason})`);
+        // Kept while a sample is missing, so that the next start sends it.
+        if (unsent.length === 0) await removePendingSamples(file);
+        else notes.push(`not sent, the next start tries again: ${unsent.join('; ')}`);
         io.out(
           `sample frames: ${result.ids.size} in ${SAMPLE_CHANNELS.map((c) => c.slug).join(' and ')} (${counts.join(', ')})` +
             (notes.length ? `; ${notes.join('; ')}` : ''),
         );
+        return unsent.length === 0 ? 0 : 1;
       } catch (error) {
         if (!isFramedeskError(error)) throw error;
         // The key no longer works (the demo was reset): these samples can never be sent.
