@@ -182,7 +182,7 @@ export const SAMPLE_SPECS: readonly SampleSpec[] = [
     title: 'The skyline at dusk from the old bridge',
     caption: 'Office towers light up as the evening shift starts.',
     daysAgo: 0,
-    outcome: 'needs_review',
+    outcome: 'promoted',
     picture: { kind: 'scene', draw: skylineAtDusk },
   },
   {
