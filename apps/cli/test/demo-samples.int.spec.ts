@@ -6,7 +6,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runApp, type Stack, startStack } from '@framedesk/testing';
+import { reviewerCookie, runApp, type Stack, startStack } from '@framedesk/testing';
 
 interface QueueItem {
   readonly id: string;
@@ -33,13 +33,7 @@ describe('demo samples', () => {
 
   /** Signs in to the review API; returns a GET that carries the session. */
   async function reviewApi(email: string, password: string) {
-    const login = await fetch(`${stack.apiUrl}/review/session`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email, password }),
-    });
-    expect(login.status).toBe(201);
-    const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+    const cookie = await reviewerCookie(stack.apiUrl, email, password);
     return async <T>(path: string): Promise<T> => {
       const response = await fetch(`${stack.apiUrl}${path}`, { headers: { cookie } });
       expect(response.status, path).toBe(200);
