@@ -72,6 +72,13 @@ describe('the sample set', () => {
     expect(isImageProcessingError(error) && error.code).toBe('invalid_image');
   });
 
+  it('leaves the video out with a one-line note when ffmpeg is missing', async () => {
+    const clips = SAMPLE_SPECS.filter((s) => s.picture.kind === 'clip');
+    expect(clips).toHaveLength(1);
+    const without = await renderSamples({ specs: clips, video: { ffmpegPath: '/nowhere/ffmpeg' } });
+    expect(without).toEqual({ frames: [], notes: ['no video sample: ffmpeg not found at /nowhere/ffmpeg'] });
+  });
+
   it('makes stable UUID Idempotency-Keys from names, and dates back across months', () => {
     expect(sampleIdempotencyKey('harbour-sunrise')).toBe(sampleIdempotencyKey('harbour-sunrise'));
     expect(sampleIdempotencyKey('harbour-sunrise')).not.toBe(sampleIdempotencyKey('mountain-pass'));
