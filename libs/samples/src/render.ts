@@ -1,6 +1,13 @@
 import { crc32 } from 'node:zlib';
 import type { ClickZone } from '@framedesk/contracts';
-import { encodeClip, seededRandom, svgToPicture, svgToPng, VideoToolUnavailableError } from '@framedesk/media';
+import {
+  encodeClip,
+  seededRandom,
+  svgToPicture,
+  svgToPng,
+  VideoToolUnavailableError,
+  videoToolVersion,
+} from '@framedesk/media';
 import { type SampleOutcome, type SampleSpec, SAMPLE_SPECS } from './sample-set';
 
 /** A sample ready to send: its bytes, its metadata, and where it should end. */
@@ -74,6 +81,7 @@ function truncatedPng(width: number, height: number, r: () => number): Buffer {
 async function clip(spec: SampleSpec & { picture: { kind: 'clip' } }, seed: number, ffmpegPath?: string) {
   const fps = 10;
   const count = spec.picture.seconds * fps;
+  await videoToolVersion('ffmpeg', ffmpegPath); // no frames drawn for nothing when it is missing
   const frames = [];
   // The same random sequence for every frame: only `progress` moves.
   for (let i = 0; i < count; i++)
