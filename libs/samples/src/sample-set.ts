@@ -1,5 +1,4 @@
-import type { ClickZone } from '@framedesk/contracts';
-import type { RejectReason } from '@framedesk/contracts';
+import type { ClickZone, RejectReason } from '@framedesk/contracts';
 import type { ResendEdit } from '@framedesk/media';
 import { cycleLanesHeadline, type SceneRect, scoreCard, TRAM_CARD_LINKS, testCard, tramHeadline } from './scenes/cards';
 import { rainfallChart, stormMap, trafficChart } from './scenes/charts';
