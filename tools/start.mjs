@@ -7,6 +7,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { developmentConfigFor } from './dev-config.mjs';
 import { DEFAULT_DATABASE_URL, ensureVideoTools, root, setup } from './setup.mjs';
 
 await setup();
@@ -19,6 +20,13 @@ const env = {
   ...process.env,
   TSX_TSCONFIG_PATH: join(root, 'tsconfig.base.json'),
 };
+const portConfig = developmentConfigFor(root, env);
+if (portConfig) {
+  env.FRAMEDESK_CONFIG = portConfig;
+  console.log(
+    `[start] API_PORT=${env.API_PORT}: the example configuration with api.base_url on that port (${portConfig})`,
+  );
+}
 const bin = (name) => join(root, 'node_modules/.bin', name);
 const app = (name) => `node --import tsx apps/${name}/src/main.ts`;
 const cli = (args, options) => [
