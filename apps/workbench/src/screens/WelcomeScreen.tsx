@@ -65,7 +65,7 @@ export function WelcomeScreen() {
             onChange={(e) => setAgain(e.target.value)}
           />
           {mismatch && <p className="error">The two passwords differ.</p>}
-          <button type="submit" disabled={accept.isPending || mismatch}>
+          <button type="submit" className="btn primary" disabled={accept.isPending || mismatch}>
             Set password and sign in
           </button>
           {accept.error && (
