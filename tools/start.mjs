@@ -7,7 +7,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { developmentConfigFor } from './dev-config.mjs';
+import { developmentConfigFor } from './workspace/dev-config.mjs';
 import { DEFAULT_DATABASE_URL, ensureVideoTools, root, setup } from './setup.mjs';
 
 await setup();

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error -- a plain .mjs tool without types
-import { developmentConfigFor } from '../dev-config.mjs';
+import { developmentConfigFor } from './dev-config.mjs';
 
 const repo = resolve(import.meta.dirname, '../..');
 function tree(): string {
