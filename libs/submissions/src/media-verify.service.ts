@@ -30,6 +30,8 @@ export interface VerifyReport {
   readonly orphan_bytes: number;
   /** Objects without a row younger than the grace period: possibly a write in flight, not counted. */
   readonly recent_unreferenced: number;
+  /** Problems `--repair` cannot mend: a missing original, variants of a video or of a frame without its original. */
+  readonly unrepairable: number;
   /** The first problems found (at most 1,000), for reading. */
   readonly problems: readonly VerifyProblem[];
   readonly repair: {
@@ -110,6 +112,7 @@ export function mediaVerifyService(deps: MediaVerifyDeps) {
         orphans: state.counts.orphan,
         orphan_bytes: state.orphanBytes,
         recent_unreferenced: state.recent,
+        unrepairable: state.unrepairable,
         problems: state.problems,
         repair: options.repair ? state.repair : null,
       };
@@ -126,6 +129,7 @@ function newState() {
     orphanBytes: 0,
     recent: 0,
     objectsChecked: 0,
+    unrepairable: 0,
     repair: { requeued: 0, orphans_deleted: 0, orphan_bytes_deleted: 0, purged_media_deleted: 0 },
     report(problem: VerifyProblem) {
       state.counts[problem.type]++;
@@ -181,7 +185,8 @@ async function checkSubmission(deps: MediaVerifyDeps, state: State, s: VerifiedS
   const processedImage = s.mediaType === 'image' && PROCESSED_STATUSES.includes(s.status);
   const originalThere = stored.some((m) => m.kind === 'original') && !missing.some((m) => m.kind === 'original');
   const repairable = processedImage && originalThere;
-  for (const m of missing)
+  for (const m of missing) {
+    if (!(repairable && m.kind === 'variant')) state.unrepairable++;
     state.report({
       type: 'missing_object',
       submission_id: s.id,
@@ -190,9 +195,13 @@ async function checkSubmission(deps: MediaVerifyDeps, state: State, s: VerifiedS
       key: m.key,
       repairable: repairable && m.kind === 'variant',
     });
+  }
   const have = new Set(stored.filter((m) => m.kind === 'variant').map((m) => m.name));
   const absent = processedImage ? deps.imageVariants.filter((name) => !have.has(name)) : [];
-  if (absent.length > 0) state.report({ type: 'missing_variants', submission_id: s.id, names: absent });
+  if (absent.length > 0) {
+    if (!repairable) state.unrepairable++;
+    state.report({ type: 'missing_variants', submission_id: s.id, names: absent });
+  }
   if (repair && repairable && (absent.length > 0 || missing.some((m) => m.kind === 'variant'))) {
     await deps.queues!.enqueue('image.rederive', { submissionId: s.id }, { attempt: `repair-${randomToken(6)}` });
     state.repair.requeued++;

@@ -127,17 +127,20 @@ export function retentionService(deps: RetentionDeps) {
 
 export type RetentionService = ReturnType<typeof retentionService>;
 
+/** A channel's retention as operators read it: each final status's period, and whether it is the default. */
+export type ChannelRetentionView = { readonly channel: string } & Readonly<
+  Record<RetainedStatus, { readonly retention: string; readonly source: 'channel' | 'default' }>
+>;
+
 /** `channel retention set|show` (operators): per-channel periods, each change recorded with who and when. */
 export function channelRetentionService(db: Database, defaults: RetentionDefaults, actor: string) {
-  const view = (channel: ChannelRetentionRow) => ({
-    channel: channel.slug,
-    ...Object.fromEntries(
-      RETAINED_STATUSES.map((status) => {
-        const { period, source } = channelPeriod(channel, status, defaults);
-        return [status, { retention: formatRetention(period), source }];
-      }),
-    ),
-  });
+  const view = (channel: ChannelRetentionRow): ChannelRetentionView => {
+    const of = (status: RetainedStatus) => {
+      const { period, source } = channelPeriod(channel, status, defaults);
+      return { retention: formatRetention(period), source };
+    };
+    return { channel: channel.slug, rejected: of('rejected'), failed: of('failed'), promoted: of('promoted') };
+  };
 
   return {
     async show(slug?: string) {

@@ -13,16 +13,10 @@ import { videoToolVersion } from '@framedesk/media';
 import { createQueueProducer, createRedis, createWorkerStatusStore, QUEUE_NAMES, type Redis } from '@framedesk/queues';
 import { createStorage } from '@framedesk/storage';
 import pg from 'pg';
+import type { CheckResult } from './check-result';
+import { checkMediaSample } from './media-check';
 
-export type CheckStatus = 'ok' | 'warn' | 'fail';
-
-export interface CheckResult {
-  readonly name: string;
-  readonly status: CheckStatus;
-  readonly message: string;
-  /** What to do about it (every failure has one). */
-  readonly fix?: string;
-}
+export type { CheckResult, CheckStatus } from './check-result';
 
 const ok = (name: string, message: string): CheckResult => ({ name, status: 'ok', message });
 const warn = (name: string, message: string, fix?: string): CheckResult => ({
@@ -344,6 +338,8 @@ export async function runDoctor(env: NodeJS.ProcessEnv): Promise<CheckResult[]> 
     ]);
     results.push(...postgres, ...redisChecks.results, ...(storage ? [storage] : []), ...tools, ...provider);
     if (redisChecks.up) results.push(...(await checkWorkers(settings, redis)));
+    const databaseReady = postgres.every((check) => check.status === 'ok');
+    if (databaseReady && config && storage?.status === 'ok') results.push(await checkMediaSample(settings, config));
   } finally {
     redis.disconnect();
   }
