@@ -105,6 +105,41 @@ export async function createWorkerHarness(extraEnv: Record<string, string> = {})
     /** A video submission in `media_processing` with its original stored, as the local upload leaves it. */
     seedVideo: (bytes: Buffer) => seed(bytes, 'video'),
 
+    /** A video submission `waiting_for_upload` with its (local) upload session ending at `expiresAt`. */
+    async seedUpload(expiresAt: Date): Promise<string> {
+      const id = newId('submission');
+      await db.transaction(async (repos) => {
+        await repos.submissions.create(
+          {
+            id,
+            status: 'waiting_for_upload',
+            mediaType: 'video',
+            agentId: agent.id,
+            channelId: channel.id,
+            date: '20261122',
+            metadata: {},
+            visibility: 'promotion_eligible',
+          },
+          { type: 'agent', id: agent.id },
+        );
+        const uploadId = newId('upload');
+        await repos.mediaUploads.create({
+          id: uploadId,
+          submissionId: id,
+          provider: 'local',
+          providerRef: uploadId,
+          uploadUrl: `http://127.0.0.1/uploads/basic/${uploadId}`,
+          protocol: 'basic',
+          byteSize: 1000,
+          contentType: 'video/mp4',
+          filename: 'clip.mp4',
+          tokenHash: null,
+          expiresAt,
+        });
+      });
+      return id;
+    },
+
     async waitForStatus(id: string, statuses: readonly SubmissionStatus[], timeoutMs = 60_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
