@@ -6,26 +6,16 @@
 // deletions and bytes freed; and the frames purged per second of wall time at an unlimited rate.
 //   npx tsx --tsconfig tsconfig.base.json tools/capacity/purge-cost.ts [frames=2000]
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { join } from 'node:path';
 import pg from 'pg';
 import { createDatabase } from '@framedesk/db';
 import { newId } from '@framedesk/domain';
 import { createFsStorage, storageKeys } from '@framedesk/storage';
 import { startStack } from '@framedesk/testing';
+import { bytesUnder, cpuMs } from './measure';
 
 const frames = Number(process.argv[2] ?? 2000);
 const BUCKET = 'framedesk-originals';
-const cpuMs = (pid: number) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, USER_HZ = 100
-};
-const bytesUnder = (dir: string): number =>
-  readdirSync(dir, { withFileTypes: true }).reduce(
-    (sum, e) => sum + (e.isDirectory() ? bytesUnder(join(dir, e.name)) : statSync(join(dir, e.name)).size),
-    0,
-  );
 
 const stack = await startStack({
   workers: 1,

@@ -32,8 +32,8 @@ type Result = {
   readonly objects: number;
   readonly bytes: number;
   readonly provider_videos: number;
-  readonly stopped?: number;
-  readonly provider_skipped?: number;
+  readonly stopped: number;
+  readonly provider_skipped: number;
 };
 
 export const mediaEraseCommands: Record<string, Command> = {
@@ -51,19 +51,12 @@ export const mediaEraseCommands: Record<string, Command> = {
         actor: actor(),
         replayableHours: settings.IDEMPOTENCY_RETENTION_HOURS,
       });
-      if (ctx.values['dry-run']) {
-        const counts = await erasure.count(request);
-        return {
-          dry_run: true,
-          submissions: counts.submissions,
-          objects: counts.objects,
-          bytes: counts.bytes,
-          provider_videos: counts.providerVideos,
-        };
-      }
-      const report = await erasure.erase(request);
+      const dryRun = ctx.values['dry-run'] === true;
+      const report = dryRun
+        ? { ...(await erasure.count(request)), stopped: 0, providerSkipped: 0 }
+        : await erasure.erase(request);
       return {
-        dry_run: false,
+        dry_run: dryRun,
         submissions: report.submissions,
         objects: report.objects,
         bytes: report.bytes,
