@@ -18,12 +18,19 @@ export interface VerifiedSubmission {
 /** Reads of `media verify`: rows in id order, and the keys recorded for a set of submissions. */
 export function mediaVerifyRepository(db: DbClient) {
   return {
-    /** Submissions after `afterId` in id order (random ids: a page from a random id is a random sample). */
-    submissions: (input: { channelId?: string; afterId?: string; limit: number }): Promise<VerifiedSubmission[]> =>
+    /** Submissions after `afterId` (up to `toId`) in id order (random ids: a page from a random id is a random sample). */
+    submissions: (input: {
+      channelId?: string;
+      afterId?: string;
+      toId?: string;
+      limit: number;
+    }): Promise<VerifiedSubmission[]> =>
       db.submission.findMany({
         where: {
           ...(input.channelId ? { channelId: input.channelId } : {}),
-          ...(input.afterId ? { id: { gt: input.afterId } } : {}),
+          ...(input.afterId || input.toId
+            ? { id: { ...(input.afterId ? { gt: input.afterId } : {}), ...(input.toId ? { lte: input.toId } : {}) } }
+            : {}),
         },
         orderBy: { id: 'asc' },
         take: input.limit,

@@ -146,8 +146,11 @@ async function walkSubmissions(
   state: State,
   options: { channelId?: string; batch: number; sample?: number; repair: boolean },
 ): Promise<number> {
-  // A sample starts at a random id (ids are random): a different slice each time.
-  let afterId: string | undefined = options.sample !== undefined ? ID_PREFIXES.submission + randomToken() : undefined;
+  // A sample starts at a random id (ids are random): a different slice each time, wrapping
+  // around to the first ids when the end comes before the sample is full.
+  const start = options.sample !== undefined ? ID_PREFIXES.submission + randomToken() : undefined;
+  let afterId = start;
+  let wrapped = start === undefined;
   let seen = 0;
   for (;;) {
     const limit = Math.min(options.batch, options.sample !== undefined ? options.sample - seen : options.batch);
@@ -155,9 +158,15 @@ async function walkSubmissions(
     const page = await deps.db.repos.mediaVerify.submissions({
       ...(options.channelId ? { channelId: options.channelId } : {}),
       ...(afterId ? { afterId } : {}),
+      ...(wrapped && start ? { toId: start } : {}),
       limit,
     });
-    if (page.length === 0) break;
+    if (page.length === 0) {
+      if (wrapped) break;
+      wrapped = true;
+      afterId = undefined;
+      continue;
+    }
     await eachLimited(page, 8, (submission) => checkSubmission(deps, state, submission, options.repair));
     seen += page.length;
     afterId = page.at(-1)!.id;
