@@ -115,6 +115,10 @@ describe('retention, erasure, verify and a restore drill', () => {
         failed: { retention: '0d', source: 'channel' },
         promoted: { retention: 'never', source: 'channel' },
       });
+      for (const bad of [['purge-me', '--rejected', '30 days'], ['purge-me'], ['no-such-channel', '--failed', '1d']]) {
+        const refused = await cli(stack.env, ['channel', 'retention', 'set', ...bad]);
+        expect({ bad, code: refused.code, lines: refused.err.split('\n').length }).toEqual({ bad, code: 2, lines: 1 });
+      }
       const shown = (await cli(stack.env, ['channel', 'retention', 'show', '--json'])).json();
       expect(shown.find((c: { channel: string }) => c.channel === 'keep')).toMatchObject({
         rejected: { retention: 'never', source: 'default' },
