@@ -14,14 +14,12 @@ import { doctorCommands } from './commands/doctor.command';
 import { mcpCommands } from './commands/mcp.command';
 import { retentionCommands } from './commands/retention.command';
 import { reviewerAccountCommands } from './commands/reviewer-accounts.command';
-import { reviewerCommands } from './commands/reviewers.command';
 import { submitCommands } from './commands/submit.command';
 
 const COMMANDS: Record<string, Command> = {
   ...agentCommands,
   ...agentAccountCommands,
   ...reviewerAccountCommands,
-  ...reviewerCommands,
   ...configCommands,
   ...demoCommands,
   ...submitCommands,

@@ -82,9 +82,15 @@ describe('retention, erasure, verify and a restore drill', () => {
       await cli(stack.env, ['agent', 'create', 'lifebot', '--channel', 'purge-me', '--channel', 'keep', '--json'])
     ).json().api_key;
     client = createClient({ baseUrl: stack.apiUrl, apiKey: key });
-    expect((await cli(stack.env, ['reviewer', 'create', 'rita@example.com', '--password-stdin'], PASSWORD)).code).toBe(
-      0,
-    );
+    expect(
+      (
+        await cli(
+          stack.env,
+          ['reviewer', 'create', 'rita@example.com', '--password-stdin', '--role', 'admin'],
+          PASSWORD,
+        )
+      ).code,
+    ).toBe(0);
     reviewer = new ReviewerClient(stack.apiUrl);
     expect((await reviewer.login('rita@example.com', PASSWORD)).status).toBe(201);
   }, 120_000);

@@ -7,3 +7,4 @@ export * from './s3';
 export * from './browser';
 export * from './reviewer-client';
 export * from './backup';
+export * from './oidc-provider';

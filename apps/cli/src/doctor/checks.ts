@@ -13,20 +13,11 @@ import { videoToolVersion } from '@framedesk/media';
 import { createQueueProducer, createRedis, createWorkerStatusStore, QUEUE_NAMES, type Redis } from '@framedesk/queues';
 import { createStorage } from '@framedesk/storage';
 import pg from 'pg';
-import type { CheckResult } from './check-result';
+import { type CheckResult, fail, firstLine, ok, warn } from './check-result';
 import { checkMediaSample } from './media-check';
+import { checkSignIn } from './sign-in';
 
 export type { CheckResult, CheckStatus } from './check-result';
-
-const ok = (name: string, message: string): CheckResult => ({ name, status: 'ok', message });
-const warn = (name: string, message: string, fix?: string): CheckResult => ({
-  name,
-  status: 'warn',
-  message,
-  ...(fix ? { fix } : {}),
-});
-const fail = (name: string, message: string, fix: string): CheckResult => ({ name, status: 'fail', message, fix });
-const firstLine = (error: unknown) => (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
 
 function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -329,14 +320,15 @@ export async function runDoctor(env: NodeJS.ProcessEnv): Promise<CheckResult[]> 
   const redis = createRedis(settings.REDIS_URL, 'producer');
   redis.on('error', () => undefined);
   try {
-    const [postgres, redisChecks, storage, tools, provider] = await Promise.all([
+    const [postgres, redisChecks, storage, tools, provider, signIn] = await Promise.all([
       checkPostgres(settings),
       checkRedis(settings, redis),
       config ? checkStorage(settings, config) : null,
       checkVideoTools(settings),
       checkVideoProvider(settings),
+      checkSignIn(settings, config),
     ]);
-    results.push(...postgres, ...redisChecks.results, ...(storage ? [storage] : []), ...tools, ...provider);
+    results.push(...postgres, ...redisChecks.results, ...(storage ? [storage] : []), ...tools, ...provider, ...signIn);
     if (redisChecks.up) results.push(...(await checkWorkers(settings, redis)));
     const databaseReady = postgres.every((check) => check.status === 'ok');
     if (databaseReady && config && storage?.status === 'ok') results.push(await checkMediaSample(settings, config));
