@@ -5,22 +5,12 @@
 // in Redis, and bytes stored.
 //   npx tsx --tsconfig tsconfig.base.json tools/capacity/unit-costs.ts [frames=40]
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { makePng, startStack, testRedisUrl } from '@framedesk/testing';
+import { bytesUnder, cpuMs } from './measure';
 
 const frames = Number(process.argv[2] ?? 40);
-const cpuMs = (pid: number) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, USER_HZ = 100
-};
-const bytesUnder = (dir: string): number =>
-  readdirSync(dir, { withFileTypes: true }).reduce(
-    (sum, e) => sum + (e.isDirectory() ? bytesUnder(join(dir, e.name)) : statSync(join(dir, e.name)).size),
-    0,
-  );
 
 const stack = await startStack({ workers: 1, env: { RATE_LIMIT_PER_MINUTE: '100000', LOG_LEVEL: 'warn' } });
 const sql = new pg.Client({ connectionString: stack.database.url });

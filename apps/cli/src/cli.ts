@@ -8,8 +8,11 @@ import { agentCommands } from './commands/agents.command';
 import { configCommands } from './commands/config.command';
 import { demoCommands } from './commands/demo.command';
 import { mediaCommands } from './commands/media.command';
+import { mediaEraseCommands } from './commands/media-erase.command';
+import { mediaVerifyCommands } from './commands/media-verify.command';
 import { doctorCommands } from './commands/doctor.command';
 import { mcpCommands } from './commands/mcp.command';
+import { retentionCommands } from './commands/retention.command';
 import { reviewerAccountCommands } from './commands/reviewer-accounts.command';
 import { submitCommands } from './commands/submit.command';
 
@@ -21,6 +24,9 @@ const COMMANDS: Record<string, Command> = {
   ...demoCommands,
   ...submitCommands,
   ...mediaCommands,
+  ...mediaEraseCommands,
+  ...mediaVerifyCommands,
+  ...retentionCommands,
   ...doctorCommands,
   ...mcpCommands,
 };

@@ -23,8 +23,11 @@ import { createStorage, type ObjectStorage } from '@framedesk/storage';
 import {
   createVideoService,
   imageProcessingService,
+  mediaRepairService,
   nearDuplicateSettings,
   reconcilerService,
+  retentionDefaults,
+  retentionService,
 } from '@framedesk/submissions';
 import { createVideoProvider } from '@framedesk/video-provider';
 import type { AnyJobHandler, JobContext, WorkerDeps } from './jobs/job-handler';
@@ -97,6 +100,8 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
   const storage = options.storage ?? createStorage(settings);
   const queues = createQueueProducer(connection, settings.REDIS_PREFIX);
   const nearDuplicates = nearDuplicateSettings(settings);
+  // Throws at start-up when the configuration does not fit the chosen driver.
+  const provider = createVideoProvider(settings, config);
   const deps: WorkerDeps = {
     settings,
     config,
@@ -109,12 +114,20 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
       db,
       storage,
       queues,
-      // Throws at start-up when the configuration does not fit the chosen driver.
-      provider: createVideoProvider(settings, config),
+      provider,
       config,
       tools: { ffprobePath: settings.FFPROBE_PATH, ffmpegPath: settings.FFMPEG_PATH },
       nearDuplicates,
     }),
+    retention: retentionService({
+      db,
+      storage,
+      provider,
+      defaults: retentionDefaults(settings),
+      batchSize: settings.RETENTION_BATCH_SIZE,
+      deletesPerSecond: settings.RETENTION_DELETES_PER_SECOND,
+    }),
+    repair: mediaRepairService({ db, storage, config }),
   };
   const metrics = createWorkerMetrics(options.metrics, { queues, db });
   const stats = { stalled: 0, completed: 0, failed: 0, serverFaults: 0 };
@@ -230,6 +243,7 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
     const schedule = async () => {
       await queues.schedule('maintenance.reconcile', settings.RECONCILE_INTERVAL_SECONDS * 1000);
       await queues.schedule('maintenance.sweep', SWEEP_EVERY_MS);
+      await queues.schedule('maintenance.retention', settings.RETENTION_INTERVAL_SECONDS * 1000);
     };
     const scheduleLogged = () =>
       void schedule().catch((error: unknown) => logger.warn({ err: error }, 'scheduling failed'));

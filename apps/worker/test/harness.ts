@@ -54,25 +54,34 @@ export async function createWorkerHarness(extraEnv: Record<string, string> = {})
   const agent = await db.repos.agents.create('test-agent');
   const { channel } = await db.repos.channels.ensure('test-channel');
 
+  /** The submission row and its first event, as the API writes them. */
+  const createSubmission = (
+    repos: Database['repos'],
+    id: string,
+    mediaType: 'image' | 'video',
+    status: 'received' | 'waiting_for_upload',
+  ) =>
+    repos.submissions.create(
+      {
+        id,
+        status,
+        mediaType,
+        agentId: agent.id,
+        channelId: channel.id,
+        date: '20261122',
+        metadata: {},
+        visibility: 'promotion_eligible',
+      },
+      { type: 'agent', id: agent.id },
+    );
+
   async function seed(bytes: Buffer, mediaType: 'image' | 'video'): Promise<string> {
     const id = newId('submission');
     const contentType = mediaType === 'image' ? 'image/png' : 'video/mp4';
     const key = storageKeys.original(id, mediaType === 'image' ? 'png' : 'mp4');
     const stored = await storage.put(bucket, key, bytes, { contentType });
     await db.transaction(async (repos) => {
-      await repos.submissions.create(
-        {
-          id,
-          status: mediaType === 'image' ? 'received' : 'waiting_for_upload',
-          mediaType,
-          agentId: agent.id,
-          channelId: channel.id,
-          date: '20261122',
-          metadata: {},
-          visibility: 'promotion_eligible',
-        },
-        { type: 'agent', id: agent.id },
-      );
+      await createSubmission(repos, id, mediaType, mediaType === 'image' ? 'received' : 'waiting_for_upload');
       await repos.mediaObjects.upsert({
         submissionId: id,
         kind: 'original',
@@ -104,6 +113,29 @@ export async function createWorkerHarness(extraEnv: Record<string, string> = {})
 
     /** A video submission in `media_processing` with its original stored, as the local upload leaves it. */
     seedVideo: (bytes: Buffer) => seed(bytes, 'video'),
+
+    /** A video submission `waiting_for_upload` with its (local) upload session ending at `expiresAt`. */
+    async seedUpload(expiresAt: Date): Promise<string> {
+      const id = newId('submission');
+      await db.transaction(async (repos) => {
+        await createSubmission(repos, id, 'video', 'waiting_for_upload');
+        const uploadId = newId('upload');
+        await repos.mediaUploads.create({
+          id: uploadId,
+          submissionId: id,
+          provider: 'local',
+          providerRef: uploadId,
+          uploadUrl: `http://127.0.0.1/uploads/basic/${uploadId}`,
+          protocol: 'basic',
+          byteSize: 1000,
+          contentType: 'video/mp4',
+          filename: 'clip.mp4',
+          tokenHash: null,
+          expiresAt,
+        });
+      });
+      return id;
+    },
 
     async waitForStatus(id: string, statuses: readonly SubmissionStatus[], timeoutMs = 60_000) {
       const deadline = Date.now() + timeoutMs;

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { RETENTION_PATTERN } from '@framedesk/domain';
 import { type Static, Type } from '@sinclair/typebox';
 import { type GroupMapping, parseGroupMapping } from './group-mapping';
 import { parseTrustProxy, type TrustProxy } from './trust-proxy';
@@ -9,6 +10,12 @@ const int = (defaultValue: number, description: string, minimum = 0) =>
   Type.Integer({ default: defaultValue, minimum, description });
 const optionalStr = (description: string) => Type.Optional(Type.String({ minLength: 1, description }));
 const bool = (defaultValue: boolean, description: string) => Type.Boolean({ default: defaultValue, description });
+const retention = (status: string) =>
+  Type.String({
+    default: 'never',
+    pattern: RETENTION_PATTERN,
+    description: `Default retention of a ${status} frame's media after its last change (<n>d or never); channels may set their own`,
+  });
 
 /**
  * Operational settings (DESIGN.md §2): everything that is not project configuration, read from
@@ -152,6 +159,16 @@ export const settingsSchema = Type.Object(
       description: 'Largest Hamming distance (of 64 bits) at which an earlier frame counts as a near-duplicate',
     }),
     NEAR_DUPLICATE_WINDOW_DAYS: int(90, 'How far back near-duplicates of a frame are looked for in its channel', 1),
+    RETENTION_REJECTED: retention('rejected'),
+    RETENTION_FAILED: retention('failed'),
+    RETENTION_PROMOTED: retention('promoted'),
+    RETENTION_INTERVAL_SECONDS: int(300, 'How often the retention purge runs; one run works at most this long', 1),
+    RETENTION_BATCH_SIZE: int(100, 'Frames the retention purge deletes per batch (one transaction each)', 1),
+    RETENTION_DELETES_PER_SECOND: int(
+      200,
+      "Most deletions (stored objects and the video provider's copies) the retention purge makes per second",
+      1,
+    ),
     WORKBENCH_DIST: str('apps/workbench/dist', 'Built workbench the API serves at /'),
     CORS_ORIGINS: Type.String({
       default: '',

@@ -122,6 +122,8 @@ export interface ReviewSubmissionDetail extends ReviewQueueItem {
     readonly reviewer_email: string | null;
   } | null;
   readonly events: ReviewEvent[];
+  /** When retention or an erasure deleted its media (then no image, poster or video is left); null while kept. */
+  readonly purged_at: string | null;
   /** Near-duplicates: earlier frames of the channel, closest first, at most 10. */
   readonly similar: ReviewSimilarFrame[];
 }

@@ -161,6 +161,15 @@ export const FrameSubmissionSchema = Type.Object(
     }),
     failure: nullable(FailureSchema),
     review: nullable(ReviewSchema),
+    purged_at: Type.Optional(
+      nullable(
+        Type.String({
+          format: 'date-time',
+          description:
+            "When the media were deleted (the channel's retention, or an erasure request); `variants` is then empty and the rest of the record stays. Null while the media are kept",
+        }),
+      ),
+    ),
   },
   { additionalProperties: false },
 );

@@ -50,3 +50,6 @@ export type {
 } from './submissions.repository';
 export type { ResourceListQuery, SubmissionResourceRow } from './submission-resources';
 export type { NewImageSubmission } from './image-ingest.repository';
+export type { ChannelRetentionRow, MediaHolder, RetentionChange } from './retention.repository';
+export type { ErasureCounts, ErasureFilter } from './erasure.repository';
+export type { VerifiedSubmission } from './media-verify.repository';

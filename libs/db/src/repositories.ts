@@ -3,12 +3,15 @@ import { agentsRepository } from './agents.repository';
 import { apiKeysRepository } from './api-keys.repository';
 import { backlogRepository } from './backlog.repository';
 import { channelsRepository } from './channels.repository';
+import { erasureRepository } from './erasure.repository';
 import { imageIngestRepository } from './image-ingest.repository';
 import { fingerprintsRepository } from './fingerprints.repository';
 import { idempotencyRepository } from './idempotency.repository';
 import { mediaObjectsRepository } from './media-objects.repository';
+import { mediaVerifyRepository } from './media-verify.repository';
 import { mediaUploadsRepository } from './media-uploads.repository';
 import type { DbClient } from './prisma';
+import { retentionRepository } from './retention.repository';
 import { reviewRepository } from './review.repository';
 import { reviewerSessionsRepository } from './reviewer-sessions.repository';
 import { reviewersRepository } from './reviewers.repository';
@@ -21,11 +24,14 @@ export function createRepositories(client: DbClient) {
     apiKeys: apiKeysRepository(client),
     backlog: backlogRepository(client),
     channels: channelsRepository(client),
+    erasure: erasureRepository(client),
     fingerprints: fingerprintsRepository(client),
     idempotency: idempotencyRepository(client),
     imageIngest: imageIngestRepository(client),
     mediaObjects: mediaObjectsRepository(client),
     mediaUploads: mediaUploadsRepository(client),
+    mediaVerify: mediaVerifyRepository(client),
+    retention: retentionRepository(client),
     review: reviewRepository(client),
     reviewerSessions: reviewerSessionsRepository(client),
     reviewers: reviewersRepository(client),

@@ -16,13 +16,17 @@ export const SUBMISSION_COLUMNS = Prisma.sql`
          s.review_decision::text AS "reviewDecision", s.review_reason AS "reviewReason",
          s.reviewer_id AS "reviewerId", s.reviewed_at AS "reviewedAt", s.claimed_by AS "claimedBy",
          s.claimed_until AS "claimedUntil", s.width, s.height, s.duration_ms AS "durationMs",
-         s.created_at AS "createdAt", s.updated_at AS "updatedAt"`;
+         s.created_at AS "createdAt", s.updated_at AS "updatedAt", s.purged_at AS "purgedAt"`;
 
 type Timestamp = string;
 
 /** A `SubmissionRow` as JSON carries it: timestamps as ISO strings. */
-export type JsonSubmissionRow = Omit<SubmissionRow, 'reviewedAt' | 'claimedUntil' | 'createdAt' | 'updatedAt'> & {
+export type JsonSubmissionRow = Omit<
+  SubmissionRow,
+  'reviewedAt' | 'claimedUntil' | 'createdAt' | 'updatedAt' | 'purgedAt'
+> & {
   readonly reviewedAt: Timestamp | null;
+  readonly purgedAt: Timestamp | null;
   readonly claimedUntil: Timestamp | null;
   readonly createdAt: Timestamp;
   readonly updatedAt: Timestamp;
@@ -38,6 +42,7 @@ export function withDates<T extends JsonSubmissionRow>(raw: T): Omit<T, keyof Js
     claimedUntil: dateOrNull(raw.claimedUntil),
     createdAt: new Date(raw.createdAt),
     updatedAt: new Date(raw.updatedAt),
+    purgedAt: dateOrNull(raw.purgedAt),
   };
 }
 

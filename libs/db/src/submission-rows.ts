@@ -25,6 +25,8 @@ export interface SubmissionRow {
   readonly durationMs: number | null;
   readonly createdAt: Date;
   readonly updatedAt: Date;
+  /** Set when retention or an erasure deleted its media (absent where a row is built before it is stored). */
+  readonly purgedAt?: Date | null;
 }
 
 export interface SubmissionWithSlugs extends SubmissionRow {

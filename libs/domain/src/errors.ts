@@ -86,5 +86,7 @@ export const FAILURE_CODES = [
   'upload_expired',
   'provider_error',
   'processing_error',
+  /** An erasure request removed it before it was processed or reviewed. */
+  'erased',
 ] as const;
 export type FailureCode = (typeof FAILURE_CODES)[number];

@@ -2,3 +2,4 @@ export * from './status-machine';
 export * from './errors';
 export * from './ids';
 export * from './values';
+export * from './retention';

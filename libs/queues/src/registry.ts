@@ -11,6 +11,8 @@ export type QueueName = (typeof QUEUE_NAMES)[number];
 export interface JobPayloads {
   /** Decode an image original and produce its variants. */
   'image.process': { readonly submissionId: string };
+  /** Render a processed image's variants again from its original (`media verify --repair`). */
+  'image.rederive': { readonly submissionId: string };
   /** Probe an uploaded video (local provider) or read its state from the provider. */
   'video.process': { readonly submissionId: string };
   /** At `expires_at`: fail an upload session that never received its media. */
@@ -19,21 +21,29 @@ export interface JobPayloads {
   'maintenance.reconcile': Record<string, never>;
   /** Delete expired idempotency records and reviewer sessions. */
   'maintenance.sweep': Record<string, never>;
+  /** Delete the media of frames past their channel's retention. */
+  'maintenance.retention': Record<string, never>;
 }
 export type JobName = keyof JobPayloads;
 
 export const JOB_QUEUES: { readonly [J in JobName]: QueueName } = {
   'image.process': 'image-processing',
+  'image.rederive': 'image-processing',
   'video.process': 'video-processing',
   'upload.expire': 'upload-expiry',
   'maintenance.reconcile': 'maintenance',
   'maintenance.sweep': 'maintenance',
+  'maintenance.retention': 'maintenance',
 };
 
 export const JOB_NAMES = Object.keys(JOB_QUEUES) as JobName[];
 
 /** Jobs that run on a timer (BullMQ job schedulers), never enqueued per submission. */
-export const SCHEDULED_JOBS = ['maintenance.reconcile', 'maintenance.sweep'] as const satisfies readonly JobName[];
+export const SCHEDULED_JOBS = [
+  'maintenance.reconcile',
+  'maintenance.sweep',
+  'maintenance.retention',
+] as const satisfies readonly JobName[];
 
 /** Job ids derive from what the job is about, so a duplicate enqueue is a no-op. */
 export function jobIdFor<J extends JobName>(name: J, payload: JobPayloads[J], attempt?: string): string {

@@ -354,6 +354,9 @@ export function reviewService(deps: ReviewServiceDeps) {
           'invalid_transition',
           `Only failed frames can be retried; this one is ${current.status}.`,
         );
+      if (current.purgedAt) {
+        throw new DomainError('invalid_transition', 'Its media were purged: there is nothing left to process.');
+      }
       if (current.failureCode === 'upload_expired') {
         throw new DomainError(
           'invalid_transition',

@@ -126,6 +126,7 @@ export function detailView(
       row.media.filter((m) => m.kind === 'variant').map((m) => [m.name, mediaUrl(row.id, m.name)]),
     ),
     failure: row.failureCode ? { code: row.failureCode, message: row.failureMessage } : null,
+    purged_at: row.purgedAt?.toISOString() ?? null,
     review: row.reviewDecision
       ? {
           decision: row.reviewDecision,

@@ -4,6 +4,7 @@ import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { listFsBucket } from './fs-list';
 import { assertSafeKey } from './keys';
 import {
   type ObjectStorage,
@@ -101,6 +102,7 @@ export function createFsStorage(root: string): ObjectStorage {
     async delete(bucket, key) {
       await rm(pathOf(bucket, key), { force: true });
     },
+    list: (bucket, options) => listFsBucket(join(base, assertSafeKey(bucket)), options),
     sweepTemporary: (bucket, olderThan) => sweepStaleFiles(join(base, assertSafeKey(bucket), '.tmp'), olderThan),
     async ping(bucket) {
       const dir = join(base, assertSafeKey(bucket), '.tmp');

@@ -9,12 +9,14 @@ import {
   HeadBucketCommand,
   HeadObjectCommand,
   ListMultipartUploadsCommand,
+  ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
   type S3ClientConfig,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { MAX_LIST_PAGE } from './fs-list';
 import { meter } from './fs.storage';
 import { assertSafeKey, isOwnStorageKey } from './keys';
 import { type ObjectStorage, ObjectNotFoundError, ObjectTooLargeError } from './storage';
@@ -193,6 +195,22 @@ export function createS3Storage(
     },
     async delete(bucket, key) {
       await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: assertSafeKey(key) }));
+    },
+    async list(bucket, options) {
+      const page = await client.send(
+        new ListObjectsV2Command({
+          Bucket: bucket,
+          Prefix: options.prefix,
+          MaxKeys: Math.min(MAX_LIST_PAGE, Math.max(1, options.limit ?? MAX_LIST_PAGE)),
+          ...(options.cursor ? { ContinuationToken: options.cursor } : {}),
+        }),
+      );
+      return {
+        objects: (page.Contents ?? []).flatMap((o) =>
+          o.Key ? [{ key: o.Key, byteSize: o.Size ?? 0, lastModified: o.LastModified ?? new Date(0) }] : [],
+        ),
+        cursor: page.IsTruncated && page.NextContinuationToken ? page.NextContinuationToken : null,
+      };
     },
     // HeadBucket: reachable and allowed, without writing (readiness probes run every few seconds).
     async ping(bucket) {

@@ -168,6 +168,58 @@ describe.each(['fs', 's3'] as const)('ObjectStorage contract: %s driver', (drive
     expect(await storage.stat(BUCKET, key)).toBeNull();
   });
 
+  it('lists the objects under a prefix in key order, page by page, with sizes and times', async () => {
+    const prefix = 'variants/sub_list';
+    const keys = [
+      storageKeys.variant('sub_list1', 'preview'),
+      storageKeys.variant('sub_list1', 'thumbnail'),
+      'variants/sub_list1.png', // sorts before the directory variants/sub_list1/, as S3 orders keys
+      storageKeys.variant('sub_list2', 'public'),
+      storageKeys.poster('sub_list3'),
+    ];
+    for (const [i, key] of keys.entries())
+      await storage.put(BUCKET, key, Buffer.alloc(i + 1, 1), { contentType: 'image/webp' });
+    await storage.put(BUCKET, storageKeys.variant('sub_other', 'public'), Buffer.from('x'), {
+      contentType: 'image/webp',
+    });
+    const listed: { key: string; byteSize: number }[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const page = await storage.list(BUCKET, { prefix, cursor, limit: 2 });
+      expect(page.objects.length).toBeLessThanOrEqual(2);
+      for (const o of page.objects) {
+        expect(o.lastModified).toBeInstanceOf(Date);
+        expect(Date.now() - o.lastModified.getTime()).toBeLessThan(600_000);
+        listed.push({ key: o.key, byteSize: o.byteSize });
+      }
+      cursor = page.cursor;
+      pages++;
+    } while (cursor !== null && pages < 10);
+    expect(listed).toEqual([...keys].sort().map((key) => ({ key, byteSize: keys.indexOf(key) + 1 })));
+    expect(pages).toBeGreaterThanOrEqual(3);
+    expect((await storage.list(BUCKET, { prefix: 'variants/sub_nothing' })).objects).toEqual([]);
+  });
+
+  it('never lists the temporary object of an unfinished write', async () => {
+    const stalled = new Readable({ read() {} });
+    stalled.push(Buffer.alloc(9 * 1024 * 1024, 2)); // past one s3 part: a multipart upload is open
+    const key = storageKeys.original('sub_list_stalled', 'png');
+    const writing = storage.put(BUCKET, key, stalled, { contentType: 'image/png' }).catch(() => 'failed');
+    await new Promise((r) => setTimeout(r, 1_000));
+    const all: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await storage.list(BUCKET, { prefix: '', cursor });
+      all.push(...page.objects.map((o) => o.key));
+      cursor = page.cursor;
+    } while (cursor !== null);
+    expect(all.length).toBeGreaterThan(0);
+    expect(all.filter((k) => k.startsWith('.') || k === key)).toEqual([]);
+    stalled.destroy(new Error('gone'));
+    expect(await writing).toBe('failed');
+  });
+
   it('ping succeeds on a reachable, writable bucket', async () => {
     await expect(storage.ping(BUCKET)).resolves.toBeUndefined();
   });

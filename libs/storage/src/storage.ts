@@ -12,6 +12,29 @@ export interface PutOptions {
   readonly maxBytes?: number;
 }
 
+/** One object of a listing. */
+export interface ListedObject {
+  readonly key: string;
+  readonly byteSize: number;
+  readonly lastModified: Date;
+}
+
+export interface ListOptions {
+  /** Only keys starting with this (e.g. `originals/`). */
+  readonly prefix: string;
+  /** The `cursor` of the previous page; absent for the first. */
+  readonly cursor?: string | null;
+  /** Most objects in one page (default and maximum 1000, S3's page). */
+  readonly limit?: number;
+}
+
+export interface ListPage {
+  /** In key order. */
+  readonly objects: readonly ListedObject[];
+  /** Pass back for the next page; null when this was the last. */
+  readonly cursor: string | null;
+}
+
 /**
  * Object storage for originals, variants and posters. Writes are atomic: no reader ever sees a
  * half-written object, and a failed write leaves nothing behind.
@@ -23,6 +46,11 @@ export interface ObjectStorage {
   get(bucket: string, key: string): Promise<Readable>;
   stat(bucket: string, key: string): Promise<{ byteSize: number } | null>;
   delete(bucket: string, key: string): Promise<void>;
+  /**
+   * One page of the bucket's objects under a prefix, in key order (the consistency check walks
+   * a bucket with it). Temporary objects of unfinished writes are not listed.
+   */
+  list(bucket: string, options: ListOptions): Promise<ListPage>;
   /**
    * Removes the temporary objects of writes that never finished (a process killed mid-upload)
    * and started before `olderThan`; returns how many. Writes still in flight elsewhere are newer.

@@ -1,16 +1,11 @@
-import { parseVariantName, type ProjectConfig, type VariantSpec } from '@framedesk/config';
+import type { ProjectConfig } from '@framedesk/config';
 import type { Database, MediaObjectRow, SimilaritySettings } from '@framedesk/db';
 import type { FailureCode, SubmissionStatus } from '@framedesk/domain';
 import { formatsForMimeTypes, isImageProcessingError, processImage } from '@framedesk/media';
 import { finishProcessing } from './system-review';
-import {
-  type ObjectStorage,
-  ObjectNotFoundError,
-  ObjectTooLargeError,
-  readObject,
-  storageKeys,
-} from '@framedesk/storage';
+import { type ObjectStorage, ObjectNotFoundError, ObjectTooLargeError, readObject } from '@framedesk/storage';
 import { saveFingerprint } from './fingerprint.service';
+import { imageVariantSpecs, storeImageVariants } from './image-variants';
 import { failExpiredUpload } from './upload-expiry';
 
 const SYSTEM = { type: 'system' } as const;
@@ -59,27 +54,13 @@ export async function markSubmissionFailed(
   return result.ok;
 }
 
-async function upsertWithRetry(work: () => Promise<unknown>): Promise<void> {
-  // Two racing workers may both insert the same (submission, kind, name): ON CONFLICT makes the
-  // second wait and update, and a failure that still gets through (a deadlock) is tried once more.
-  try {
-    await work();
-  } catch {
-    await work();
-  }
-}
-
 /**
  * The image pipeline (DESIGN.md §3, §5): `received` → `media_processing` → variants stored →
  * `needs_review`, or `promoted` by the system when review is not required. Permanent problems
  * end `failed` with a code; anything else it throws is transient and the job is retried.
  */
 export function imageProcessingService(deps: ImageProcessingDeps) {
-  const specs: VariantSpec[] = deps.config.delivery.vendor_image_variants.map((name) => {
-    const spec = parseVariantName(name);
-    if (!spec) throw new Error(`unknown image variant ${name}`); // config validation refuses these
-    return spec;
-  });
+  const specs = imageVariantSpecs(deps.config);
   const allowedFormats = formatsForMimeTypes(deps.config.media.allowed_image_mime_types);
 
   const fail = async (submissionId: string, code: FailureCode, message: string): Promise<ProcessingOutcome> =>
@@ -138,31 +119,7 @@ export function imageProcessingService(deps: ImageProcessingDeps) {
         throw error;
       }
 
-      // Keys and rows are deterministic: a retry or a racing worker rewrites the same set. The
-      // files are written side by side, then every variant row in one statement.
-      const stored = await Promise.all(
-        image.variants.map(async (variant) => {
-          const key = storageKeys.variant(submissionId, variant.name);
-          const object = await deps.storage.put(source.bucket, key, variant.data, { contentType: variant.contentType });
-          return { variant, key, object };
-        }),
-      );
-      await upsertWithRetry(() =>
-        deps.db.repos.mediaObjects.upsertMany(
-          stored.map(({ variant, key, object }) => ({
-            submissionId,
-            kind: 'variant',
-            name: variant.name,
-            bucket: source.bucket,
-            key,
-            contentType: variant.contentType,
-            byteSize: object.byteSize,
-            width: variant.width,
-            height: variant.height,
-            sha256: object.sha256,
-          })),
-        ),
-      );
+      await storeImageVariants(deps, submissionId, source.bucket, image.variants);
 
       // Made by processImage from the pixels it decoded for the variants: no second decode.
       await saveFingerprint(deps.db, submissionId, image.perceptualHash, deps.nearDuplicates);

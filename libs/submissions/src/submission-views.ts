@@ -42,6 +42,7 @@ export function toFrameSubmission(row: SubmissionResourceRow, variantUrl: Varian
       row.reviewDecision && row.reviewedAt
         ? { decision: row.reviewDecision, reason: row.reviewReason, reviewed_at: row.reviewedAt.toISOString() }
         : null,
+    purged_at: row.purgedAt?.toISOString() ?? null,
   };
 }
 

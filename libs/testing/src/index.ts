@@ -5,4 +5,6 @@ export * from './stack';
 export * from './private-services';
 export * from './s3';
 export * from './browser';
+export * from './reviewer-client';
+export * from './backup';
 export * from './oidc-provider';

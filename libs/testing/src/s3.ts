@@ -101,11 +101,53 @@ async function listMultipartUploads(ctx: KoaContext, uploadsDir: string, bucket:
   );
 }
 
+interface S3rverObject {
+  readonly key: string;
+  readonly size: number;
+  readonly lastModifiedDate: Date;
+  readonly metadata: Record<string, string>;
+}
+interface S3rverStore {
+  listObjects(bucket: string, options: { prefix?: string }): Promise<{ objects: S3rverObject[] }>;
+}
+
+/**
+ * ListObjectsV2 (GET /bucket?list-type=2), as S3 documents it: keys in byte order, `prefix`,
+ * `start-after`, `max-keys`, and an opaque continuation token. s3rver's own answer cannot be
+ * used: it makes its tokens with DES, which OpenSSL 3 no longer offers (an InternalError as soon
+ * as a listing is truncated), and it walks directories, so `a/x` comes before `a.png`.
+ */
+async function listObjectsV2(ctx: KoaContext, store: S3rverStore, bucket: string) {
+  const prefix = ctx.query['prefix'] ?? '';
+  const token = ctx.query['continuation-token'];
+  const startAfter = token ? Buffer.from(token, 'base64url').toString('utf8') : (ctx.query['start-after'] ?? '');
+  const maxKeys = Math.min(Math.max(Number(ctx.query['max-keys'] ?? 1000) || 1000, 1), 1000);
+  const { objects } = await store.listObjects(bucket, { prefix });
+  const after = objects
+    .filter((o) => o.key > startAfter)
+    .sort((a, b) => Buffer.compare(Buffer.from(a.key), Buffer.from(b.key)));
+  const page = after.slice(0, maxKeys);
+  const truncated = after.length > page.length;
+  const contents = page.map(
+    (o) =>
+      `<Contents><Key>${escapeXml(o.key)}</Key><LastModified>${o.lastModifiedDate.toISOString()}</LastModified><ETag>${escapeXml(o.metadata['etag'] ?? '')}</ETag><Size>${o.size}</Size><StorageClass>STANDARD</StorageClass></Contents>`,
+  );
+  const next = truncated ? Buffer.from(page.at(-1)!.key).toString('base64url') : null;
+  xml(
+    ctx,
+    200,
+    `<ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>${bucket}</Name><Prefix>${escapeXml(prefix)}</Prefix>${
+      token ? `<ContinuationToken>${escapeXml(token)}</ContinuationToken>` : ''
+    }${next ? `<NextContinuationToken>${next}</NextContinuationToken>` : ''}<KeyCount>${page.length}</KeyCount><MaxKeys>${maxKeys}</MaxKeys><IsTruncated>${truncated}</IsTruncated>${contents.join('')}</ListBucketResult>`,
+  );
+}
+
 /**
  * s3rver (a filesystem S3) plus the multipart calls it lacks and `@tus/s3-store` and the
  * storage sweep need: ListParts (GET ?uploadId), AbortMultipartUpload (DELETE ?uploadId) and
  * ListMultipartUploads (GET /bucket?uploads), in S3's documented XML. They read and drop
- * s3rver's own upload directories, so a multipart upload behaves as on S3.
+ * s3rver's own upload directories, so a multipart upload behaves as on S3. And ListObjectsV2
+ * (without `delimiter`), which the consistency check walks buckets with.
  */
 export async function startTestS3(directory: string, buckets: string[]): Promise<TestS3> {
   const port = await freePort();
@@ -123,6 +165,14 @@ export async function startTestS3(directory: string, buckets: string[]): Promise
     // The SDK may send the bucket with a trailing slash (`/bucket/?uploads`).
     if (bucket && keyParts.join('') === '' && ctx.method === 'GET' && ctx.query['uploads'] !== undefined)
       return listMultipartUploads(ctx, uploadsDir(bucket), bucket);
+    if (
+      bucket &&
+      keyParts.join('') === '' &&
+      ctx.method === 'GET' &&
+      ctx.query['list-type'] === '2' &&
+      ctx.query['delimiter'] === undefined
+    )
+      return listObjectsV2(ctx, (server as { store: S3rverStore }).store, bucket);
     if (!uploadId || !bucket || keyParts.join('') === '' || !['GET', 'DELETE'].includes(ctx.method)) return next();
     const dir = join(uploadsDir(bucket), uploadId);
     if (!(await stat(dir).catch(() => null))) return noSuchUpload(ctx);

@@ -181,6 +181,8 @@ export interface Stack {
   readonly apiUrl: string;
   readonly env: Record<string, string>;
   readonly database: TestDatabase;
+  /** Holds `storage` (STORAGE_FS_ROOT) and the project configuration. */
+  readonly storageRoot: string;
   readonly api: RunningProcess;
   /** Worker processes started so far. */
   readonly workers: RunningProcess[];
@@ -201,6 +203,10 @@ export interface StackOptions {
   readonly config?: (config: Record<string, any>) => void; // eslint-disable-line @typescript-eslint/no-explicit-any
   /** Run the API and workers as built bundles (`buildApp`) instead of through tsx. */
   readonly built?: boolean;
+  /** Run on this database (a restored one) instead of a new one; dropped by `stop()` all the same. */
+  readonly database?: TestDatabase;
+  /** Run on this directory (its `storage` inside is the storage root) instead of a new one; removed by `stop()`. */
+  readonly storageRoot?: string;
 }
 
 /** config/project.example.json with `api.base_url` pointing at `apiUrl`, written to `dir`. */
@@ -218,9 +224,9 @@ export async function writeTestConfig(dir: string, apiUrl: string, change?: Stac
  * prefix and storage directory of their own. What the browser, client and fault tests drive.
  */
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
-  const database = await createTestDatabase();
+  const database = options.database ?? (await createTestDatabase());
   const redis = createTestRedisPrefix();
-  const storageRoot = await mkdtemp(join(tmpdir(), 'framedesk-stack-'));
+  const storageRoot = options.storageRoot ?? (await mkdtemp(join(tmpdir(), 'framedesk-stack-')));
   const apiPort = await freePort();
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   const configFile = await writeTestConfig(storageRoot, apiUrl, options.config);
@@ -268,6 +274,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     apiUrl,
     env,
     database,
+    storageRoot,
     api,
     workers,
     startWorker,

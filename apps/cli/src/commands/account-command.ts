@@ -3,8 +3,8 @@ import { accountsService, type AccountsService } from '@framedesk/access';
 import { isSlug, isDomainError } from '@framedesk/domain';
 import { type Command, type CommandContext, UsageError } from '../command';
 
-/** Who ran the command, as recorded beside each account change. */
-function actor(): string {
+/** Who ran the command, as recorded beside each account change, retention change and erasure. */
+export function actor(): string {
   try {
     return `cli:${userInfo().username}`;
   } catch {
@@ -18,15 +18,17 @@ export function slugArg(value: string | undefined, what: string): string {
 }
 
 /**
- * An account command: `--json` prints one JSON line, otherwise `text(result)`; every refusal
- * (unknown account, bad value) is one line on stderr and exit 2.
+ * An operator command: `--json` prints one JSON line, otherwise `text(result)`; every refusal
+ * (unknown account or channel, bad value) is one line on stderr and exit 2. `exitCode` turns a
+ * result into the exit status (0 by default).
  */
-export function accountCommand<T>(
+export function operatorCommand<T>(
   usage: string,
   positionals: number,
-  run: (accounts: AccountsService, ctx: CommandContext) => Promise<T>,
+  run: (ctx: CommandContext) => Promise<T>,
   text: (result: T) => string,
   options: Command['options'] = {},
+  exitCode: (result: T) => number = () => 0,
 ): Command {
   return {
     usage: `${usage} [--json]`,
@@ -35,12 +37,24 @@ export function accountCommand<T>(
     async run(ctx) {
       let result: T;
       try {
-        result = await run(accountsService(ctx.db(), actor()), ctx);
+        result = await run(ctx);
       } catch (error) {
         if (isDomainError(error)) throw new UsageError(error.detail);
         throw error;
       }
       ctx.io.out(ctx.values['json'] ? JSON.stringify(result) : text(result));
+      return exitCode(result);
     },
   };
+}
+
+/** An account command: an operator command given the accounts service. */
+export function accountCommand<T>(
+  usage: string,
+  positionals: number,
+  run: (accounts: AccountsService, ctx: CommandContext) => Promise<T>,
+  text: (result: T) => string,
+  options: Command['options'] = {},
+): Command {
+  return operatorCommand(usage, positionals, (ctx) => run(accountsService(ctx.db(), actor()), ctx), text, options);
 }

@@ -1,15 +1,7 @@
 import type { Command } from '../command';
 import { UsageError } from '../command';
 import { accountCommand, slugArg } from './account-command';
-
-const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** `30m`, `24h`, `7d`, `0s`… */
-function duration(value: string): number {
-  const match = /^(\d{1,6})([smhd])$/.exec(value);
-  if (!match) throw new UsageError(`--grace "${value}" is not a duration such as 30m, 24h or 7d`);
-  return Number(match[1]) * UNITS[match[2]!]!;
-}
+import { durationArg } from './args';
 
 const channelChange = (allowed: boolean) =>
   accountCommand(
@@ -68,7 +60,7 @@ export const agentAccountCommands: Record<string, Command> = {
       const prefix = positionals[0]!;
       if (!/^fd_live_[0-9A-Za-z]{4,}$/.test(prefix))
         throw new UsageError('give the key prefix shown by "key list", e.g. fd_live_AbCd1234');
-      return accounts.rotateKey(prefix, duration((values['grace'] as string | undefined) ?? '24h'));
+      return accounts.rotateKey(prefix, durationArg((values['grace'] as string | undefined) ?? '24h', '--grace'));
     },
     (r) =>
       `new API key (shown once, store it now): ${r.api_key}\n${r.old_prefix} keeps working until ${r.old_key_expires_at}`,

@@ -14,6 +14,7 @@ import { createQueueProducer, createRedis, createWorkerStatusStore, QUEUE_NAMES,
 import { createStorage } from '@framedesk/storage';
 import pg from 'pg';
 import { type CheckResult, fail, firstLine, ok, warn } from './check-result';
+import { checkMediaSample } from './media-check';
 import { checkSignIn } from './sign-in';
 
 export type { CheckResult, CheckStatus } from './check-result';
@@ -329,6 +330,8 @@ export async function runDoctor(env: NodeJS.ProcessEnv): Promise<CheckResult[]> 
     ]);
     results.push(...postgres, ...redisChecks.results, ...(storage ? [storage] : []), ...tools, ...provider, ...signIn);
     if (redisChecks.up) results.push(...(await checkWorkers(settings, redis)));
+    const databaseReady = postgres.every((check) => check.status === 'ok');
+    if (databaseReady && config && storage?.status === 'ok') results.push(await checkMediaSample(settings, config));
   } finally {
     redis.disconnect();
   }

@@ -16,6 +16,25 @@ describe('MediaView', () => {
     expect([style.left, style.top, style.width, style.height]).toEqual(['10%', '20%', '30%', '40%']);
   });
 
+  it('says the media were purged instead of showing a broken image or player', () => {
+    const purged = {
+      image_url: null,
+      poster_url: null,
+      video_url: null,
+      variants: {},
+      purged_at: '2026-03-04T05:06:07.000Z',
+    };
+    for (const item of [
+      queueItem('sub_p', 'Gone'),
+      { ...queueItem('sub_q', 'Gone clip'), media_type: 'video' as const },
+    ]) {
+      const { container, unmount } = render(<MediaView submission={detail(item, purged)} />);
+      expect(screen.getByRole('status').textContent).toBe('Media purged on 2026-03-04');
+      expect(container.querySelectorAll('img, video, iframe, a')).toHaveLength(0);
+      unmount();
+    }
+  });
+
   it('shows a video with its poster and a player', () => {
     const item = { ...queueItem('sub_v', 'Clip'), media_type: 'video' as const };
     const { container } = render(

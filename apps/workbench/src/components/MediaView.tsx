@@ -84,6 +84,17 @@ function VideoView({ submission }: { readonly submission: SubmissionDetail }) {
   );
 }
 
+/** Retention or an erasure deleted the media: said so, instead of a broken image or player. */
+function PurgedMedia({ purgedAt }: { readonly purgedAt: string }) {
+  return (
+    <div className="media">
+      <p className="frame-missing" role="status">
+        Media purged on {purgedAt.slice(0, 10)}
+      </p>
+    </div>
+  );
+}
+
 /**
  * The frame fitted to the space (small frames scaled up with hard pixels, the scale shown), or
  * at 1:1 to pan; click zones drawn over it as outlined boxes.
@@ -93,6 +104,7 @@ export function MediaView({ submission, zoom = false, zones = true }: MediaViewP
   const [natural, setNatural] = useState<{ width: number; height: number } | null>(
     submission.width && submission.height ? { width: submission.width, height: submission.height } : null,
   );
+  if (submission.purged_at) return <PurgedMedia purgedAt={submission.purged_at} />;
   if (submission.media_type === 'video') return <VideoView submission={submission} />;
   const fit =
     natural && stage.width > 0 && stage.height > 0

@@ -65,6 +65,7 @@ export function detail(item: QueueItem, change: Partial<SubmissionDetail> = {}):
     video_url: null,
     failure: null,
     review: null,
+    purged_at: null,
     events: [
       {
         id: '1',

@@ -3,7 +3,13 @@ import type { Database } from '@framedesk/db';
 import type { Logger } from '@framedesk/observability';
 import type { Job, JobName, JobPayloads, QueueProducer } from '@framedesk/queues';
 import type { ObjectStorage } from '@framedesk/storage';
-import type { ImageProcessingService, ReconcilerService, VideoService } from '@framedesk/submissions';
+import type {
+  ImageProcessingService,
+  MediaRepairService,
+  ReconcilerService,
+  RetentionService,
+  VideoService,
+} from '@framedesk/submissions';
 
 /** What job handlers are given: the process's shared resources and the services built on them. */
 export interface WorkerDeps {
@@ -16,6 +22,10 @@ export interface WorkerDeps {
   readonly reconciler: ReconcilerService;
   /** Probes uploaded videos (local) or reads their state from the provider (cloudflare). */
   readonly video: VideoService;
+  /** Deletes the media of frames past their channel's retention. */
+  readonly retention: RetentionService;
+  /** Renders a processed image's variants again (`media verify --repair`). */
+  readonly repair: MediaRepairService;
 }
 
 export interface JobContext {

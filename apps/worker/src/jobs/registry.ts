@@ -1,7 +1,9 @@
 import { JOB_NAMES, type JobName } from '@framedesk/queues';
 import { imageProcessJob } from './image-process.job';
+import { imageRederiveJob } from './image-rederive.job';
 import type { AnyJobHandler } from './job-handler';
 import { maintenanceReconcileJob } from './maintenance-reconcile.job';
+import { maintenanceRetentionJob } from './maintenance-retention.job';
 import { maintenanceSweepJob } from './maintenance-sweep.job';
 import { uploadExpireJob } from './upload-expire.job';
 import { videoProcessJob } from './video-process.job';
@@ -13,6 +15,8 @@ export const JOB_HANDLERS: readonly AnyJobHandler[] = [
   uploadExpireJob,
   maintenanceReconcileJob,
   maintenanceSweepJob,
+  maintenanceRetentionJob,
+  imageRederiveJob,
 ];
 
 export type HandlerRegistry = ReadonlyMap<JobName, AnyJobHandler>;

@@ -1,0 +1,169 @@
+import type { ChannelRetentionRow, Database, RetentionChange } from '@framedesk/db';
+import {
+  DomainError,
+  formatRetention,
+  parseRetention,
+  RETAINED_STATUSES,
+  type RetainedStatus,
+  retentionCutoff,
+  type RetentionPeriod,
+} from '@framedesk/domain';
+import { addDeleted, createPacer, type DeletedMedia, deleteStoredMedia, type MediaDeletionDeps } from './media-purge';
+
+export type RetentionDefaults = Readonly<Record<RetainedStatus, RetentionPeriod>>;
+
+/** The RETENTION_* settings as periods (they are validated against the same pattern). */
+export function retentionDefaults(settings: {
+  readonly RETENTION_REJECTED: string;
+  readonly RETENTION_FAILED: string;
+  readonly RETENTION_PROMOTED: string;
+}): RetentionDefaults {
+  const period = (value: string) => parseRetention(value) ?? 'never';
+  return {
+    rejected: period(settings.RETENTION_REJECTED),
+    failed: period(settings.RETENTION_FAILED),
+    promoted: period(settings.RETENTION_PROMOTED),
+  };
+}
+
+const OWN: Record<RetainedStatus, keyof ChannelRetentionRow> = {
+  rejected: 'retentionRejected',
+  failed: 'retentionFailed',
+  promoted: 'retentionPromoted',
+};
+
+/** A channel's period for one status: its own when set, else the default. Unreadable values keep media. */
+export function channelPeriod(
+  channel: ChannelRetentionRow,
+  status: RetainedStatus,
+  defaults: RetentionDefaults,
+): { period: RetentionPeriod; source: 'channel' | 'default' } {
+  const own = channel[OWN[status]];
+  if (own === null) return { period: defaults[status], source: 'default' };
+  return { period: parseRetention(own) ?? 'never', source: 'channel' };
+}
+
+export interface RetentionDeps extends Omit<MediaDeletionDeps, 'pace'> {
+  readonly db: Database;
+  readonly defaults: RetentionDefaults;
+  /** Frames per batch: one storage pass and one transaction. */
+  readonly batchSize: number;
+  readonly deletesPerSecond: number;
+  readonly now?: () => Date;
+  /** Replaces the pacer's clock (tests). */
+  readonly clock?: Parameters<typeof createPacer>[1];
+}
+
+export interface RetentionReport extends DeletedMedia {
+  readonly purged: number;
+  readonly batches: number;
+  /** False when the run stopped at its time limit with frames still past retention. */
+  readonly complete: boolean;
+  /** Frames purged per channel slug. */
+  readonly channels: Readonly<Record<string, number>>;
+}
+
+/**
+ * The retention purge (maintenance job): for each channel and final status with a period, the
+ * frames unchanged for longer lose their media — objects first, then (one transaction) the media
+ * rows, `purged_at` and a `media_purged` event. Frames in the pipeline or waiting for review are
+ * never selected, and the final compare-and-set skips any that left their final status meanwhile.
+ * Batches are committed one by one: a run killed or failed anywhere is resumed by the next,
+ * which finds the same frames still unpurged (deleting twice is harmless).
+ */
+export function retentionService(deps: RetentionDeps) {
+  const now = deps.now ?? (() => new Date());
+  const clock = deps.clock ?? { now: () => Date.now(), sleep: (ms: number) => new Promise((r) => setTimeout(r, ms)) };
+
+  return {
+    async run(options: { maxMs: number }): Promise<RetentionReport> {
+      const pace = createPacer(deps.deletesPerSecond, clock);
+      const startedAt = clock.now();
+      const at = now();
+      let total: DeletedMedia = { objects: 0, bytes: 0, providerVideos: 0, providerSkipped: 0 };
+      let purged = 0;
+      let batches = 0;
+      const channels: Record<string, number> = {};
+      for (const channel of await deps.db.repos.retention.channels()) {
+        for (const status of RETAINED_STATUSES) {
+          const cutoff = retentionCutoff(channelPeriod(channel, status, deps.defaults).period, at);
+          if (!cutoff) continue;
+          for (;;) {
+            if (clock.now() - startedAt >= options.maxMs)
+              return { ...total, purged, batches, complete: false, channels };
+            const holders = await deps.db.repos.retention.purgeCandidates({
+              channelId: channel.id,
+              status,
+              before: cutoff,
+              limit: deps.batchSize,
+            });
+            if (holders.length === 0) break;
+            const deleted = await deleteStoredMedia({ ...deps, pace }, holders);
+            const marked = await deps.db.transaction((repos) =>
+              repos.retention.markPurged(
+                holders.map((h) => h.id),
+                {
+                  statuses: [status],
+                  at: now(),
+                  actor: { type: 'system' },
+                  reason: `retention: ${status} ${formatRetention(channelPeriod(channel, status, deps.defaults).period)}`,
+                  data: (id) => ({ ...deleted.get(id) }),
+                },
+              ),
+            );
+            for (const id of marked) total = addDeleted(total, deleted.get(id)!);
+            purged += marked.length;
+            channels[channel.slug] = (channels[channel.slug] ?? 0) + marked.length;
+            batches++;
+            // Every candidate left its status meanwhile: nothing more to do here this run.
+            if (marked.length === 0 || holders.length < deps.batchSize) break;
+          }
+        }
+      }
+      return { ...total, purged, batches, complete: true, channels };
+    },
+  };
+}
+
+export type RetentionService = ReturnType<typeof retentionService>;
+
+/** A channel's retention as operators read it: each final status's period, and whether it is the default. */
+export type ChannelRetentionView = { readonly channel: string } & Readonly<
+  Record<RetainedStatus, { readonly retention: string; readonly source: 'channel' | 'default' }>
+>;
+
+/** `channel retention set|show` (operators): per-channel periods, each change recorded with who and when. */
+export function channelRetentionService(db: Database, defaults: RetentionDefaults, actor: string) {
+  const view = (channel: ChannelRetentionRow): ChannelRetentionView => {
+    const of = (status: RetainedStatus) => {
+      const { period, source } = channelPeriod(channel, status, defaults);
+      return { retention: formatRetention(period), source };
+    };
+    return { channel: channel.slug, rejected: of('rejected'), failed: of('failed'), promoted: of('promoted') };
+  };
+
+  return {
+    async show(slug?: string) {
+      const rows = slug ? [await db.repos.retention.channel(slug)] : await db.repos.retention.channels();
+      if (rows[0] === null) throw new DomainError('not_found', `no channel ${slug}`);
+      return (rows as ChannelRetentionRow[]).map(view);
+    },
+    /** `value`: `<n>d`, `never`, or `default` (follow the RETENTION_* setting again). */
+    async set(slug: string, change: Partial<Record<RetainedStatus, string>>) {
+      const parsed: RetentionChange = {};
+      for (const [status, value] of Object.entries(change) as [RetainedStatus, string][]) {
+        if (value !== 'default' && parseRetention(value) === null)
+          throw new DomainError('validation_failed', `--${status} "${value}" is not a period such as 30d, 0d or never`);
+        parsed[status] = value === 'default' ? null : value;
+      }
+      if (Object.keys(parsed).length === 0)
+        throw new DomainError('validation_failed', 'give at least one of --rejected, --failed, --promoted');
+      const channel = await db.repos.retention.channel(slug);
+      if (!channel) throw new DomainError('not_found', `no channel ${slug}`);
+      const updated = await db.transaction((repos) =>
+        repos.retention.setChannelRetention(channel.id, parsed, { actor, at: new Date() }),
+      );
+      return view(updated);
+    },
+  };
+}
