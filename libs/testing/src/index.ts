@@ -5,3 +5,4 @@ export * from './stack';
 export * from './private-services';
 export * from './s3';
 export * from './browser';
+export * from './otlp-receiver';
