@@ -14,6 +14,7 @@ import {
   probeVideo,
   type VideoToolOptions,
 } from '@framedesk/media';
+import { annotateSpan } from '@framedesk/observability';
 import type { JobOrigin, QueueProducer } from '@framedesk/queues';
 import { type ObjectStorage, storageKeys } from '@framedesk/storage';
 import { finishProcessing } from './system-review';
@@ -301,6 +302,7 @@ export function createVideoService(deps: VideoServiceDeps) {
     async processVideo(submissionId: string, origin: JobOrigin = {}): Promise<VideoOutcome> {
       const submission = await deps.db.repos.submissions.findById(submissionId);
       if (!submission || submission.mediaType !== 'video') return 'skipped';
+      annotateSpan({ 'framedesk.agent': submission.agent.slug, 'framedesk.channel': submission.channel.slug });
       if (deps.provider.name === 'local') return processLocal(submission);
       return processProvider(submission, await deps.db.repos.mediaUploads.findBySubmission(submissionId), origin);
     },

@@ -6,3 +6,4 @@ export * from './private-services';
 export * from './s3';
 export * from './browser';
 export * from './otlp-receiver';
+export * from './prometheus';
