@@ -83,6 +83,10 @@ export function currentTraceCarrier(): TraceCarrier | undefined {
   return carrier['traceparent'] ? carrier : undefined;
 }
 
+/** The context `carrier` describes; a new trace's root when there is none. */
+const contextOf = ({ api }: ActiveTracing, carrier: TraceCarrier | undefined): Context =>
+  carrier ? api.propagation.extract(api.ROOT_CONTEXT, carrier) : api.ROOT_CONTEXT;
+
 /**
  * Runs a job in a consumer span whose parent is `carrier` (the trace of the request that enqueued
  * it), or the root of a new trace when the job carries none.
@@ -95,9 +99,7 @@ export function withJobSpan<T>(
 ): Promise<T> {
   const tracing = activeTracing();
   if (!tracing) return work();
-  const { api } = tracing;
-  const parent = carrier ? api.propagation.extract(api.ROOT_CONTEXT, carrier) : api.ROOT_CONTEXT;
-  return startSpan(tracing, name, { attributes, kind: 'consumer', parent }, work);
+  return startSpan(tracing, name, { attributes, kind: 'consumer', parent: contextOf(tracing, carrier) }, work);
 }
 
 /**
@@ -112,13 +114,10 @@ export function withLinkedSpan<T>(
 ): Promise<T> {
   const tracing = activeTracing();
   if (!tracing) return work();
-  const { api } = tracing;
-  const links: Link[] = [];
-  for (const carrier of linked) {
-    if (!carrier) continue;
-    const context = api.trace.getSpanContext(api.propagation.extract(api.ROOT_CONTEXT, carrier));
-    if (context && api.isSpanContextValid(context)) links.push({ context });
-  }
+  const links: Link[] = linked
+    .map((carrier) => tracing.api.trace.getSpanContext(contextOf(tracing, carrier)))
+    .filter((context) => context !== undefined && tracing.api.isSpanContextValid(context))
+    .map((context) => ({ context: context! }));
   return startSpan(tracing, name, { attributes, links }, work);
 }
 
