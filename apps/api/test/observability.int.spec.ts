@@ -256,41 +256,48 @@ process.on('exit', () => appendFileSync(${JSON.stringify(log)}, Object.keys(requ
 describe('tracing off (no endpoint)', () => {
   it('loads no OpenTelemetry SDK, instrumentation or loader hook in the API or the worker', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'framedesk-modules-'));
-    try {
-      const logs = { api: join(dir, 'api.log'), worker: join(dir, 'worker.log') };
-      const off = { OTEL_EXPORTER_OTLP_ENDPOINT: '' };
-      const apiPort = await freePort();
-      const api = startApp('api', {
+    const logs = { api: join(dir, 'api.log'), worker: join(dir, 'worker.log') };
+    const off = { OTEL_EXPORTER_OTLP_ENDPOINT: '' };
+    const [apiPort, workerHealthPort] = [await freePort(), await freePort()];
+    const processes = {
+      api: startApp('api', {
         ...stack.env,
         ...off,
         API_PORT: String(apiPort),
         NODE_OPTIONS: `${APP_PROCESS_ENV.api.NODE_OPTIONS} ${await moduleRecorder(dir, logs.api)}`,
-      });
+      }),
       // It serves a queue no frame uses, so it takes no job from the traced worker.
-      const untraced = await stack.startWorker({
+      worker: startApp('worker', {
+        ...stack.env,
         ...off,
+        WORKER_HEALTH_PORT: String(workerHealthPort),
         WORKER_QUEUES: 'upload-expiry',
         NODE_OPTIONS: await moduleRecorder(dir, logs.worker),
-      });
-      await waitForHttp(`http://127.0.0.1:${apiPort}/healthz`, 60_000, api);
+      }),
+    };
+    try {
+      // Both start while other test files load the machine: generous waits.
+      await waitForHttp(`http://127.0.0.1:${apiPort}/healthz`, 90_000, processes.api);
+      await waitForHttp(`http://127.0.0.1:${workerHealthPort}/healthz`, 90_000, processes.worker);
       expect((await fetch(`http://127.0.0.1:${apiPort}/readyz`)).status).toBe(200);
-      await Promise.all([api.stop(), untraced.stop()]);
-      for (const [name, log] of Object.entries(logs)) {
-        const loaded = await readFile(log, 'utf8').catch(() => {
-          throw new Error(`${name} recorded no module:\n${(name === 'api' ? api : untraced).output().slice(-3000)}`);
+      await Promise.all([processes.api.stop(), processes.worker.stop()]);
+      for (const name of ['api', 'worker'] as const) {
+        const loaded = await readFile(logs[name], 'utf8').catch(() => {
+          throw new Error(`${name} recorded no module:\n${processes[name].output().slice(-3000)}`);
         });
         // The record is complete: the app's own packages are in it…
-        for (const name of ['/node_modules/pino/', '/node_modules/ioredis/', '/node_modules/pg/'])
-          expect(loaded).toContain(name);
+        for (const used of ['/node_modules/pino/', '/node_modules/ioredis/', '/node_modules/pg/'])
+          expect(loaded).toContain(used);
         // …and nothing of tracing is. (The no-op @opentelemetry/api is prom-client's own dependency,
         // loaded by it for exemplars since before tracing existed here: not the SDK.)
         const tracing = loaded.split('\n').filter((line) => /@opentelemetry\/(?!api\/)|-in-the-middle/.test(line));
         expect(tracing, name).toEqual([]);
       }
     } finally {
+      await Promise.all([processes.api.stop('SIGKILL'), processes.worker.stop('SIGKILL')]);
       await rm(dir, { recursive: true, force: true });
     }
-  }, 120_000);
+  }, 240_000);
 });
 
 describe('metrics', () => {
