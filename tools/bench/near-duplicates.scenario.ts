@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { createDatabase, MAX_SIMILAR } from '@framedesk/db';
+import { ALL_CHANNELS, createDatabase, MAX_SIMILAR } from '@framedesk/db';
 // eslint-disable-next-line @nx/enforce-module-boundaries -- the bench times the very service the review API uses.
 import { similarityService } from '@framedesk/review';
 // eslint-disable-next-line @nx/enforce-module-boundaries -- benchmarks make their databases as the integration tests do.
@@ -76,7 +76,7 @@ export async function nearDuplicateScenario(options: NearDuplicateBenchOptions):
     const loadStarted = performance.now();
     await loadFingerprints(admin, options);
     const loadMs = performance.now() - loadStarted;
-    const similarity = similarityService({ db, mediaUrl: () => '' });
+    const similarity = similarityService({ db });
 
     let seed = 4242;
     const frame = () => {
@@ -108,7 +108,7 @@ export async function nearDuplicateScenario(options: NearDuplicateBenchOptions):
       for (let i = 0; i < options.iterations; i++) {
         const id = frame();
         const started = performance.now();
-        await similarity.similar(id);
+        await similarity.similar(id, ALL_CHANNELS, () => '');
         samples.push(performance.now() - started);
       }
       const cpu = process.cpuUsage(cpuBefore);

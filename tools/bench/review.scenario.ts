@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { createDatabase } from '@framedesk/db';
+import { ALL_CHANNELS, createDatabase } from '@framedesk/db';
 // eslint-disable-next-line @nx/enforce-module-boundaries -- benchmarks make their databases as the integration tests do.
 import { createTestDatabase } from '@framedesk/testing';
 import { type BenchOptions } from './options';
@@ -73,9 +73,9 @@ export async function reviewScenario(options: BenchOptions['review']): Promise<S
     };
     const channel = () => `channel-${1 + rand(options.channels)}`;
     const calls: Record<Query, () => Promise<unknown>> = {
-      queue: () => db.repos.review.queue({ channelSlug: channel(), limit: 50 }),
+      queue: () => db.repos.review.queue({ scope: ALL_CHANNELS, channelSlug: channel(), limit: 50 }),
       timeline: () => db.repos.review.timeline({ channelSlug: channel(), limit: 50 }),
-      queueBig: () => db.repos.review.queue({ channelSlug: 'channel-big', limit: 50 }),
+      queueBig: () => db.repos.review.queue({ scope: ALL_CHANNELS, channelSlug: 'channel-big', limit: 50 }),
       timelineBig: () => db.repos.review.timeline({ channelSlug: 'channel-big', limit: 50 }),
       get: () => {
         const { id, agentId } = generatedSubmission(1 + rand(options.submissions), options.agents);

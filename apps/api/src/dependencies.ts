@@ -9,7 +9,7 @@ import {
   signMediaUrl,
 } from '@framedesk/access';
 import type { ProjectConfig, Settings } from '@framedesk/config';
-import { createDatabase, type Database } from '@framedesk/db';
+import { accessChangeListener, type AccessChangeListener, createDatabase, type Database } from '@framedesk/db';
 import {
   createMetricsRegistry,
   createPipelineMetrics,
@@ -73,6 +73,8 @@ export interface ApiDependencies {
   readonly rateLimiter: RateLimiter;
   /** Invalid API keys per client address, refused before any database lookup past the limit. */
   readonly invalidKeys: FailureCounter;
+  /** Reviewers whose role, channels or sessions changed (PostgreSQL LISTEN): open event streams re-check. */
+  readonly accessChanges: AccessChangeListener;
 }
 
 export function createApiDependencies(settings: Settings, config: ProjectConfig, logger: Logger): ApiDependencies {
@@ -160,11 +162,15 @@ export function createApiDependencies(settings: Settings, config: ProjectConfig,
       limit: settings.INVALID_API_KEYS_PER_MINUTE,
       windowMs: 60_000,
     }),
+    accessChanges: accessChangeListener(settings.DATABASE_URL, (error) =>
+      logger.warn({ err: error }, 'listening for reviewer access changes failed; reconnecting'),
+    ),
   };
 }
 
 export async function closeApiDependencies(deps: ApiDependencies): Promise<void> {
   await deps.apiKeys.flushLastUsed().catch(() => undefined);
+  await deps.accessChanges.close();
   await deps.queues.close();
   deps.redis.disconnect();
   await deps.db.close();

@@ -13,7 +13,11 @@ let key: string;
 beforeAll(async () => {
   api = await startTestApi();
   key = await api.createAgent('bot', ['news']);
-  await createReviewer(api.deps.db, { email: 'rita@example.com', password: 'a-long-enough-password' });
+  await createReviewer(api.deps.db, {
+    email: 'rita@example.com',
+    password: 'a-long-enough-password',
+    channels: ['news'],
+  });
   await api.startWorker();
 }, 60_000);
 afterAll(async () => {

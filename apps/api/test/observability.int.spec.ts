@@ -118,7 +118,10 @@ beforeAll(async () => {
     scrapeIntervalSeconds: 1,
   });
   apiKey = await stack.createAgent('cam', ['news']);
-  const created = await stack.cli(['reviewer', 'create', 'ana@example.com', '--password-stdin'], PASSWORD);
+  const created = await stack.cli(
+    ['reviewer', 'create', 'ana@example.com', '--password-stdin', '--role', 'admin'],
+    PASSWORD,
+  );
   expect(created.code, created.stderr).toBe(0);
   reviewer = new ReviewerClient(stack.apiUrl);
   expect((await reviewer.login('ana@example.com', PASSWORD)).status).toBe(201);
@@ -212,7 +215,7 @@ describe('tracing (OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
     );
     expect(decision.traceId).not.toBe(AGENT_TRACE);
     expect(decision.links.map((l) => l.traceId)).toContain(AGENT_TRACE);
-    expect(decision.attributes).toMatchObject({ 'framedesk.outcome': 'promoted', 'framedesk.channel': 'news' });
+    expect(decision.attributes).toMatchObject({ 'framedesk.outcome': 'promoted', 'framedesk.media_type': 'image' });
   });
 
   it('never exports an API key, a session cookie, a CSRF token or a metadata body', async () => {

@@ -1,54 +1,8 @@
 // Batch decisions and the live event stream of the review API, on a real PostgreSQL and Redis.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ReviewerClient, type ReviewHarness, startReviewHarness } from './review-harness';
+import { openEvents, ReviewerClient, type ReviewHarness, startReviewHarness } from './review-harness';
 
 const PASSWORD = 'correct horse battery';
-
-interface SseEvent {
-  readonly id: string;
-  readonly data: { kind: string; id: string; status?: string };
-}
-
-/** Opens GET /review/events; `read` then collects Server-Sent Events until `enough` says so. */
-async function openEvents(client: ReviewerClient, lastEventId?: string) {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), 15_000);
-  const res = await fetch(`${client.base}/review/events`, {
-    headers: { cookie: client.cookie, ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
-    signal: controller.signal,
-  });
-  expect(res.headers.get('content-type')).toContain('text/event-stream');
-  return { read: (enough: (events: SseEvent[]) => boolean) => readEvents(res, controller, timer, enough) };
-}
-
-async function readEvents(
-  res: Response,
-  controller: AbortController,
-  timer: ReturnType<typeof setTimeout>,
-  enough: (events: SseEvent[]) => boolean,
-): Promise<SseEvent[]> {
-  const events: SseEvent[] = [];
-  const decoder = new TextDecoder();
-  let buffer = '';
-  try {
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      buffer += decoder.decode(chunk, { stream: true });
-      let end: number;
-      while ((end = buffer.indexOf('\n\n')) >= 0) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const id = /^id: (.+)$/m.exec(block)?.[1];
-        const data = /^data: (.+)$/m.exec(block)?.[1];
-        if (id && data) events.push({ id, data: JSON.parse(data) as SseEvent['data'] });
-      }
-      if (enough(events)) break;
-    }
-  } finally {
-    clearTimeout(timer);
-    controller.abort();
-  }
-  return events;
-}
 
 describe('review API: batch decisions and live events', () => {
   let h: ReviewHarness;
@@ -121,12 +75,14 @@ describe('review API: batch decisions and live events', () => {
     const live = await stream.read((events) =>
       events.some((e) => e.data.id === id && e.data.status === 'needs_review'),
     );
+    stream.close();
     const first = live.find((e) => e.data.id === id)!;
     expect(first.data).toEqual({ kind: 'status', id, status: 'media_processing' });
     expect((await bob.call('POST', `/review/submissions/${id}/claim`)).status).toBe(200);
 
     const replay = await openEvents(alice, first.id);
     const replayed = await replay.read((events) => events.some((e) => e.data.kind === 'claim'));
+    replay.close();
     expect(replayed.map((e) => e.data)).toEqual([
       { kind: 'status', id, status: 'needs_review' },
       { kind: 'claim', id },

@@ -219,19 +219,7 @@ describe('review API', () => {
     it('streams a video original to a signed-in reviewer only, with byte ranges for seeking', async () => {
       const id = await h.seedSubmission({ mediaType: 'video', title: 'Clip' });
       const bytes = Buffer.from(Array.from({ length: 1000 }, (_, i) => i % 256));
-      const bucket = h.deps.config.storage.vendor_originals_bucket;
-      const stored = await h.deps.storage.put(bucket, `originals/${id}/original.mp4`, bytes, {
-        contentType: 'video/mp4',
-      });
-      await h.db.repos.mediaObjects.upsert({
-        submissionId: id,
-        kind: 'original',
-        name: 'original',
-        bucket,
-        key: `originals/${id}/original.mp4`,
-        contentType: 'video/mp4',
-        byteSize: stored.byteSize,
-      });
+      await h.seedMedia(id, 'original', 'original', bytes, 'video/mp4');
       const detail = (await (await alice.call('GET', `/review/submissions/${id}`)).json()) as { video_url: string };
       expect(detail.video_url).toBe(`/review/submissions/${id}/original`);
       const whole = await alice.call('GET', detail.video_url);

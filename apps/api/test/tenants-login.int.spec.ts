@@ -60,12 +60,14 @@ describe('login throttling', () => {
       ),
     );
     await new Promise((r) => setTimeout(r, 50));
-    const started = performance.now();
+    // /healthz is answered while password checks still queue: before the burst has finished.
+    let burstDone = false;
+    void burst.then(() => (burstDone = true));
     const health = await fetch(`${h.url}/healthz`);
-    const healthMs = performance.now() - started;
+    const answeredDuringBurst = !burstDone;
     const results = await burst;
     expect(health.status).toBe(200);
-    expect(healthMs).toBeLessThan(1_000);
+    expect(answeredDuringBurst).toBe(true);
     const busy = results.filter((r) => r.status === 503);
     expect(results.every((r) => r.status === 401 || r.status === 503)).toBe(true);
     // One check runs, four wait (LOGIN_CONCURRENT_CHECKS=1); every other login is turned away at once.

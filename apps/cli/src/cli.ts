@@ -11,14 +11,12 @@ import { mediaCommands } from './commands/media.command';
 import { doctorCommands } from './commands/doctor.command';
 import { mcpCommands } from './commands/mcp.command';
 import { reviewerAccountCommands } from './commands/reviewer-accounts.command';
-import { reviewerCommands } from './commands/reviewers.command';
 import { submitCommands } from './commands/submit.command';
 
 const COMMANDS: Record<string, Command> = {
   ...agentCommands,
   ...agentAccountCommands,
   ...reviewerAccountCommands,
-  ...reviewerCommands,
   ...configCommands,
   ...demoCommands,
   ...submitCommands,

@@ -120,6 +120,7 @@ describe('account lifecycle commands', () => {
     expect((await login()).status).toBe(401);
     const events = await query("SELECT action, actor, created_at FROM account_events WHERE subject_type = 'reviewer'");
     expect(events).toEqual([
+      { action: 'created', actor: expect.stringMatching(/^cli/), created_at: expect.any(Date) },
       { action: 'disabled', actor: expect.stringMatching(/^cli/), created_at: expect.any(Date) },
     ]);
     expect((await cli(['reviewer', 'list', '--json'])).json()).toEqual([
@@ -187,7 +188,71 @@ describe('account lifecycle commands', () => {
     expect((await list(again.api_key)).status).toBe(200);
   });
 
+  it('reviewer create --channels, channels add/remove and role take effect on the very next request, each recorded', async () => {
+    const created = await cli(
+      ['reviewer', 'create', 'Ben@example.com', '--channels', 'news', '--json', '--password-stdin'],
+      PASSWORD,
+    );
+    expect(created.json()).toMatchObject({ email: 'ben@example.com', role: 'reviewer', channels: ['news'] });
+    const res = await fetch(`${url}/review/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'ben@example.com', password: PASSWORD }),
+    });
+    const cookie = res.headers.get('set-cookie')!.split(';')[0]!;
+    const get = (path: string) => fetch(url + path, { headers: { cookie } });
+    const channels = async () =>
+      ((await (await get('/review/channels')).json()) as { channels: { slug: string }[] }).channels.map((c) => c.slug);
+    expect([await channels(), (await get('/review/ops')).status]).toEqual([['news'], 403]);
+
+    expect((await cli(['reviewer', 'channels', 'add', 'ben@example.com', 'sports', '--json'])).json()).toEqual({
+      email: 'ben@example.com',
+      channel: 'sports',
+      member: true,
+      changed: true,
+    });
+    expect((await cli(['reviewer', 'channels', 'remove', 'ben@example.com', 'news'])).out).toEqual([
+      'ben@example.com is no longer a member of news',
+    ]);
+    expect(await channels()).toEqual(['sports']);
+    expect((await cli(['reviewer', 'role', 'ben@example.com', 'admin', '--json'])).json()).toMatchObject({
+      role: 'admin',
+      changed: true,
+    });
+    expect([await channels(), (await get('/review/ops')).status]).toEqual([['news', 'sports'], 200]);
+
+    // The only admin cannot step down until someone else is one.
+    const refused = await cli(['reviewer', 'role', 'ben@example.com', 'reviewer']);
+    expect([refused.code, refused.err]).toEqual([2, [expect.stringContaining('last enabled admin')]]);
+    expect((await cli(['reviewer', 'role', 'rita@example.com', 'admin'])).code).toBe(0);
+    expect((await cli(['reviewer', 'role', 'ben@example.com', 'reviewer'])).code).toBe(0);
+    expect((await get('/review/ops')).status).toBe(403);
+
+    const ben = (await cli(['reviewer', 'list', '--json'])).json() as unknown as { email: string }[];
+    expect(ben.find((r) => r.email === 'ben@example.com')).toMatchObject({
+      role: 'reviewer',
+      channels: ['sports'],
+      has_password: true,
+    });
+    const events = await query(
+      "SELECT action, data FROM account_events e JOIN reviewers r ON r.id = e.subject_id WHERE r.email = 'ben@example.com' ORDER BY e.id",
+    );
+    expect(events.map((e) => e.action)).toEqual([
+      'created',
+      'channel_added',
+      'channel_removed',
+      'role_set',
+      'role_set',
+    ]);
+  });
+
   it.each([
+    [['reviewer', 'create', 'rita@example.com']],
+    [['reviewer', 'create', 'new@example.com', '--role', 'owner']],
+    [['reviewer', 'create', 'new@example.com', '--channels', 'news,no-such-channel']],
+    [['reviewer', 'role', 'rita@example.com', 'owner']],
+    [['reviewer', 'channels', 'add', 'rita@example.com', 'no-such-channel']],
+    [['reviewer', 'channels', 'remove', 'nobody@example.com', 'news']],
     [['reviewer', 'disable', 'nobody@example.com']],
     [['agent', 'disable', 'ghost']],
     [['agent', 'channels', 'add', 'bot', 'no-such-channel']],

@@ -57,10 +57,12 @@ describe('framedesk CLI', () => {
     expect(channels.map((c) => c.slug)).toEqual(['c1']);
   });
 
-  it('lists, creates and revokes keys by prefix', async () => {
-    const created = await run('cli', ['key', 'create', 'a1', '--json'], env);
+  it('lists, creates and revokes keys by prefix', { timeout: 90_000 }, async () => {
+    // An agent of its own: the test runs alone (-t) as well as after the one above.
+    expect((await run('cli', ['agent', 'create', 'k1', '--channel', 'c1'], env)).code).toBe(0);
+    const created = await run('cli', ['key', 'create', 'k1', '--json'], env);
     const key = (JSON.parse(created.stdout) as { api_key: string }).api_key;
-    const listed = await run('cli', ['key', 'list', 'a1'], env);
+    const listed = await run('cli', ['key', 'list', 'k1'], env);
     expect(listed.stdout).toContain(key.slice(0, 16));
     expect(listed.stdout).not.toContain(key);
     const revoked = await run('cli', ['key', 'revoke', key.slice(0, 16)], env);
@@ -87,7 +89,7 @@ describe('framedesk CLI', () => {
     [['agent', 'create', 'a2', '--channel', 'c1', '--bogus']],
     [['channel']],
     [['nonsense', 'command']],
-    [['reviewer', 'create', 'x@y.z']],
+    [['reviewer', 'create', 'x@y.z', '--role', 'owner']],
   ])('refuses bad arguments %j with one line and exit 2, never a stack trace', async (args) => {
     const result = await run('cli', args, env);
     expect(result.code).toBe(2);

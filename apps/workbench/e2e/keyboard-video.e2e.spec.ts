@@ -95,7 +95,7 @@ describe('reviewer keyboard and video in chromium', () => {
     buildWorkbench(join(dir, 'dist'));
     const clip = await readFile(makeClip(dir, 'clip.mp4', 1));
     stack = await startStack({ env: { WORKBENCH_DIST: join(dir, 'dist') } });
-    const created = await stack.cli(['reviewer', 'create', REVIEWER, '--password-stdin'], PASSWORD);
+    const created = await stack.cli(['reviewer', 'create', REVIEWER, '--password-stdin', '--role', 'admin'], PASSWORD);
     if (created.code !== 0) throw new Error(`reviewer create failed: ${created.stderr}`);
     agent = agentApi(stack, await stack.createAgent(AGENT, [CHANNEL]));
     // Submitted one after the other, so the queue's order (oldest first) is the order of the titles.

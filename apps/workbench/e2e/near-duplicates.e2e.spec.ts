@@ -53,7 +53,7 @@ describe('near-duplicates in the workbench (chromium, real api + worker)', () =>
   beforeAll(async () => {
     dist = await buildWorkbench();
     stack = await startStack({ env: { WORKBENCH_DIST: dist } });
-    const created = await stack.cli(['reviewer', 'create', REVIEWER, '--password-stdin'], PASSWORD);
+    const created = await stack.cli(['reviewer', 'create', REVIEWER, '--password-stdin', '--role', 'admin'], PASSWORD);
     if (created.code !== 0) throw new Error(`reviewer create failed: ${created.stderr}`);
     key = await stack.createAgent(AGENT, [CHANNEL]);
     browser = await launchChromium();

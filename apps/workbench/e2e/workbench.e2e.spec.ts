@@ -75,7 +75,7 @@ describe('reviewer workbench in chromium', () => {
       },
     });
     for (const email of [ALICE, BOB]) {
-      const created = await stack.cli(['reviewer', 'create', email, '--password-stdin'], PASSWORD);
+      const created = await stack.cli(['reviewer', 'create', email, '--password-stdin', '--role', 'admin'], PASSWORD);
       if (created.code !== 0) throw new Error(`reviewer create failed: ${created.stderr}`);
     }
     agent = agentClient(stack, await stack.createAgent(AGENT, [CHANNEL]), AGENT, CHANNEL);

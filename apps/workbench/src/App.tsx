@@ -6,8 +6,10 @@ import { navigate, useRoute } from './hooks/useRoute';
 import { useLogout, useSession } from './hooks/useSession';
 import { LoginScreen } from './screens/LoginScreen';
 import { OpsScreen } from './screens/OpsScreen';
+import { PeopleScreen } from './screens/PeopleScreen';
 import { QueueScreen } from './screens/QueueScreen';
 import { TimelineScreen } from './screens/TimelineScreen';
+import { WelcomeScreen } from './screens/WelcomeScreen';
 
 function Link({ to, children, current }: { to: string; children: string; current: boolean }) {
   return (
@@ -25,7 +27,7 @@ function Link({ to, children, current }: { to: string; children: string; current
 }
 
 /** One header row whatever the number of channels: screens, the channel switcher, the reviewer. */
-function Shell({ email, reasons }: { email: string; reasons: readonly string[] | undefined }) {
+function Shell({ email, admin, reasons }: { email: string; admin: boolean; reasons: readonly string[] | undefined }) {
   const route = useRoute();
   const logout = useLogout();
   const channels = useChannelCounts();
@@ -48,11 +50,18 @@ function Shell({ email, reasons }: { email: string; reasons: readonly string[] |
               Timeline
             </Link>
           )}
-          <Link to="/ops" current={route.path === '/ops'}>
-            Ops
-          </Link>
+          {admin && (
+            <Link to="/ops" current={route.path === '/ops'}>
+              Ops
+            </Link>
+          )}
+          {admin && (
+            <Link to="/people" current={route.path === '/people'}>
+              People
+            </Link>
+          )}
         </nav>
-        {route.path !== '/ops' && (
+        {route.path !== '/ops' && route.path !== '/people' && (
           <ChannelSwitcher
             channels={list}
             current={channel ?? null}
@@ -73,8 +82,10 @@ function Shell({ email, reasons }: { email: string; reasons: readonly string[] |
       <main>
         {timeline ? (
           <TimelineScreen slug={timeline[1]!} />
-        ) : route.path === '/ops' ? (
+        ) : route.path === '/ops' && admin ? (
           <OpsScreen />
+        ) : route.path === '/people' && admin ? (
+          <PeopleScreen />
         ) : (
           <QueueScreen route={route} {...(reasons ? { reasons } : {})} />
         )}
@@ -85,8 +96,16 @@ function Shell({ email, reasons }: { email: string; reasons: readonly string[] |
 
 export function App() {
   const session = useSession();
+  const route = useRoute();
+  if (route.path === '/welcome') return <WelcomeScreen />;
   if (session.isPending) return <p>Loading…</p>;
   if (session.isError) return <p role="alert">The API does not answer. Try again shortly.</p>;
   if (!session.data) return <LoginScreen />;
-  return <Shell email={session.data.reviewer.email} reasons={session.data.reject_reasons} />;
+  return (
+    <Shell
+      email={session.data.reviewer.email}
+      admin={session.data.reviewer.role === 'admin'}
+      reasons={session.data.reject_reasons}
+    />
+  );
 }

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, makeClip, runApp, type Stack, startStack } from '@framedesk/testing';
+import { freePort, makeClip, reviewerCookie, runApp, type Stack, startStack } from '@framedesk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /** Longer than the job's retries could ever last (5 attempts, 2 s exponential back-off ≈ 30 s). */
@@ -87,14 +87,10 @@ describe('first run without ffprobe (api + worker processes)', () => {
   it('the ops page says the video waits for a capable worker, and why', async () => {
     const email = 'ops@example.com';
     const password = 'a long password for ops';
-    expect((await stack.cli(['reviewer', 'create', email, '--password-stdin'], password)).code).toBe(0);
-    const login = await fetch(`${stack.apiUrl}/review/session`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ email, password }),
-    });
-    expect(login.status).toBe(201);
-    const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+    expect((await stack.cli(['reviewer', 'create', email, '--password-stdin', '--role', 'admin'], password)).code).toBe(
+      0,
+    );
+    const cookie = await reviewerCookie(stack.apiUrl, email, password);
     const response = await fetch(`${stack.apiUrl}/review/ops/workers`, { headers: { cookie } });
     expect(response.status).toBe(200);
     const body = (await response.json()) as {

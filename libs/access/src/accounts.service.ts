@@ -1,8 +1,34 @@
-import { DomainError } from '@framedesk/domain';
-import type { AccountChange, Database } from '@framedesk/db';
+import type { ReviewPerson } from '@framedesk/contracts';
+import { DomainError, type ReviewerRole } from '@framedesk/domain';
+import type { AccountChange, Database, Repositories, ReviewerListRow, ReviewerRow } from '@framedesk/db';
 import { generateApiKey } from './api-keys.service';
 import { hashPassword } from './passwords';
-import { MIN_PASSWORD_LENGTH } from './reviewers.service';
+import { assertPassword, createReviewer, type NewReviewerInput, normalizeEmail } from './reviewers.service';
+
+/** A reviewer as `reviewer list --json` and the People screen show them (the review API's contract). */
+export type PersonView = ReviewPerson;
+
+export function personView(r: ReviewerListRow): PersonView {
+  return {
+    id: r.id,
+    email: r.email,
+    name: r.name,
+    role: r.role,
+    channels: r.channels,
+    created_at: r.createdAt.toISOString(),
+    disabled_at: r.disabledAt?.toISOString() ?? null,
+    last_seen_at: r.lastSeenAt?.toISOString() ?? null,
+    has_password: r.hasPassword,
+    sessions: r.sessions,
+  };
+}
+
+/** Refuses to leave the installation without an enabled admin (the admins are locked meanwhile). */
+async function keepAnAdmin(repos: Repositories, target: ReviewerRow): Promise<void> {
+  const admins = await repos.accounts.lockEnabledAdmins();
+  if (admins.includes(target.id) && admins.length === 1)
+    throw new DomainError('last_admin', `${target.email} is the last enabled admin; make someone else admin first`);
+}
 
 /**
  * Operators' account lifecycle (the CLI): disable/enable, passwords, sessions, channels, key
@@ -12,9 +38,12 @@ import { MIN_PASSWORD_LENGTH } from './reviewers.service';
 export function accountsService(db: Database, actor: string, now: () => Date = () => new Date()) {
   const change = (): AccountChange => ({ actor, at: now() });
 
-  async function reviewer(email: string) {
-    const found = await db.repos.reviewers.findByEmail(email.trim().toLowerCase());
-    if (!found) throw new DomainError('not_found', `no reviewer ${email}`);
+  /** A reviewer by email, or by id (the People screen's addresses). */
+  async function reviewer(who: string) {
+    const found = who.includes('@')
+      ? await db.repos.reviewers.findByEmail(normalizeEmail(who))
+      : await db.repos.reviewers.findById(who);
+    if (!found) throw new DomainError('not_found', `no reviewer ${who}`);
     return found;
   }
   async function agent(slug: string) {
@@ -29,36 +58,70 @@ export function accountsService(db: Database, actor: string, now: () => Date = (
   }
 
   return {
-    /** Disabling also ends the reviewer's sessions. */
-    async setReviewerDisabled(email: string, disabled: boolean) {
-      const r = await reviewer(email);
-      await db.transaction((repos) => repos.accounts.setReviewerDisabled(r.id, disabled, change()));
+    /** A new account (`reviewer`, no channels, no password unless given), recorded as `created`. */
+    async createReviewer(input: NewReviewerInput) {
+      const created = await createReviewer(db, input, actor);
+      return { id: created.id, email: created.email, role: created.role, channels: created.channels };
+    },
+    /** Disabling also ends the reviewer's sessions; the last enabled admin cannot be disabled. */
+    async setReviewerDisabled(who: string, disabled: boolean) {
+      const r = await reviewer(who);
+      await db.transaction(async (repos) => {
+        if (disabled) await keepAnAdmin(repos, r);
+        await repos.accounts.setReviewerDisabled(r.id, disabled, change());
+      });
       return { email: r.email, disabled };
     },
-    async setReviewerPassword(email: string, password: string) {
-      if (password.length < MIN_PASSWORD_LENGTH)
-        throw new DomainError(
-          'validation_failed',
-          `The password must have at least ${MIN_PASSWORD_LENGTH} characters.`,
-        );
-      const r = await reviewer(email);
+    async setReviewerPassword(who: string, password: string) {
+      assertPassword(password);
+      const r = await reviewer(who);
       const hash = await hashPassword(password);
       const ended = await db.transaction((repos) => repos.accounts.setReviewerPassword(r.id, hash, change()));
       return { email: r.email, sessions_ended: ended };
     },
-    async revokeReviewerSessions(email: string) {
-      const r = await reviewer(email);
+    async revokeReviewerSessions(who: string) {
+      const r = await reviewer(who);
       const ended = await db.transaction((repos) => repos.accounts.revokeReviewerSessions(r.id, change()));
       return { email: r.email, sessions_ended: ended };
     },
-    async listReviewers() {
-      return (await db.repos.accounts.listReviewers()).map((r) => ({
-        email: r.email,
-        name: r.name,
-        created_at: r.createdAt.toISOString(),
-        disabled_at: r.disabledAt?.toISOString() ?? null,
-        sessions: r._count.sessions,
-      }));
+    /** Takes effect on the reviewer's next request and on their open event streams at once. */
+    async setReviewerRole(who: string, role: ReviewerRole) {
+      const r = await reviewer(who);
+      const changed = await db.transaction(async (repos) => {
+        if (role !== 'admin') await keepAnAdmin(repos, r);
+        return repos.accounts.setReviewerRole(r.id, role, change());
+      });
+      return { email: r.email, role, changed };
+    },
+    async setReviewerChannel(who: string, channelSlug: string, member: boolean) {
+      const r = await reviewer(who);
+      const c = await channel(channelSlug);
+      const changed = await db.transaction((repos) => repos.accounts.setReviewerChannel(r.id, c.id, member, change()));
+      return { email: r.email, channel: c.slug, member, changed };
+    },
+    /** Makes the reviewer's channels exactly `slugs` (one recorded change per channel added or removed). */
+    async setReviewerChannels(who: string, slugs: readonly string[]) {
+      const r = await reviewer(who);
+      const wanted = new Map<string, string>();
+      for (const slug of new Set(slugs)) wanted.set((await channel(slug)).id, slug);
+      await db.transaction(async (repos) => {
+        const current = await repos.review.memberChannelIds(r.id);
+        for (const id of current)
+          if (!wanted.has(id)) await repos.accounts.setReviewerChannel(r.id, id, false, change());
+        for (const id of wanted.keys())
+          if (!current.has(id)) await repos.accounts.setReviewerChannel(r.id, id, true, change());
+      });
+      return { email: r.email, channels: [...wanted.values()].sort() };
+    },
+    async listReviewers(): Promise<PersonView[]> {
+      return (await db.repos.accounts.listReviewers()).map(personView);
+    },
+    /** One reviewer as the People screen shows them. */
+    async person(who: string): Promise<PersonView> {
+      const r = await reviewer(who);
+      const [row] = await db.repos.accounts.listReviewers(r.id);
+      if (!row) throw new DomainError('not_found', `no reviewer ${who}`);
+      return personView(row);
     },
     async setAgentDisabled(slug: string, disabled: boolean) {
       const a = await agent(slug);

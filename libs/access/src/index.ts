@@ -8,3 +8,8 @@ export * from './login-throttle';
 export * from './semaphore';
 export * from './accounts.service';
 export * from './failure-counter';
+export * from './invites.service';
+export * from './oidc';
+export * from './signed-values';
+export * from './sso.service';
+export * from './first-use';

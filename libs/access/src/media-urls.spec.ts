@@ -45,4 +45,20 @@ describe('signed media URLs', () => {
     expect(verifyMediaUrl(secret, { ...input, ...parse(signMediaUrl(secret, input, longest, now)) }, now)).toBe(true);
     expect(() => signMediaUrl(secret, input, new Date(longest.getTime() + 1000), now)).toThrow(RangeError);
   });
+
+  it('bind a workbench link to its viewer: another viewer, or none, does not verify', () => {
+    const now = new Date('2026-11-22T00:00:00Z');
+    const url = new URL(
+      signMediaUrl(secret, { ...input, viewer: 'rev-1' }, new Date(now.getTime() + 60_000)),
+      'http://x',
+    );
+    const q = {
+      expires: url.searchParams.get('expires') ?? undefined,
+      signature: url.searchParams.get('signature') ?? undefined,
+    };
+    expect(url.searchParams.get('viewer')).toBe('rev-1');
+    expect(verifyMediaUrl(secret, { ...input, viewer: 'rev-1', ...q }, now)).toBe(true);
+    expect(verifyMediaUrl(secret, { ...input, viewer: 'rev-2', ...q }, now)).toBe(false);
+    expect(verifyMediaUrl(secret, { ...input, ...q }, now)).toBe(false);
+  });
 });

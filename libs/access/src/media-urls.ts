@@ -8,10 +8,17 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 export interface MediaUrlInput {
   readonly submissionId: string;
   readonly name: string;
+  /**
+   * The reviewer a workbench link was issued to (`&viewer=`, signed too): the API serves it only
+   * while that reviewer may still see the frame, so a removed membership ends the link at once.
+   */
+  readonly viewer?: string | undefined;
 }
 
 const signatureOf = (secret: string, input: MediaUrlInput, expires: number) =>
-  createHmac('sha256', secret).update(`media\n${input.submissionId}\n${input.name}\n${expires}`).digest('hex');
+  createHmac('sha256', secret)
+    .update(`media\n${input.submissionId}\n${input.name}\n${expires}${input.viewer ? `\n${input.viewer}` : ''}`)
+    .digest('hex');
 
 /**
  * The longest lifetime a media URL is issued with (the workbench's hour-aligned URLs reach two
@@ -26,7 +33,8 @@ export function signMediaUrl(secret: string, input: MediaUrlInput, expiresAt: Da
     throw new RangeError('A media URL may live at most MEDIA_URL_MAX_LIFETIME_MS.');
   const expires = Math.floor(expiresAt.getTime() / 1000);
   const signature = signatureOf(secret, input, expires);
-  return `/media/${encodeURIComponent(input.submissionId)}/${encodeURIComponent(input.name)}?expires=${expires}&signature=${signature}`;
+  const viewer = input.viewer ? `&viewer=${encodeURIComponent(input.viewer)}` : '';
+  return `/media/${encodeURIComponent(input.submissionId)}/${encodeURIComponent(input.name)}?expires=${expires}${viewer}&signature=${signature}`;
 }
 
 /** True when `signature` is ours for this object and `expires` is ahead of `now`, but not too far. */

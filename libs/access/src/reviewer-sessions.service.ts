@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { DomainError, randomToken } from '@framedesk/domain';
-import type { Database } from '@framedesk/db';
+import { DomainError, randomToken, type ReviewerRole } from '@framedesk/domain';
+import type { Database, ReviewerRow } from '@framedesk/db';
 import { loginThrottle, type ScriptStore } from './login-throttle';
 import { hashPassword, verifyPassword } from './passwords';
 import { createSemaphore } from './semaphore';
@@ -12,6 +12,8 @@ export interface ReviewerPrincipal {
   readonly reviewerId: string;
   readonly email: string;
   readonly name: string | null;
+  /** Read with the session on every request: a change applies to the very next one. */
+  readonly role: ReviewerRole;
   /** SHA-256 of the cookie token: the session row's id. */
   readonly sessionId: string;
   readonly csrfToken: string;
@@ -25,6 +27,11 @@ export interface ReviewerSessionsOptions {
   readonly concurrentPasswordChecks?: number;
   /** Namespaces the throttle counters (the installation's REDIS_PREFIX). */
   readonly keyPrefix: string;
+  /**
+   * PASSWORD_LOGIN=false: passwords are refused (403) for everyone but the break-glass admin
+   * the operator named, who signs in with a password while the identity provider is away.
+   */
+  readonly passwordLogin?: { readonly enabled: boolean; readonly breakGlassEmail?: string | undefined };
   readonly now?: () => Date;
 }
 
@@ -48,14 +55,50 @@ export function reviewerSessionsService(db: Database, counters: ScriptStore, opt
   const concurrent = options.concurrentPasswordChecks ?? 2;
   const verifications = createSemaphore(concurrent, concurrent * 4);
 
+  const passwordLogin = options.passwordLogin ?? { enabled: true };
+  const breakGlass = passwordLogin.breakGlassEmail?.trim().toLowerCase();
+
   async function checkPassword(email: string, password: string) {
     const reviewer = email ? await db.repos.reviewers.findByEmail(email) : null;
-    const ok = reviewer
+    // No such reviewer, or one without a password (SSO only, invited): the same scrypt, the same answer.
+    const ok = reviewer?.passwordHash
       ? await verifyPassword(password, reviewer.passwordHash)
       : await verifyPassword(password, await (dummyHash ??= hashPassword('framedesk-no-such-reviewer'))).then(
           () => false,
         );
-    return reviewer && ok && !reviewer.disabledAt ? reviewer : null;
+    if (!reviewer || !ok || reviewer.disabledAt) return null;
+    // With passwords off only the break-glass account gets through, and only while it is an admin.
+    if (!passwordLogin.enabled && reviewer.role !== 'admin') return null;
+    return reviewer;
+  }
+
+  /** A new session for a reviewer whose identity was proven (password, SSO, invite link). */
+  async function open(
+    reviewer: Pick<ReviewerRow, 'id' | 'email' | 'name' | 'role'>,
+    previousToken?: string,
+  ): Promise<{ token: string; principal: ReviewerPrincipal }> {
+    if (previousToken) await db.repos.reviewerSessions.delete(hashSessionToken(previousToken));
+    const token = randomToken(32);
+    const expiresAt = new Date(now().getTime() + options.ttlHours * 3600_000);
+    const session = await db.repos.reviewerSessions.create({
+      id: hashSessionToken(token),
+      reviewerId: reviewer.id,
+      csrfToken: randomToken(24),
+      expiresAt,
+    });
+    return {
+      token,
+      principal: {
+        kind: 'reviewer',
+        reviewerId: reviewer.id,
+        email: reviewer.email,
+        name: reviewer.name,
+        role: reviewer.role,
+        sessionId: session.id,
+        csrfToken: session.csrfToken,
+        expiresAt,
+      },
+    };
   }
 
   return {
@@ -70,6 +113,8 @@ export function reviewerSessionsService(db: Database, counters: ScriptStore, opt
       previousToken?: string;
     }): Promise<{ token: string; principal: ReviewerPrincipal }> {
       const email = input.email.trim().toLowerCase();
+      if (!passwordLogin.enabled && email !== breakGlass)
+        throw new DomainError('forbidden', 'Password sign-in is turned off here; sign in with single sign-on.');
       const attempt = await throttle.reserve(email, input.ip);
       if (attempt.retryAfter !== null) {
         throw new DomainError('rate_limited', 'Too many failed sign-in attempts. Wait a few minutes and try again.', {
@@ -86,28 +131,10 @@ export function reviewerSessionsService(db: Database, counters: ScriptStore, opt
       const reviewer = await checkPassword(email, input.password).finally(release);
       if (!reviewer) throw new DomainError('unauthenticated', 'The email or password is not right.');
       await attempt.release('success');
-      if (input.previousToken) await db.repos.reviewerSessions.delete(hashSessionToken(input.previousToken));
-      const token = randomToken(32);
-      const expiresAt = new Date(now().getTime() + options.ttlHours * 3600_000);
-      const session = await db.repos.reviewerSessions.create({
-        id: hashSessionToken(token),
-        reviewerId: reviewer.id,
-        csrfToken: randomToken(24),
-        expiresAt,
-      });
-      return {
-        token,
-        principal: {
-          kind: 'reviewer',
-          reviewerId: reviewer.id,
-          email: reviewer.email,
-          name: reviewer.name,
-          sessionId: session.id,
-          csrfToken: session.csrfToken,
-          expiresAt,
-        },
-      };
+      return open(reviewer, input.previousToken);
     },
+
+    open,
 
     /** The reviewer behind a session cookie token, or null (unknown, expired, disabled). */
     async authenticate(token: string | undefined): Promise<ReviewerPrincipal | null> {
@@ -122,6 +149,7 @@ export function reviewerSessionsService(db: Database, counters: ScriptStore, opt
         reviewerId: session.reviewer.id,
         email: session.reviewer.email,
         name: session.reviewer.name,
+        role: session.reviewer.role,
         sessionId: session.id,
         csrfToken: session.csrfToken,
         expiresAt: session.expiresAt,

@@ -4,3 +4,4 @@ export * from './variants';
 export * from './settings';
 export * from './validation';
 export * from './trust-proxy';
+export * from './group-mapping';

@@ -63,4 +63,37 @@ describe('settings', () => {
     expect(() => loadSettings({ STORAGE_DRIVER: 's3' })).toThrow(/S3_ENDPOINT/);
     expect(() => loadSettings({ VIDEO_PROVIDER: 'cloudflare' })).toThrow(/CLOUDFLARE_API_TOKEN/);
   });
+
+  it('parses OIDC_GROUP_MAPPING into grants and refuses what it cannot read', () => {
+    expect(
+      loadSettings({ OIDC_GROUP_MAPPING: 'fd-admins=role:admin, sports desk=channel:sports,sports desk=channel:news' })
+        .OIDC_GROUP_MAPPING,
+    ).toEqual([
+      { group: 'fd-admins', grant: { role: 'admin' } },
+      { group: 'sports desk', grant: { channel: 'sports' } },
+      { group: 'sports desk', grant: { channel: 'news' } },
+    ]);
+    expect(loadSettings({}).OIDC_GROUP_MAPPING).toEqual([]);
+    for (const bad of ['fd-admins', 'fd-admins=admin', 'x=channel:Not A Slug', '=role:admin'])
+      expect(() => loadSettings({ OIDC_GROUP_MAPPING: bad }), bad).toThrow(/OIDC_GROUP_MAPPING/);
+  });
+
+  it('needs a client id with an issuer, https unless on loopback, and an issuer before passwords can be turned off', () => {
+    const violations = (env: Record<string, string>) => {
+      try {
+        loadSettings(env);
+        return [];
+      } catch (error) {
+        return (error as SettingsError).violations.map((v) => v.path);
+      }
+    };
+    expect(violations({ OIDC_ISSUER_URL: 'https://idp.example.com', OIDC_CLIENT_ID: 'fd' })).toEqual([]);
+    expect(violations({ OIDC_ISSUER_URL: 'http://127.0.0.1:9000', OIDC_CLIENT_ID: 'fd' })).toEqual([]);
+    expect(violations({ OIDC_ISSUER_URL: 'http://idp.example.com', OIDC_CLIENT_ID: 'fd' })).toEqual([
+      '/OIDC_ISSUER_URL',
+    ]);
+    expect(violations({ OIDC_ISSUER_URL: 'https://idp.example.com' })).toEqual(['/OIDC_CLIENT_ID']);
+    expect(violations({ PASSWORD_LOGIN: 'false' })).toEqual(['/PASSWORD_LOGIN']);
+    expect(loadSettings({}).PASSWORD_LOGIN).toBe(true);
+  });
 });

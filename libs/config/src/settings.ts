@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { type Static, Type } from '@sinclair/typebox';
+import { type GroupMapping, parseGroupMapping } from './group-mapping';
 import { parseTrustProxy, type TrustProxy } from './trust-proxy';
 import { compileValidator, stringEnum, type Violation } from './validation';
 
@@ -79,6 +80,38 @@ export const settingsSchema = Type.Object(
       description:
         'Proxies in front of the API whose X-Forwarded-* are believed: false, a hop count (1), or addresses/CIDRs, comma-separated; true is refused. Any proxy makes cookies Secure',
     }),
+    PASSWORD_LOGIN: bool(
+      true,
+      'Reviewers may sign in with a password; false leaves only single sign-on (and BREAK_GLASS_ADMIN_EMAIL)',
+    ),
+    BREAK_GLASS_ADMIN_EMAIL: optionalStr(
+      'With PASSWORD_LOGIN=false, the one admin account that may still sign in with a password (the identity provider is down)',
+    ),
+    INVITE_TTL_HOURS: int(72, 'How long an invite link from the People screen stays valid', 1),
+    OIDC_ISSUER_URL: optionalStr(
+      'OpenID Connect issuer for single sign-on (https; http only on loopback); the redirect URL is {api.base_url}/review/oidc/callback',
+    ),
+    OIDC_CLIENT_ID: optionalStr('Client id registered at the OpenID Provider (required with OIDC_ISSUER_URL)'),
+    OIDC_CLIENT_SECRET: optionalStr('Client secret (client_secret_basic); without it a public client with PKCE only'),
+    OIDC_PROVIDER_NAME: str('single sign-on', 'Names the provider on the sign-in button: "Sign in with <name>"'),
+    OIDC_SCOPES: str(
+      'openid email profile',
+      'Scopes asked for at sign-in; add groups where the provider needs a scope for the groups claim (Okta)',
+    ),
+    OIDC_AUTO_PROVISION: bool(
+      false,
+      'Create an account (role reviewer, no channels) for a person the provider vouches for and Framedesk does not know yet',
+    ),
+    OIDC_GROUPS_CLAIM: str('groups', 'The ID token or userinfo claim that lists the groups OIDC_GROUP_MAPPING reads'),
+    OIDC_GROUP_MAPPING: Type.String({
+      default: '',
+      description:
+        'Provisioning from groups, comma-separated: group=role:admin, group=channel:<slug> (applied when an account is created)',
+    }),
+    OIDC_REQUIRE_VERIFIED_EMAIL: bool(
+      true,
+      'Match people by email only when the provider says it is verified (email_verified or Entra ID xms_edov)',
+    ),
     RATE_LIMIT_PER_MINUTE: int(600, 'Requests per API key per minute', 1),
     INVALID_API_KEYS_PER_MINUTE: int(
       30,
@@ -136,8 +169,9 @@ export const settingsSchema = Type.Object(
   { additionalProperties: true },
 );
 
-export type Settings = Readonly<Omit<Static<typeof settingsSchema>, 'TRUST_PROXY'>> & {
+export type Settings = Readonly<Omit<Static<typeof settingsSchema>, 'TRUST_PROXY' | 'OIDC_GROUP_MAPPING'>> & {
   readonly TRUST_PROXY: TrustProxy;
+  readonly OIDC_GROUP_MAPPING: GroupMapping;
   readonly workspaceRoot: string;
 };
 
@@ -153,6 +187,32 @@ function sessionSecretProblem(secret: string): string | null {
   if (Buffer.byteLength(secret) < MIN_PRODUCTION_SECRET_BYTES)
     return `must be at least ${MIN_PRODUCTION_SECRET_BYTES} bytes in production (e.g. openssl rand -base64 48)`;
   return null;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/** Single sign-on and password settings that only make sense together. */
+function signInProblems(settings: Static<typeof settingsSchema>): Violation[] {
+  const problems: Violation[] = [];
+  const issuer = settings.OIDC_ISSUER_URL;
+  if (issuer) {
+    let url: URL | null = null;
+    try {
+      url = new URL(issuer);
+    } catch {
+      problems.push({ path: '/OIDC_ISSUER_URL', message: 'is not a URL' });
+    }
+    if (url && url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK.has(url.hostname)))
+      problems.push({ path: '/OIDC_ISSUER_URL', message: 'must be https (http only on a loopback address)' });
+    if (!settings.OIDC_CLIENT_ID)
+      problems.push({ path: '/OIDC_CLIENT_ID', message: 'is required when OIDC_ISSUER_URL is set' });
+  }
+  if (!settings.PASSWORD_LOGIN && !issuer)
+    problems.push({
+      path: '/PASSWORD_LOGIN',
+      message: 'false needs OIDC_ISSUER_URL: otherwise nobody could sign in',
+    });
+  return problems;
 }
 
 export class SettingsError extends Error {
@@ -189,6 +249,9 @@ export function loadSettings(env: NodeJS.ProcessEnv, workspaceRoot = process.cwd
   if (settings.STORAGE_DRIVER === 's3' && !settings.S3_ENDPOINT) {
     violations.push({ path: '/S3_ENDPOINT', message: 'is required when STORAGE_DRIVER=s3' });
   }
+  const groupMapping = parseGroupMapping(settings.OIDC_GROUP_MAPPING);
+  if (!groupMapping.ok) violations.push({ path: '/OIDC_GROUP_MAPPING', message: groupMapping.message });
+  violations.push(...signInProblems(settings));
   if (settings.VIDEO_PROVIDER === 'cloudflare') {
     for (const key of ['CLOUDFLARE_ACCOUNT_ID', 'CLOUDFLARE_API_TOKEN'] as const) {
       if (!settings[key]) violations.push({ path: `/${key}`, message: 'is required when VIDEO_PROVIDER=cloudflare' });
@@ -199,6 +262,7 @@ export function loadSettings(env: NodeJS.ProcessEnv, workspaceRoot = process.cwd
     ...settings,
     REDIS_PREFIX: hashTagged(settings.REDIS_PREFIX),
     TRUST_PROXY: trustProxy.ok ? trustProxy.value : false,
+    OIDC_GROUP_MAPPING: groupMapping.ok ? groupMapping.value : [],
     workspaceRoot: resolve(workspaceRoot),
   });
 }

@@ -20,8 +20,16 @@ export const REJECT_REASONS = [
 ] as const;
 export type RejectReason = (typeof REJECT_REASONS)[number];
 
+/** admin: every channel, ops, retries and people; reviewer: only the channels they are a member of. */
+export type ReviewRole = 'admin' | 'reviewer';
+
 export interface ReviewSession {
-  readonly reviewer: { readonly id: string; readonly email: string; readonly name: string | null };
+  readonly reviewer: {
+    readonly id: string;
+    readonly email: string;
+    readonly name: string | null;
+    readonly role: ReviewRole;
+  };
   readonly csrf_token: string;
   readonly expires_at: string;
   readonly reject_reasons?: readonly string[];
@@ -163,4 +171,32 @@ export interface ReviewOps {
   readonly recently_failed: ReviewFailedSubmission[];
   /** Every failure code, for the failed list's filter. */
   readonly failure_codes?: readonly string[];
+}
+
+/** `GET /review/sign-in`: what the sign-in page offers. */
+export interface ReviewSignInOptions {
+  readonly password_login: boolean;
+  /** Single sign-on: the button's label and where it starts. */
+  readonly sso: { readonly name: string; readonly url: string } | null;
+}
+
+/** A reviewer on the People screen (admins only) and in `reviewer list --json`. */
+export interface ReviewPerson {
+  readonly id: string;
+  readonly email: string;
+  readonly name: string | null;
+  readonly role: ReviewRole;
+  readonly channels: string[];
+  readonly created_at: string;
+  readonly disabled_at: string | null;
+  readonly last_seen_at: string | null;
+  /** False: signs in through single sign-on only, or has not used an invite link yet. */
+  readonly has_password: boolean;
+  readonly sessions: number;
+}
+
+/** A one-time link to choose a password (no mail is sent: the admin hands it over). */
+export interface ReviewInvite {
+  readonly url: string;
+  readonly expires_at: string;
 }

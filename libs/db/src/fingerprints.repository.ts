@@ -1,5 +1,6 @@
 import type { SubmissionStatus } from '@framedesk/domain';
 import { Prisma } from './generated/prisma/client.ts';
+import { type ChannelScope, submissionInScope } from './channel-scope';
 import type { DbClient } from './prisma';
 import type { SubmissionWithMedia } from './review.repository';
 
@@ -175,12 +176,12 @@ export function fingerprintsRepository(db: DbClient) {
         take: input.limit,
       }),
 
-    /** Frames by id with their channel/agent slugs and media (to show matches). */
-    frames: (ids: readonly string[]): Promise<SubmissionWithMedia[]> =>
+    /** Frames by id, those inside the scope, with their channel/agent slugs and media (to show matches). */
+    frames: (ids: readonly string[], scope: ChannelScope): Promise<SubmissionWithMedia[]> =>
       ids.length === 0
         ? Promise.resolve([])
         : db.submission.findMany({
-            where: { id: { in: [...ids] } },
+            where: { id: { in: [...ids] }, ...submissionInScope(scope) },
             include: {
               agent: { select: { slug: true } },
               channel: { select: { slug: true } },

@@ -1,6 +1,13 @@
 export { createDatabase, type Database, type DatabaseOptions } from './client';
 export type { Repositories } from './repositories';
-export type { AccountChange, AccountEventRow } from './accounts.repository';
+export { ALL_CHANNELS, type ChannelScope } from './channel-scope';
+export type { AccountChange, AccountEventRow, ReviewerListRow } from './accounts.repository';
+export {
+  ACCESS_CHANGES_CHANNEL,
+  accessChangeListener,
+  type AccessChangeListener,
+  EVERY_REVIEWER,
+} from './access-changes';
 export type { AgentRow } from './agents.repository';
 export type { ApiKeyRow, ApiKeyWithAgent } from './api-keys.repository';
 export type { ChannelRow } from './channels.repository';
@@ -14,7 +21,7 @@ export {
   type SimilarMatch,
   type UnfingerprintedRow,
 } from './fingerprints.repository';
-export type { ReviewerRow } from './reviewers.repository';
+export type { NewReviewer, ReviewerRow } from './reviewers.repository';
 export type { ReviewerSessionRow, ReviewerSessionWithReviewer } from './reviewer-sessions.repository';
 export type {
   ClaimResult,

@@ -1,11 +1,15 @@
 import type { MediaType, SubmissionStatus } from '@framedesk/domain';
+import { type ChannelScope, channelInScope, channelScopeSql, submissionInScope } from './channel-scope';
+import type { ChannelRow } from './channels.repository';
 import type { MediaObjectRow } from './media-objects.repository';
 import { Prisma } from './generated/prisma/client.ts';
 import type { DbClient } from './prisma';
 import { type JsonSubmissionRow, selectJsonRows, SUBMISSION_COLUMNS, withDates } from './submission-json';
-import type { SubmissionWithSlugs } from './submission-rows';
+import type { SubmissionRow, SubmissionWithSlugs } from './submission-rows';
 
 export interface ReviewQueueFilter {
+  /** The reader's channels: nothing outside them is read. */
+  readonly scope: ChannelScope;
   readonly channelSlug?: string;
   readonly agentSlug?: string;
   readonly mediaType?: MediaType;
@@ -114,7 +118,7 @@ export function reviewRepository(db: DbClient) {
     async queue(filter: ReviewQueueFilter): Promise<SubmissionWithMedia[]> {
       // By id (a scalar subquery), not a join on the slug, which the planner would sort after:
       // the index then serves the filter and the order. An unknown slug matches nothing.
-      const where = [Prisma.sql`s.status = 'needs_review'`];
+      const where = [Prisma.sql`s.status = 'needs_review'`, channelScopeSql(filter.scope, Prisma.sql`s.channel_id`)];
       if (filter.channelSlug !== undefined)
         where.push(Prisma.sql`s.channel_id = (SELECT id FROM channels WHERE slug = ${filter.channelSlug})`);
       if (filter.agentSlug !== undefined)
@@ -127,21 +131,70 @@ export function reviewRepository(db: DbClient) {
       return readPage(db, selectPage(where, Prisma.sql`s.created_at, s.id`, filter.limit));
     },
 
-    /** Every channel with how many of its submissions wait for review. */
-    async channelCounts(): Promise<{ slug: string; name: string; needsReview: number }[]> {
+    /** Every channel of the scope with how many of its submissions wait for review. */
+    async channelCounts(scope: ChannelScope): Promise<{ slug: string; name: string; needsReview: number }[]> {
       const [channels, counts] = await Promise.all([
-        db.channel.findMany({ orderBy: { slug: 'asc' }, select: { id: true, slug: true, name: true } }),
-        db.submission.groupBy({ by: ['channelId'], where: { status: 'needs_review' }, _count: { _all: true } }),
+        db.channel.findMany({
+          where: channelInScope(scope),
+          orderBy: { slug: 'asc' },
+          select: { id: true, slug: true, name: true },
+        }),
+        db.submission.groupBy({
+          by: ['channelId'],
+          where: { status: 'needs_review', ...submissionInScope(scope) },
+          _count: { _all: true },
+        }),
       ]);
       const byId = new Map(counts.map((c) => [c.channelId, c._count._all]));
       return channels.map((c) => ({ slug: c.slug, name: c.name, needsReview: byId.get(c.id) ?? 0 }));
     },
 
-    detail: (id: string): Promise<SubmissionDetailRow | null> =>
-      db.submission.findUnique({
-        where: { id },
+    /** A submission with its media and events, or null when it does not exist or is outside the scope. */
+    detail: (id: string, scope: ChannelScope): Promise<SubmissionDetailRow | null> =>
+      db.submission.findFirst({
+        where: { id, ...submissionInScope(scope) },
         include: { ...withSlugsAndMedia, events: { orderBy: { id: 'asc' } } },
       }),
+
+    /** The submission when it exists inside the scope; null otherwise (never "exists elsewhere"). */
+    findInScope: (id: string, scope: ChannelScope): Promise<SubmissionRow | null> =>
+      db.submission.findFirst({ where: { id, ...submissionInScope(scope) } }),
+
+    /** A channel by slug when it is inside the scope. */
+    channelInScope: (slug: string, scope: ChannelScope): Promise<ChannelRow | null> =>
+      db.channel.findFirst({ where: { slug, ...channelInScope(scope) } }),
+
+    /** The stored original of a submission inside the scope. */
+    original: (id: string, scope: ChannelScope): Promise<MediaObjectRow | null> =>
+      db.mediaObject.findFirst({
+        where: { submissionId: id, kind: 'original', name: 'original', submission: submissionInScope(scope) },
+      }) as Promise<MediaObjectRow | null>,
+
+    /**
+     * Whether the reviewer (enabled, and an admin or a member of the submission's channel) may see
+     * the submission now: media links issued to a reviewer stop working the moment that changes.
+     */
+    async visibleTo(reviewerId: string, submissionId: string): Promise<boolean> {
+      const rows = await db.$queryRaw<{ ok: number }[]>`
+        SELECT 1 AS ok
+          FROM reviewers r
+          JOIN submissions s ON s.id = ${submissionId}
+         WHERE r.id = ${reviewerId}
+           AND r.disabled_at IS NULL
+           AND (r.role = 'admin'
+                OR s.channel_id IN (SELECT rc.channel_id FROM reviewer_channels rc WHERE rc.reviewer_id = r.id))`;
+      return rows.length > 0;
+    },
+
+    /** The ids of the channels a reviewer is a member of (the live event stream's filter). */
+    async memberChannelIds(reviewerId: string): Promise<Set<string>> {
+      const rows = await db.reviewerChannel.findMany({ where: { reviewerId }, select: { channelId: true } });
+      return new Set(rows.map((r) => r.channelId));
+    },
+
+    /** A submission's channel id (a live change published without one, by an older process). */
+    channelOf: async (submissionId: string): Promise<string | null> =>
+      (await db.submission.findUnique({ where: { id: submissionId }, select: { channelId: true } }))?.channelId ?? null,
 
     /**
      * Compare-and-set claim: succeeds when the submission waits for review and nobody else holds a
@@ -202,7 +255,7 @@ export function reviewRepository(db: DbClient) {
 
     /** A channel's promoted frames in timeline order: frame date, then promotion time. One statement. */
     async timeline(input: {
-      /** The channel's id when the caller has it; otherwise its slug is looked up in the statement. */
+      /** The channel's id when the caller has it (checked against the scope by the caller); otherwise its slug is looked up in the statement. */
       channelId?: string;
       channelSlug?: string;
       after?: { date: string; reviewedAt: Date; id: string };

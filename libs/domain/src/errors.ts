@@ -17,6 +17,8 @@ export const ERROR_CATALOG = {
   invalid_transition: { status: 409, title: 'The submission is not in a state that allows this' },
   not_promotion_eligible: { status: 409, title: 'Only promotion_eligible submissions can be promoted' },
   claimed_by_other: { status: 409, title: 'Another reviewer holds the claim on this submission' },
+  already_exists: { status: 409, title: 'A resource with this name already exists' },
+  last_admin: { status: 409, title: 'The last enabled admin cannot be demoted or disabled' },
   upload_already_completed: { status: 409, title: 'This upload session has already received its media' },
   upload_offset_mismatch: { status: 409, title: 'Upload-Offset does not match the bytes received so far' },
   upload_expired: { status: 410, title: 'The upload session has expired' },

@@ -24,3 +24,11 @@ export type Visibility = (typeof VISIBILITIES)[number];
 
 export const MEDIA_TYPES = ['image', 'video'] as const;
 export type MediaType = (typeof MEDIA_TYPES)[number];
+
+/** admin: every channel, ops, retries and people; reviewer: only the channels they are a member of. */
+export const REVIEWER_ROLES = ['admin', 'reviewer'] as const;
+export type ReviewerRole = (typeof REVIEWER_ROLES)[number];
+
+export function isReviewerRole(value: unknown): value is ReviewerRole {
+  return value === 'admin' || value === 'reviewer';
+}

@@ -37,8 +37,8 @@ export interface QualityRow {
   readonly recallByEdit: Readonly<Record<Edit, number>>;
 }
 
-/** Small deterministic PRNG (mulberry32), so the set is the same on every run. */
-function random(seed: number): () => number {
+/** Small deterministic PRNG (mulberry32): numbers in [0, 1), the same sequence for a seed on every run. */
+export function seededRandom(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -64,7 +64,7 @@ type Shape = (x: number, y: number) => boolean;
  * JavaScript (no SVG renderer), so hundreds are made in well under a second.
  */
 export function generatePicture(seed: number, width = 128, height = 96): Picture {
-  const r = random(seed);
+  const r = seededRandom(seed);
   const rgb = () => [r() * 255, r() * 255, r() * 255] as const;
   const angle = r() * Math.PI * 2;
   const [dx, dy] = [Math.cos(angle), Math.sin(angle)];

@@ -9,7 +9,9 @@ export {
   type Picture,
   type QualityRow,
   rerender,
+  seededRandom,
 } from './fingerprint-quality';
+export { type ClipOptions, encodeClip, type ResendEdit, svgToPicture, svgToPng } from './scene';
 export { variantSize, type Size } from './geometry';
 export {
   configureImageProcessing,

@@ -6,6 +6,8 @@ export interface ReviewChange {
   readonly kind: 'status' | 'claim' | 'visibility';
   readonly id: string;
   readonly status?: string;
+  /** The submission's channel id: a reviewer's event stream carries only their channels' changes. */
+  readonly channel?: string;
 }
 
 export interface ReviewChangePublisher {
@@ -42,13 +44,23 @@ export function reviewChangePublisher(redis: Redis, prefix: string): ReviewChang
 
 /** Every successful status transition of `db` is announced (after its transaction committed). */
 export function withReviewChanges<
-  D extends { transition(request: { id: string; to: string }): Promise<{ ok: boolean }> },
+  D extends {
+    transition(request: { id: string; to: string }): Promise<{ ok: boolean; submission?: { channelId: string } }>;
+  },
 >(db: D, publisher: ReviewChangePublisher): D {
   return {
     ...db,
     async transition(request: Parameters<D['transition']>[0]) {
       const result = await db.transition(request);
-      if (result.ok) await publisher.publish({ kind: 'status', id: request.id, status: request.to });
+      if (result.ok) {
+        const channel = result.submission?.channelId;
+        await publisher.publish({
+          kind: 'status',
+          id: request.id,
+          status: request.to,
+          ...(channel ? { channel } : {}),
+        });
+      }
       return result;
     },
   } as D;

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
-import { DomainError, FAILURE_CODES, randomToken } from '@framedesk/domain';
+import { DomainError, FAILURE_CODES, randomToken, type ReviewerRole } from '@framedesk/domain';
 import type { ReviewBatchResult } from '@framedesk/contracts';
-import type { Database, SubmissionWithSlugs } from '@framedesk/db';
+import { ALL_CHANNELS, type ChannelScope, type Database, type SubmissionRow } from '@framedesk/db';
 import { annotateSpan, withLinkedSpan } from '@framedesk/observability';
 import type { ReviewChangePublisher } from '@framedesk/queues';
 import {
@@ -13,7 +13,14 @@ import {
   parseTimelineLimit,
   reasonText,
 } from './review-input';
-import { claimView, detailView, failedView, type MediaUrlFn, queueItemView } from './review.views';
+import {
+  claimView,
+  detailView,
+  failedView,
+  type MediaUrlFn,
+  queueItemView,
+  type ViewerMediaUrlFn,
+} from './review.views';
 import { type NearDuplicateSettings, similarityService } from './similarity.service';
 
 export interface QueueDepth {
@@ -40,7 +47,8 @@ export interface ObjectReader {
 export interface ReviewServiceDeps {
   readonly db: Database;
   readonly storage: ObjectReader;
-  readonly mediaUrl: MediaUrlFn;
+  /** Media links for the reviewer they are issued to. */
+  readonly mediaUrl: ViewerMediaUrlFn;
   readonly queues: RetryEnqueuer;
   readonly queueDepths: () => Promise<Record<string, QueueDepth>>;
   /** How long a claim lasts; the workbench renews it while the reviewer stays on the frame. */
@@ -60,25 +68,47 @@ export type BatchResult = ReviewBatchResult;
 export interface Reviewer {
   readonly reviewerId: string;
   readonly email: string;
+  readonly role: ReviewerRole;
 }
 
+/** What a reviewer may read: every channel (admin), or their channels; applied inside each query. */
+export function scopeOf(me: Reviewer): ChannelScope {
+  return me.role === 'admin' ? ALL_CHANNELS : { memberOf: me.reviewerId };
+}
+
+/** Ops, retries and people are for admins: 403 for anyone else. */
+export function assertAdmin(me: Reviewer): void {
+  if (me.role !== 'admin') throw new DomainError('forbidden', 'Only an admin may do this.');
+}
+
+// Outside the reviewer's channels reads exactly like "does not exist", so existence never leaks.
 const notFound = (id: string) => new DomainError('not_found', `No submission ${id}.`);
 
 /** The reviewer's rules: queue, claims, decisions, visibility, timeline, ops and retries. */
 export function reviewService(deps: ReviewServiceDeps) {
-  const { db, mediaUrl } = deps;
+  const { db } = deps;
+  const urlsFor =
+    (me: Reviewer): MediaUrlFn =>
+    (id, name) =>
+      deps.mediaUrl(id, name, me.reviewerId);
   const now = deps.now ?? (() => new Date());
   const claimMs = (deps.claimSeconds ?? 300) * 1000;
   const repo = db.repos.review;
   const actorOf = (me: Reviewer) => ({ type: 'reviewer' as const, id: me.reviewerId });
   const similarity = similarityService({
     db,
-    mediaUrl,
     ...(deps.nearDuplicates ? { settings: deps.nearDuplicates } : {}),
   });
 
+  /** The submission when it exists inside the reviewer's channels; 404 otherwise. */
+  async function visible(id: string, me: Reviewer) {
+    const row = await repo.findInScope(id, scopeOf(me));
+    if (!row) throw notFound(id);
+    return row;
+  }
+
   async function detail(id: string, me: Reviewer) {
-    const row = await repo.detail(id);
+    const row = await repo.detail(id, scopeOf(me));
     if (!row) throw notFound(id);
     const ids = [
       row.claimedBy,
@@ -87,9 +117,9 @@ export function reviewService(deps: ReviewServiceDeps) {
     ];
     const [emails, similar] = await Promise.all([
       repo.reviewerEmails(ids.filter((x): x is string => !!x)),
-      similarity.similar(id),
+      similarity.similar(id, scopeOf(me), urlsFor(me)),
     ]);
-    return { ...detailView(row, mediaUrl, me.reviewerId, emails, now()), similar };
+    return { ...detailView(row, urlsFor(me), me.reviewerId, emails, now()), similar };
   }
 
   /**
@@ -97,15 +127,12 @@ export function reviewService(deps: ReviewServiceDeps) {
    * decides when the worker recorded one.
    */
   async function decideOne(id: string, decision: Decision, me: Reviewer): Promise<'promoted' | 'rejected'> {
-    const current = await db.repos.submissions.findById(id);
-    if (!current) throw notFound(id);
+    const current = await visible(id, me);
     const to = await withLinkedSpan(
       'review.decision',
       [current.traceParent ? { traceparent: current.traceParent } : undefined],
       {
         'framedesk.submission_id': id,
-        'framedesk.channel': current.channel.slug,
-        'framedesk.agent': current.agent.slug,
         'framedesk.media_type': current.mediaType,
         'framedesk.decision': decision.decision,
       },
@@ -120,7 +147,7 @@ export function reviewService(deps: ReviewServiceDeps) {
   }
 
   async function decideCurrent(
-    current: SubmissionWithSlugs,
+    current: SubmissionRow,
     decision: Decision,
     me: Reviewer,
   ): Promise<'promoted' | 'rejected'> {
@@ -138,7 +165,7 @@ export function reviewService(deps: ReviewServiceDeps) {
     }
     const reason = decision.decision === 'reject' ? reasonText(decision) : null;
     const duplicateOf = decision.decision === 'reject' ? decision.duplicateOf : undefined;
-    if (duplicateOf) await similarity.assertEarlierFrame(id, duplicateOf);
+    if (duplicateOf) await similarity.assertEarlierFrame(id, duplicateOf, scopeOf(me));
     const to = decision.decision === 'promote' ? 'promoted' : 'rejected';
     const result = await db.transition({
       id,
@@ -174,6 +201,7 @@ export function reviewService(deps: ReviewServiceDeps) {
     async queue(query: Record<string, unknown>, me: Reviewer) {
       const q = parseQueueQuery(query);
       const rows = await repo.queue({
+        scope: scopeOf(me),
         ...(q.channel ? { channelSlug: q.channel } : {}),
         ...(q.agent ? { agentSlug: q.agent } : {}),
         ...(q.mediaType ? { mediaType: q.mediaType } : {}),
@@ -191,7 +219,7 @@ export function reviewService(deps: ReviewServiceDeps) {
       const last = page.at(-1);
       return {
         items: page.map((r) => ({
-          ...queueItemView(r, mediaUrl, me.reviewerId, emails, at),
+          ...queueItemView(r, urlsFor(me), me.reviewerId, emails, at),
           similar_count: similarCounts.get(r.id) ?? 0,
         })),
         next_cursor:
@@ -199,8 +227,8 @@ export function reviewService(deps: ReviewServiceDeps) {
       };
     },
 
-    async channels() {
-      const rows = await repo.channelCounts();
+    async channels(me: Reviewer) {
+      const rows = await repo.channelCounts(scopeOf(me));
       return { channels: rows.map((c) => ({ slug: c.slug, name: c.name, needs_review: c.needsReview })) };
     },
 
@@ -208,6 +236,7 @@ export function reviewService(deps: ReviewServiceDeps) {
 
     /** Marks the frame as being reviewed by `me` for a few minutes; another live claim → 409. */
     async claim(id: string, me: Reviewer) {
+      const { channelId } = await visible(id, me);
       const at = now();
       const result = await repo.claim({
         id,
@@ -216,7 +245,7 @@ export function reviewService(deps: ReviewServiceDeps) {
         now: at,
       });
       if (result.ok) {
-        await deps.changes?.publish({ kind: 'claim', id });
+        await deps.changes?.publish({ kind: 'claim', id, channel: channelId });
         return {
           claim: {
             reviewer_id: me.reviewerId,
@@ -242,8 +271,11 @@ export function reviewService(deps: ReviewServiceDeps) {
     },
 
     /** A video's original for the reviewer's player (originals have no public URL). */
-    async original(id: string): Promise<{ contentType: string; byteSize: number; open: () => Promise<Readable> }> {
-      const object = await db.repos.mediaObjects.find(id, 'original', 'original');
+    async original(
+      id: string,
+      me: Reviewer,
+    ): Promise<{ contentType: string; byteSize: number; open: () => Promise<Readable> }> {
+      const object = await repo.original(id, scopeOf(me));
       if (!object) throw new DomainError('not_found', `No original media for ${id}.`);
       return {
         contentType: object.contentType,
@@ -253,8 +285,9 @@ export function reviewService(deps: ReviewServiceDeps) {
     },
 
     async release(id: string, me: Reviewer) {
+      const { channelId } = await visible(id, me);
       await repo.release({ id, reviewerId: me.reviewerId });
-      await deps.changes?.publish({ kind: 'claim', id });
+      await deps.changes?.publish({ kind: 'claim', id, channel: channelId });
     },
 
     /** Promote or reject through the status machine; the loser of a race gets a plain 409. */
@@ -281,8 +314,7 @@ export function reviewService(deps: ReviewServiceDeps) {
     },
 
     async setVisibility(id: string, visibility: 'draft' | 'team_visible' | 'promotion_eligible', me: Reviewer) {
-      const current = await db.repos.submissions.findById(id);
-      if (!current) throw notFound(id);
+      const current = await visible(id, me);
       if (current.visibility !== visibility) {
         const updated = await db.transaction((repos) =>
           repos.submissions.update(
@@ -294,13 +326,13 @@ export function reviewService(deps: ReviewServiceDeps) {
         );
         if (!updated)
           throw new DomainError('invalid_transition', 'This frame was decided or changed meanwhile; reload it.');
-        await deps.changes?.publish({ kind: 'visibility', id });
+        await deps.changes?.publish({ kind: 'visibility', id, channel: current.channelId });
       }
       return detail(id, me);
     },
 
-    async timeline(slug: string, query: Record<string, unknown>) {
-      const channel = await db.repos.channels.findBySlug(slug);
+    async timeline(slug: string, query: Record<string, unknown>, me: Reviewer) {
+      const channel = await repo.channelInScope(slug, scopeOf(me));
       if (!channel) throw new DomainError('not_found', `No channel ${slug}.`);
       const cursorText = typeof query['cursor'] === 'string' && query['cursor'] ? query['cursor'] : undefined;
       const cursor = cursorText ? decodeCursor(cursorText, ['d', 'r', 'i']) : undefined;
@@ -316,7 +348,7 @@ export function reviewService(deps: ReviewServiceDeps) {
       return {
         channel: { slug: channel.slug, name: channel.name },
         items: page.map((r) => ({
-          ...queueItemView(r, mediaUrl, '', new Map(), at),
+          ...queueItemView(r, urlsFor(me), '', new Map(), at),
           promoted_at: r.reviewedAt?.toISOString() ?? null,
         })),
         next_cursor:
@@ -327,7 +359,8 @@ export function reviewService(deps: ReviewServiceDeps) {
     },
 
     /** Queue depths, counts by status, and the latest failed frames (filtered by failure code and channel). */
-    async ops(query: Record<string, unknown> = {}) {
+    async ops(query: Record<string, unknown>, me: Reviewer) {
+      assertAdmin(me);
       const filter = parseFailedFilter(query);
       const [queues, failed, byStatus] = await Promise.all([
         deps.queueDepths(),
@@ -347,6 +380,7 @@ export function reviewService(deps: ReviewServiceDeps) {
      * enqueued anew (the job carries `requestId`, the retrying request's, into the worker's logs).
      */
     async retry(id: string, me: Reviewer, requestId?: string) {
+      assertAdmin(me);
       const current = await db.repos.submissions.findById(id);
       if (!current) throw notFound(id);
       if (current.status !== 'failed')

@@ -11,6 +11,9 @@ import type { SubmissionDetailRow, SubmissionWithMedia, SubmissionWithSlugs } fr
 /** Builds the URL a browser loads a stored media object from (signed by the caller's wiring). */
 export type MediaUrlFn = (submissionId: string, name: string) => string;
 
+/** The same, for a link issued to one reviewer (served only while that reviewer may see the frame). */
+export type ViewerMediaUrlFn = (submissionId: string, name: string, viewer: string) => string;
+
 // The shapes are the reviewer API's contract, shared with the workbench.
 export type ClickZoneView = ReviewClickZone;
 export type ClaimView = ReviewClaim;

@@ -1,5 +1,5 @@
 import type { ReviewSimilarFrame } from '@framedesk/contracts';
-import { type Database, DEFAULT_SIMILARITY, type SimilaritySettings } from '@framedesk/db';
+import { type ChannelScope, type Database, DEFAULT_SIMILARITY, type SimilaritySettings } from '@framedesk/db';
 import { DomainError } from '@framedesk/domain';
 import { type MediaUrlFn, queueItemView } from './review.views';
 
@@ -9,23 +9,31 @@ export type NearDuplicateSettings = SimilaritySettings;
  * Near-duplicates of a frame: earlier frames of its channel, within the window, whose perceptual
  * fingerprint differs in at most `maxDistance` bits. Frames without a fingerprint have none.
  */
-export function similarityService(deps: {
-  readonly db: Database;
-  readonly mediaUrl: MediaUrlFn;
-  readonly settings?: NearDuplicateSettings;
-}) {
-  const { db, mediaUrl } = deps;
+export function similarityService(deps: { readonly db: Database; readonly settings?: NearDuplicateSettings }) {
+  const { db } = deps;
   const settings = deps.settings ?? DEFAULT_SIMILARITY;
   const repo = db.repos.fingerprints;
 
-  async function similar(submissionId: string): Promise<ReviewSimilarFrame[]> {
+  /** Only frames inside `scope` are read (the search itself stays inside the frame's channel). */
+  async function similar(
+    submissionId: string,
+    scope: ChannelScope,
+    mediaUrl: MediaUrlFn,
+  ): Promise<ReviewSimilarFrame[]> {
     const own = await repo.find(submissionId);
     if (!own) return [];
     const matches = await repo.search(own, settings);
-    const rows = new Map((await repo.frames(matches.map((m) => m.submissionId))).map((r) => [r.id, r]));
+    const rows = new Map(
+      (
+        await repo.frames(
+          matches.map((m) => m.submissionId),
+          scope,
+        )
+      ).map((r) => [r.id, r]),
+    );
     return matches.flatMap((m) => {
       const row = rows.get(m.submissionId);
-      if (!row) return []; // deleted meanwhile
+      if (!row) return []; // deleted meanwhile, or outside the scope
       const item = queueItemView(row, mediaUrl, '', new Map(), new Date());
       return [
         {
@@ -54,16 +62,17 @@ export function similarityService(deps: {
      * A rejection as "Duplicate of an earlier frame" names the frame it duplicates: an earlier
      * frame of the same channel (usually one of `similar`, but the reviewer may know better).
      */
-    async assertEarlierFrame(submissionId: string, duplicateOf: string): Promise<void> {
+    async assertEarlierFrame(submissionId: string, duplicateOf: string, scope: ChannelScope): Promise<void> {
       const [frame, original] = await Promise.all([
-        db.repos.submissions.findById(submissionId),
-        db.repos.submissions.findById(duplicateOf),
+        db.repos.review.findInScope(submissionId, scope),
+        db.repos.review.findInScope(duplicateOf, scope),
       ]);
       const invalid = (detail: string) =>
         new DomainError('validation_failed', detail, { errors: [{ pointer: '/duplicate_of', detail }] });
       if (!frame) throw new DomainError('not_found', `No submission ${submissionId}.`);
-      if (!original || original.id === frame.id) throw invalid(`duplicate_of must name another frame.`);
-      if (original.channelId !== frame.channelId) throw invalid('duplicate_of must be a frame of the same channel.');
+      // A frame of another channel reads like one that does not exist: the answer reveals nothing.
+      if (!original || original.id === frame.id || original.channelId !== frame.channelId)
+        throw invalid('duplicate_of must name another frame of the same channel.');
       if (original.createdAt >= frame.createdAt) throw invalid('duplicate_of must be an earlier frame.');
     },
   };

@@ -7,3 +7,4 @@ export * from './s3';
 export * from './browser';
 export * from './otlp-receiver';
 export * from './prometheus';
+export * from './oidc-provider';

@@ -170,6 +170,17 @@ export async function waitForHttp(url: string, timeoutMs = 30_000, process?: Run
   throw new Error(`${url} did not answer within ${timeoutMs} ms${process ? `:\n${process.output()}` : ''}`);
 }
 
+/** Signs a reviewer in to the review API at `apiUrl`; returns the session's `Cookie` header. */
+export async function reviewerCookie(apiUrl: string, email: string, password: string): Promise<string> {
+  const login = await fetch(`${apiUrl}/review/session`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
+  if (login.status !== 201) throw new Error(`sign-in of ${email} answered ${login.status}: ${await login.text()}`);
+  return login.headers.get('set-cookie')!.split(';')[0]!;
+}
+
 export interface Stack {
   readonly apiUrl: string;
   readonly env: Record<string, string>;

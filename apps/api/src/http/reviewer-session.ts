@@ -1,6 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { CSRF_HEADER, type ReviewerPrincipal, type ReviewerSessionsService, SESSION_COOKIE } from '@framedesk/access';
 import { DomainError } from '@framedesk/domain';
+import { assertAdmin } from '@framedesk/review';
 
 /**
  * The value of one cookie from the Cookie header (no cookie-parser: we read exactly one). A value
@@ -30,21 +31,32 @@ export interface SessionCookieOptions {
 const isSecure = (req: Request, options: SessionCookieOptions) => options.trustProxy || req.secure;
 
 /**
- * `__Host-fd_session` when the cookie is Secure: browsers then refuse it unless it was set over
+ * `__Host-<name>` when the cookie is Secure: browsers then refuse it unless it was set over
  * TLS by this host with Path=/ and no Domain, so a sibling subdomain cannot plant one.
  */
+export function cookieName(req: Request, base: string, options: SessionCookieOptions): string {
+  return isSecure(req, options) ? `__Host-${base}` : base;
+}
+
 export function sessionCookieName(req: Request, options: SessionCookieOptions): string {
-  return isSecure(req, options) ? `__Host-${SESSION_COOKIE}` : SESSION_COOKIE;
+  return cookieName(req, SESSION_COOKIE, options);
 }
 
 export function readSessionCookie(req: Request, options: SessionCookieOptions): string | undefined {
   return readCookie(req, sessionCookieName(req, options));
 }
 
-function cookie(req: Request, value: string, maxAgeSeconds: number, options: SessionCookieOptions): string {
+/** `Set-Cookie` of an httpOnly, SameSite=Lax cookie for the whole site (Secure behind TLS). */
+export function cookie(
+  req: Request,
+  base: string,
+  value: string,
+  maxAgeSeconds: number,
+  options: SessionCookieOptions,
+): string {
   const secure = isSecure(req, options);
   return [
-    `${sessionCookieName(req, options)}=${value}`,
+    `${cookieName(req, base, options)}=${value}`,
     'Path=/',
     `Max-Age=${maxAgeSeconds}`,
     'HttpOnly',
@@ -61,11 +73,11 @@ export function setSessionCookie(
   options: SessionCookieOptions,
 ): void {
   const maxAge = Math.max(0, Math.floor((expiresAt.getTime() - Date.now()) / 1000));
-  res.append('Set-Cookie', cookie(req, token, maxAge, options));
+  res.append('Set-Cookie', cookie(req, SESSION_COOKIE, token, maxAge, options));
 }
 
 export function clearSessionCookie(req: Request, res: Response, options: SessionCookieOptions): void {
-  res.append('Set-Cookie', cookie(req, '', 0, options));
+  res.append('Set-Cookie', cookie(req, SESSION_COOKIE, '', 0, options));
 }
 
 export function reviewerOf(res: Response): ReviewerPrincipal {
@@ -95,3 +107,9 @@ export function requireReviewer(sessions: ReviewerSessionsService, options: Sess
     next();
   };
 }
+
+/** Ops, retries and people: admins only (403 forbidden for a reviewer). Mount after requireReviewer. */
+export const requireAdmin: RequestHandler = (_req, res, next) => {
+  assertAdmin(reviewerOf(res));
+  next();
+};

@@ -18,7 +18,13 @@ export function agentApiRoutes(deps: ApiDependencies): Router {
     retentionMs: deps.settings.IDEMPOTENCY_RETENTION_HOURS * 3_600_000,
   };
   router.use(openApiRoutes(buildOpenApiDocument(deps.config)));
-  router.use(mediaRoutes({ secret: deps.settings.SESSION_SECRET, submissions: deps.submissions }));
+  router.use(
+    mediaRoutes({
+      secret: deps.settings.SESSION_SECRET,
+      submissions: deps.submissions,
+      viewerMaySee: (reviewerId, submissionId) => deps.db.repos.review.visibleTo(reviewerId, submissionId),
+    }),
+  );
   router.use(
     '/v1',
     authenticateAgent(deps.apiKeys, deps.invalidKeys, deps.logger),

@@ -8,15 +8,22 @@ import type { SubmissionsService } from '@framedesk/submissions';
  * The signature is the authorization (HMAC-SHA256 with SESSION_SECRET), so these URLs work in
  * an <img> tag; they expire, and the GET resource hands out fresh ones.
  */
-export function mediaRoutes(deps: { secret: string; submissions: SubmissionsService }): Router {
+export function mediaRoutes(deps: {
+  secret: string;
+  submissions: SubmissionsService;
+  /** Whether a reviewer may see a submission now (links issued to a reviewer carry `viewer`). */
+  viewerMaySee: (reviewerId: string, submissionId: string) => Promise<boolean>;
+}): Router {
   const router = Router();
   router.get('/media/:submissionId/:name', async (req, res) => {
     const submissionId = req.params['submissionId'] ?? '';
     const name = req.params['name'] ?? '';
     const query = req.query as Record<string, unknown>;
+    const viewer = typeof query['viewer'] === 'string' ? query['viewer'] : undefined;
     const valid = verifyMediaUrl(deps.secret, {
       submissionId,
       name,
+      viewer,
       expires: typeof query['expires'] === 'string' ? query['expires'] : undefined,
       signature: typeof query['signature'] === 'string' ? query['signature'] : undefined,
     });
@@ -25,6 +32,9 @@ export function mediaRoutes(deps: { secret: string; submissions: SubmissionsServ
         'forbidden',
         'This media URL is not valid or has expired; GET the submission again for a fresh one.',
       );
+    // A workbench link: only while its reviewer is enabled and an admin or a member of the channel.
+    if (viewer && !(await deps.viewerMaySee(viewer, submissionId)))
+      throw new DomainError('not_found', `No media "${name}" for ${submissionId}.`);
     const media = await deps.submissions.deliveredMedia(submissionId, name);
     if (!media) throw new DomainError('not_found', `No media "${name}" for ${submissionId}.`);
     const stream = await media.open();

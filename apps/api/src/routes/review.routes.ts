@@ -1,34 +1,44 @@
 import { Transform } from 'node:stream';
 import express, { type Request, Router } from 'express';
-import { reviewerSessionsService, signMediaUrl } from '@framedesk/access';
+import {
+  invitesService,
+  oidcRelyingParty,
+  reviewerSessionsService,
+  type ReviewerSessionsService,
+  signMediaUrl,
+  ssoService,
+} from '@framedesk/access';
 import { DomainError, isId } from '@framedesk/domain';
 import {
-  type MediaUrlFn,
   parseBatchDecision,
   parseDecision,
   parseVisibility,
   type QueueDepth,
   REJECT_REASONS,
   reviewService,
+  type ViewerMediaUrlFn,
 } from '@framedesk/review';
 import { reviewChangePublisher, reviewChangeSubscriber } from '@framedesk/queues';
 import { nearDuplicateSettings } from '@framedesk/submissions';
 import type { ApiDependencies } from '../dependencies';
+import { requireJson } from '../http/json-body';
 import {
   clearSessionCookie,
   readSessionCookie,
+  requireAdmin,
   requireReviewer,
   reviewerOf,
-  setSessionCookie,
 } from '../http/reviewer-session';
 import { opsWorkersHandler } from './ops-workers.routes';
-import { reviewEventsHandler } from './review-events';
+import { peopleRoutes } from './people.routes';
+import { reviewEventsHandler, type StreamAccess } from './review-events';
+import { sessionBody, signInRoutes } from './sign-in.routes';
 
 export interface ReviewRoutesOptions {
   /** Depth of each job queue (the ops page); defaults to asking the queue producer. */
   readonly queueDepths?: () => Promise<Record<string, QueueDepth>>;
-  /** URL of a stored media object for the browser. */
-  readonly mediaUrl?: MediaUrlFn;
+  /** URL of a stored media object for the browser, issued to one reviewer. */
+  readonly mediaUrl?: ViewerMediaUrlFn;
 }
 
 function defaultQueueDepths(deps: ApiDependencies) {
@@ -50,11 +60,14 @@ function defaultQueueDepths(deps: ApiDependencies) {
 
 const HOUR_MS = 3600_000;
 
-/** Signed media URLs that stay the same for an hour, so polling does not reload every image. */
-function signedMediaUrl(secret: string): MediaUrlFn {
-  return (submissionId, name) => {
+/**
+ * Signed media URLs that stay the same for an hour, so polling does not reload every image; each
+ * names the reviewer it was issued to and works only while they may see the frame.
+ */
+function signedMediaUrl(secret: string): ViewerMediaUrlFn {
+  return (submissionId, name, viewer) => {
     const expiresAt = new Date((Math.ceil(Date.now() / HOUR_MS) + 1) * HOUR_MS);
-    return signMediaUrl(secret, { submissionId, name }, expiresAt);
+    return signMediaUrl(secret, { submissionId, name, viewer }, expiresAt);
   };
 }
 
@@ -86,10 +99,37 @@ function submissionId(req: Request): string {
   return id;
 }
 
-function requireJson(req: Request): Record<string, unknown> {
-  if (!req.is('application/json'))
-    throw new DomainError('unsupported_media_type', 'Send a JSON body (Content-Type: application/json).');
-  return (req.body ?? {}) as Record<string, unknown>;
+/** Single sign-on, when OIDC_ISSUER_URL is set: the relying party and who it lets in. */
+function singleSignOn(deps: ApiDependencies) {
+  const s = deps.settings;
+  if (!s.OIDC_ISSUER_URL || !s.OIDC_CLIENT_ID) return undefined;
+  return {
+    relyingParty: oidcRelyingParty({
+      issuerUrl: s.OIDC_ISSUER_URL,
+      clientId: s.OIDC_CLIENT_ID,
+      clientSecret: s.OIDC_CLIENT_SECRET,
+      redirectUri: new URL('/review/oidc/callback', deps.config.api.base_url).toString(),
+      scopes: s.OIDC_SCOPES,
+      secret: s.SESSION_SECRET,
+    }),
+    people: ssoService(deps.db, {
+      autoProvision: s.OIDC_AUTO_PROVISION,
+      requireVerifiedEmail: s.OIDC_REQUIRE_VERIFIED_EMAIL,
+      groupsClaim: s.OIDC_GROUPS_CLAIM,
+      groupMapping: s.OIDC_GROUP_MAPPING,
+      warn: (message) => deps.logger.warn(message),
+    }),
+  };
+}
+
+/** What an open event stream re-reads when its reviewer's access changes. */
+function streamAccess(deps: ApiDependencies, sessions: ReviewerSessionsService): StreamAccess {
+  return {
+    reviewer: (token) => sessions.authenticate(token),
+    memberChannels: (reviewerId) => deps.db.repos.review.memberChannelIds(reviewerId),
+    channelOf: (submissionId) => deps.db.repos.review.channelOf(submissionId),
+    onChange: (listener) => deps.accessChanges.subscribe(listener),
+  };
 }
 
 /** `/review/*`: the workbench's API. Cookie sessions only; parse, authorize, delegate. */
@@ -99,6 +139,12 @@ export function reviewRoutes(deps: ApiDependencies, options: ReviewRoutesOptions
     attemptsPer15Minutes: deps.settings.LOGIN_ATTEMPTS_PER_15_MINUTES,
     concurrentPasswordChecks: deps.settings.LOGIN_CONCURRENT_CHECKS,
     keyPrefix: deps.settings.REDIS_PREFIX,
+    passwordLogin: { enabled: deps.settings.PASSWORD_LOGIN, breakGlassEmail: deps.settings.BREAK_GLASS_ADMIN_EMAIL },
+  });
+  const invites = invitesService(deps.db, {
+    secret: deps.settings.SESSION_SECRET,
+    ttlHours: deps.settings.INVITE_TTL_HOURS,
+    baseUrl: deps.config.api.base_url,
   });
   const review = reviewService({
     db: deps.db,
@@ -120,37 +166,12 @@ export function reviewRoutes(deps: ApiDependencies, options: ReviewRoutesOptions
   });
   router.use(express.json({ limit: '16kb' }));
 
-  router.post('/session', async (req, res) => {
-    const body = requireJson(req);
-    const email = typeof body['email'] === 'string' ? body['email'] : '';
-    const password = typeof body['password'] === 'string' ? body['password'] : '';
-    if (!email || !password || password.length > 1024)
-      throw new DomainError('validation_failed', 'Send an email and a password.');
-    const previousToken = readSessionCookie(req, cookieOptions);
-    const { token, principal } = await sessions.login({
-      email,
-      password,
-      ip: req.ip ?? 'unknown',
-      ...(previousToken ? { previousToken } : {}),
-    });
-    setSessionCookie(req, res, token, principal.expiresAt, cookieOptions);
-    res.status(201).json({
-      reviewer: { id: principal.reviewerId, email: principal.email, name: principal.name },
-      csrf_token: principal.csrfToken,
-      expires_at: principal.expiresAt.toISOString(),
-    });
-  });
+  router.use(signInRoutes({ api: deps, sessions, invites, cookies: cookieOptions, sso: singleSignOn(deps) }));
 
   router.use(requireReviewer(sessions, cookieOptions));
 
   router.get('/session', (_req, res) => {
-    const me = reviewerOf(res);
-    res.json({
-      reviewer: { id: me.reviewerId, email: me.email, name: me.name },
-      csrf_token: me.csrfToken,
-      expires_at: me.expiresAt.toISOString(),
-      reject_reasons: REJECT_REASONS,
-    });
+    res.json({ ...sessionBody(reviewerOf(res)), reject_reasons: REJECT_REASONS });
   });
 
   router.delete('/session', async (req, res) => {
@@ -164,11 +185,11 @@ export function reviewRoutes(deps: ApiDependencies, options: ReviewRoutesOptions
   });
 
   router.get('/channels', async (_req, res) => {
-    res.json(await review.channels());
+    res.json(await review.channels(reviewerOf(res)));
   });
 
   router.get('/channels/:slug/timeline', async (req, res) => {
-    res.json(await review.timeline(String(req.params['slug']), req.query as Record<string, unknown>));
+    res.json(await review.timeline(String(req.params['slug']), req.query as Record<string, unknown>, reviewerOf(res)));
   });
 
   router.get('/submissions/:id', async (req, res) => {
@@ -176,7 +197,7 @@ export function reviewRoutes(deps: ApiDependencies, options: ReviewRoutesOptions
   });
 
   router.get('/submissions/:id/original', async (req, res) => {
-    const media = await review.original(submissionId(req));
+    const media = await review.original(submissionId(req), reviewerOf(res));
     const range = parseRange(req.get('range'), media.byteSize);
     res.setHeader('Content-Type', media.contentType);
     res.setHeader('Accept-Ranges', 'bytes');
@@ -213,21 +234,26 @@ export function reviewRoutes(deps: ApiDependencies, options: ReviewRoutesOptions
     res.json(await review.decideBatch(batch.ids, batch.decision, reviewerOf(res)));
   });
 
-  router.get('/events', reviewEventsHandler(changes));
+  router.get(
+    '/events',
+    reviewEventsHandler(changes, streamAccess(deps, sessions), (req) => readSessionCookie(req, cookieOptions)),
+  );
 
   router.patch('/submissions/:id', async (req, res) => {
     const visibility = parseVisibility(requireJson(req));
     res.json(await review.setVisibility(submissionId(req), visibility, reviewerOf(res)));
   });
 
-  router.post('/submissions/:id/retry', async (req, res) => {
+  router.post('/submissions/:id/retry', requireAdmin, async (req, res) => {
     res.status(202).json(await review.retry(submissionId(req), reviewerOf(res), res.locals['requestId'] as string));
   });
 
-  router.get('/ops/workers', opsWorkersHandler(deps));
-  router.get('/ops', async (req, res) => {
-    res.json(await review.ops(req.query as Record<string, unknown>));
+  router.get('/ops/workers', requireAdmin, opsWorkersHandler(deps));
+  router.get('/ops', requireAdmin, async (req, res) => {
+    res.json(await review.ops(req.query as Record<string, unknown>, reviewerOf(res)));
   });
+
+  router.use(peopleRoutes({ db: deps.db, invites, passwordLogin: deps.settings.PASSWORD_LOGIN }));
 
   return router;
 }

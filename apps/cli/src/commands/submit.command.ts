@@ -14,7 +14,7 @@ import { type Command, type CommandContext, UsageError } from '../command';
 const VIDEO_TYPES: Record<string, string> = { '.mp4': 'video/mp4', '.mov': 'video/quicktime', '.webm': 'video/webm' };
 /** Where a processed frame waits for people, or where it ended. */
 const SETTLED = ['needs_review', 'promoted', 'rejected', 'failed'] as const;
-const DEFAULT_BASE_URL = 'http://127.0.0.1:3000';
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:3000';
 
 interface SubmitArgs {
   readonly file: string;

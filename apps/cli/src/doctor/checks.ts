@@ -13,26 +13,10 @@ import { videoToolVersion } from '@framedesk/media';
 import { createQueueProducer, createRedis, createWorkerStatusStore, QUEUE_NAMES, type Redis } from '@framedesk/queues';
 import { createStorage } from '@framedesk/storage';
 import pg from 'pg';
+import { type CheckResult, fail, firstLine, ok, warn } from './check-result';
+import { checkSignIn } from './sign-in';
 
-export type CheckStatus = 'ok' | 'warn' | 'fail';
-
-export interface CheckResult {
-  readonly name: string;
-  readonly status: CheckStatus;
-  readonly message: string;
-  /** What to do about it (every failure has one). */
-  readonly fix?: string;
-}
-
-const ok = (name: string, message: string): CheckResult => ({ name, status: 'ok', message });
-const warn = (name: string, message: string, fix?: string): CheckResult => ({
-  name,
-  status: 'warn',
-  message,
-  ...(fix ? { fix } : {}),
-});
-const fail = (name: string, message: string, fix: string): CheckResult => ({ name, status: 'fail', message, fix });
-const firstLine = (error: unknown) => (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
+export type { CheckResult, CheckStatus } from './check-result';
 
 function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -335,14 +319,15 @@ export async function runDoctor(env: NodeJS.ProcessEnv): Promise<CheckResult[]> 
   const redis = createRedis(settings.REDIS_URL, 'producer');
   redis.on('error', () => undefined);
   try {
-    const [postgres, redisChecks, storage, tools, provider] = await Promise.all([
+    const [postgres, redisChecks, storage, tools, provider, signIn] = await Promise.all([
       checkPostgres(settings),
       checkRedis(settings, redis),
       config ? checkStorage(settings, config) : null,
       checkVideoTools(settings),
       checkVideoProvider(settings),
+      checkSignIn(settings, config),
     ]);
-    results.push(...postgres, ...redisChecks.results, ...(storage ? [storage] : []), ...tools, ...provider);
+    results.push(...postgres, ...redisChecks.results, ...(storage ? [storage] : []), ...tools, ...provider, ...signIn);
     if (redisChecks.up) results.push(...(await checkWorkers(settings, redis)));
   } finally {
     redis.disconnect();

@@ -30,7 +30,8 @@ export function setCsrfToken(token: string): void {
   csrfToken = token;
 }
 
-async function request<T>(method: string, path: string, body?: unknown, init: RequestInit = {}): Promise<T> {
+/** One JSON call to the review API; a problem+json answer becomes an ApiError. */
+export async function request<T>(method: string, path: string, body?: unknown, init: RequestInit = {}): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;

@@ -32,7 +32,8 @@ interface Change {
 
 /**
  * Listens to `GET /review/events` (Server-Sent Events; the browser reconnects by itself and
- * sends Last-Event-ID) and refreshes what a change touches: the queue, the counts, that frame.
+ * sends Last-Event-ID) and refreshes what a change touches: the queue, the counts, that frame;
+ * a change of the reviewer's own access (`event: access`) refreshes everything.
  */
 export function useReviewEvents(): void {
   const client = useQueryClient();
@@ -56,6 +57,8 @@ export function useReviewEvents(): void {
         void client.invalidateQueries({ queryKey: ['ops'] });
       }
     });
+    // The reviewer's own role or channels changed: everything on screen is read again.
+    source.addEventListener('access', () => void client.invalidateQueries());
     return () => {
       source.close();
       setLive(false);

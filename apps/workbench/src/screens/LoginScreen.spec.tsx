@@ -32,4 +32,24 @@ describe('sign in', () => {
       password: 'wrong-password',
     });
   });
+
+  it('offers "Sign in with <provider>", folds passwords away when they are off, and words why SSO sent the person back', async () => {
+    window.history.replaceState(null, '', '/?channel=news&sso_error=no_account');
+    stubApi((call) => {
+      if (call.path === '/review/session') return { status: 401, body: { code: 'unauthenticated', detail: 'Sign in' } };
+      if (call.path === '/review/sign-in')
+        return { status: 200, body: { password_login: false, sso: { name: 'Okta', url: '/review/oidc/login' } } };
+      return undefined;
+    });
+    render(
+      <QueryClientProvider client={new QueryClient({ defaultOptions: { queries: { retry: false } } })}>
+        <App />
+      </QueryClientProvider>,
+    );
+    const button = await screen.findByRole('link', { name: 'Sign in with Okta' });
+    expect(button.getAttribute('href')).toBe(`/review/oidc/login?return_to=${encodeURIComponent('/?channel=news')}`);
+    expect(screen.getByRole('alert').textContent).toContain('no Framedesk account for your email');
+    expect(screen.getByText('Administrator sign-in with a password').closest('details')?.open).toBe(false);
+    window.history.replaceState(null, '', '/');
+  });
 });

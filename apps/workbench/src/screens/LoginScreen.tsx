@@ -1,8 +1,21 @@
 import { type FormEvent, useState } from 'react';
 import { ApiError } from '../api/client';
+import { useSignInOptions } from '../hooks/usePeople';
 import { useLogin } from '../hooks/useSession';
+import './teams.css';
 
-export function LoginScreen() {
+/** Why single sign-on sent the person back (`/?sso_error=…`), in words. */
+export const SSO_ERRORS: Record<string, string> = {
+  no_account:
+    'Your identity provider signed you in, but there is no Framedesk account for your email. Ask an admin to invite you.',
+  email_not_verified:
+    'Your identity provider did not confirm your email address, so Framedesk cannot tell who you are.',
+  disabled: 'Your Framedesk account is disabled. Ask an admin to enable it.',
+  failed: 'The sign-in could not be verified (it may have taken too long, or been used already). Try again.',
+  unavailable: 'The identity provider could not be reached. Try again shortly.',
+};
+
+function PasswordForm() {
   const login = useLogin();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -13,36 +26,69 @@ export function LoginScreen() {
   const error =
     login.error instanceof ApiError ? login.error.detail : login.error ? 'Could not reach the server.' : null;
   return (
+    <form onSubmit={onSubmit} aria-label="Sign in">
+      <label htmlFor="login-email">Email</label>
+      <input
+        id="login-email"
+        type="email"
+        autoComplete="username"
+        value={email}
+        onChange={(e) => setEmail(e.target.value)}
+        required
+      />
+      <label htmlFor="login-password">Password</label>
+      <input
+        id="login-password"
+        type="password"
+        autoComplete="current-password"
+        value={password}
+        onChange={(e) => setPassword(e.target.value)}
+        required
+      />
+      <button type="submit" disabled={login.isPending}>
+        Sign in
+      </button>
+      {error && (
+        <p role="alert" className="error">
+          {error}
+        </p>
+      )}
+    </form>
+  );
+}
+
+/**
+ * Passwords, single sign-on ("Sign in with <provider>"), or both. With PASSWORD_LOGIN=false the
+ * password form is folded away for the break-glass admin.
+ */
+export function LoginScreen() {
+  const options = useSignInOptions().data;
+  const params = new URLSearchParams(window.location.search);
+  const ssoError = params.get('sso_error');
+  const back = new URLSearchParams(params);
+  back.delete('sso_error');
+  const returnTo = window.location.pathname + (back.size ? `?${back}` : '');
+  return (
     <main className="login">
       <h1>Framedesk workbench</h1>
-      <form onSubmit={onSubmit} aria-label="Sign in">
-        <label htmlFor="login-email">Email</label>
-        <input
-          id="login-email"
-          type="email"
-          autoComplete="username"
-          value={email}
-          onChange={(e) => setEmail(e.target.value)}
-          required
-        />
-        <label htmlFor="login-password">Password</label>
-        <input
-          id="login-password"
-          type="password"
-          autoComplete="current-password"
-          value={password}
-          onChange={(e) => setPassword(e.target.value)}
-          required
-        />
-        <button type="submit" disabled={login.isPending}>
-          Sign in
-        </button>
-        {error && (
-          <p role="alert" className="error">
-            {error}
-          </p>
-        )}
-      </form>
+      {ssoError && (
+        <p role="alert" className="error">
+          {SSO_ERRORS[ssoError] ?? SSO_ERRORS['failed']}
+        </p>
+      )}
+      {options?.sso && (
+        <a className="btn primary sso-button" href={`${options.sso.url}?return_to=${encodeURIComponent(returnTo)}`}>
+          Sign in with {options.sso.name}
+        </a>
+      )}
+      {options && !options.password_login ? (
+        <details className="break-glass">
+          <summary>Administrator sign-in with a password</summary>
+          <PasswordForm />
+        </details>
+      ) : (
+        <PasswordForm />
+      )}
     </main>
   );
 }

@@ -1,0 +1,34 @@
+/** Ticks for channels (a reviewer sees only the ones ticked): a fieldset of checkboxes, one per channel. */
+export function ChannelPicker({
+  legend,
+  channels,
+  chosen,
+  onChange,
+}: {
+  readonly legend: string;
+  readonly channels: readonly { readonly slug: string; readonly name: string }[];
+  readonly chosen: ReadonlySet<string>;
+  readonly onChange: (next: Set<string>) => void;
+}) {
+  return (
+    <fieldset className="channel-picker">
+      <legend>{legend}</legend>
+      {channels.length === 0 && <p className="hint">No channels yet.</p>}
+      {channels.map((c) => (
+        <label key={c.slug}>
+          <input
+            type="checkbox"
+            checked={chosen.has(c.slug)}
+            onChange={(e) => {
+              const next = new Set(chosen);
+              if (e.target.checked) next.add(c.slug);
+              else next.delete(c.slug);
+              onChange(next);
+            }}
+          />
+          {c.name === c.slug ? c.slug : `${c.name} (${c.slug})`}
+        </label>
+      ))}
+    </fieldset>
+  );
+}

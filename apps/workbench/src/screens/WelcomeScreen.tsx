@@ -1,0 +1,80 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { ApiError, setCsrfToken } from '../api/client';
+import { peopleApi } from '../api/people';
+import { navigate } from '../hooks/useRoute';
+import './teams.css';
+
+/** The invite token travels in the link's fragment (`/welcome#invite=…`), never to a server log. */
+function inviteToken(): string {
+  return new URLSearchParams(window.location.hash.slice(1)).get('invite') ?? '';
+}
+
+/** An invite link: whose it is, and a password to choose; then the person is signed in. */
+export function WelcomeScreen() {
+  const client = useQueryClient();
+  const [token] = useState(inviteToken);
+  const [password, setPassword] = useState('');
+  const [again, setAgain] = useState('');
+  const invite = useQuery({ queryKey: ['invite', token], queryFn: () => peopleApi.previewInvite(token), retry: false });
+  const accept = useMutation({
+    mutationFn: () => peopleApi.acceptInvite(token, password),
+    onSuccess: (session) => {
+      setCsrfToken(session.csrf_token);
+      client.removeQueries({ predicate: (q) => q.queryKey[0] !== 'session' });
+      client.setQueryData(['session'], session);
+      navigate('/', { replace: true });
+    },
+  });
+  const mismatch = again.length > 0 && again !== password;
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    if (!mismatch) accept.mutate();
+  };
+  return (
+    <main className="login">
+      <h1>Welcome to Framedesk</h1>
+      {invite.isError && (
+        <p role="alert" className="error">
+          {invite.error instanceof ApiError ? invite.error.detail : 'The server did not answer.'}
+        </p>
+      )}
+      {invite.data && (
+        <form onSubmit={onSubmit} aria-label="Choose a password">
+          <p>
+            You were invited as <strong>{invite.data.email}</strong>. Choose a password (10 characters at least).
+          </p>
+          <label htmlFor="welcome-password">Password</label>
+          <input
+            id="welcome-password"
+            type="password"
+            autoComplete="new-password"
+            minLength={10}
+            required
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
+          <label htmlFor="welcome-again">The same password again</label>
+          <input
+            id="welcome-again"
+            type="password"
+            autoComplete="new-password"
+            required
+            value={again}
+            aria-invalid={mismatch}
+            onChange={(e) => setAgain(e.target.value)}
+          />
+          {mismatch && <p className="error">The two passwords differ.</p>}
+          <button type="submit" className="btn primary" disabled={accept.isPending || mismatch}>
+            Set password and sign in
+          </button>
+          {accept.error && (
+            <p role="alert" className="error">
+              {accept.error instanceof ApiError ? accept.error.detail : 'The server did not answer.'}
+            </p>
+          )}
+        </form>
+      )}
+    </main>
+  );
+}

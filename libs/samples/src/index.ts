@@ -1,0 +1,3 @@
+export * from './sample-set';
+export * from './render';
+export * from './seed';
