@@ -4,6 +4,9 @@
 // dist/<app>/main.mjs: our own libs are bundled in, packages from node_modules stay imports, so
 // the built files run with production dependencies only (`npm ci --omit=dev`), no tsx. The
 // workbench is the static Vite build the API serves at / (apps/workbench/dist, WORKBENCH_DIST).
+// Code splitting keeps what main.ts imports dynamically (the app after tracing has started) in
+// chunks of its own, with its package imports: one file would hoist every import of express, pg
+// or pino above the entry's first line, before the tracing SDK could hook them.
 import { rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,8 +31,11 @@ async function bundleApp(app) {
   const outdir = join(out, app);
   await rm(outdir, { recursive: true, force: true });
   await build({
-    entryPoints: [join(root, `apps/${app}/src/main.ts`)],
-    outfile: join(outdir, 'main.mjs'),
+    entryPoints: { main: join(root, `apps/${app}/src/main.ts`) },
+    outdir,
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
+    outExtension: { '.js': '.mjs' },
     absWorkingDir: root,
     tsconfig: join(root, 'tsconfig.base.json'),
     bundle: true,

@@ -73,6 +73,7 @@ export default tseslint.config(
     files: [
       'libs/config/src/settings.ts',
       'apps/*/src/main.ts',
+      'apps/*/src/*-process.ts',
       'apps/cli/src/**/*.ts',
       'tools/**/*.ts',
       '**/*.spec.ts',

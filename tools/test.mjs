@@ -24,6 +24,9 @@ const missing = [
   ['chromium', 'chromium'],
   ['docker-compose', 'docker-compose'],
   ['python3', 'python3'],
+  // promtool and the Prometheus server: ops/ is tested with them (tools/workspace/ops.spec.ts,
+  // apps/api/test/observability.int.spec.ts).
+  ['promtool', 'prometheus'],
 ].filter(([command]) => spawnSync('sh', ['-c', `command -v ${command}`]).status !== 0);
 if (missing.length > 0) {
   const packages = missing.map(([, pkg]) => pkg);
@@ -31,7 +34,11 @@ if (missing.length > 0) {
     console.log(`[test] installing ${packages.join(', ')} with apt`);
     const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
     spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
-    const r = spawnSync('apt-get', ['install', '-y', '-qq', ...packages], { stdio: 'inherit', env });
+    // As .ci/run: no recommended extras (prometheus would bring its node exporter, a daemon).
+    const r = spawnSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...packages], {
+      stdio: 'inherit',
+      env,
+    });
     if (r.status !== 0) process.exit(r.status ?? 1);
   } else {
     console.error(

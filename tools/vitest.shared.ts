@@ -9,8 +9,12 @@ export function workspaceAliases(): Record<string, string> {
   const base = JSON.parse(readFileSync(join(root, 'tsconfig.base.json'), 'utf8')) as {
     compilerOptions: { paths: Record<string, [string]> };
   };
+  // Longest first: an alias matches its own name and anything under it, so
+  // `@framedesk/observability/start-tracing` must be tried before `@framedesk/observability`.
   return Object.fromEntries(
-    Object.entries(base.compilerOptions.paths).map(([name, [target]]) => [name, resolve(root, target)]),
+    Object.entries(base.compilerOptions.paths)
+      .sort(([a], [b]) => b.length - a.length)
+      .map(([name, [target]]) => [name, resolve(root, target)]),
   );
 }
 

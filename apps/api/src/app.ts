@@ -1,13 +1,13 @@
 import express from 'express';
 import helmet from 'helmet';
-import { Histogram } from '@framedesk/observability';
+import { Histogram, registerReadinessGauge } from '@framedesk/observability';
 import type { ApiDependencies } from './dependencies';
 import { errorHandler, notFoundHandler } from './http/problem';
 import { agentCors } from './http/cors';
 import { requestContext } from './http/request-context';
 import { mcpRoutes } from './mcp/mcp.routes';
 import { agentApiRoutes } from './routes/agent-api.routes';
-import { healthRoutes } from './routes/health.routes';
+import { healthRoutes, type ReadinessCheck, runReadinessChecks } from './routes/health.routes';
 import { providerEventsRoutes } from './routes/provider-events.routes';
 import { reviewRoutes } from './routes/review.routes';
 import { uploadsRoutes } from './routes/uploads.routes';
@@ -61,20 +61,16 @@ export function createApp(deps: ApiDependencies): express.Express {
     }),
   );
 
-  app.use(
-    healthRoutes(
-      [
-        { name: 'postgres', check: () => deps.db.ping() },
-        { name: 'redis', check: () => deps.redis.ping() },
-        { name: 'storage', check: () => deps.storage.ping(deps.config.storage.vendor_originals_bucket) },
-      ],
-      deps.metrics,
-      {
-        log: (details, message) => deps.logger.warn(details, message),
-        metricsToken: deps.settings.METRICS_TOKEN,
-      },
-    ),
+  const readiness: ReadinessCheck[] = [
+    { name: 'postgres', check: () => deps.db.ping() },
+    { name: 'redis', check: () => deps.redis.ping() },
+    { name: 'storage', check: () => deps.storage.ping(deps.config.storage.vendor_originals_bucket) },
+  ];
+  const log = (details: object, message: string) => deps.logger.warn(details, message);
+  registerReadinessGauge(deps.metrics, async () =>
+    (await runReadinessChecks(readiness, log)).every(([, r]) => r.status === 'ok'),
   );
+  app.use(healthRoutes(readiness, deps.metrics, { log, metricsToken: deps.settings.METRICS_TOKEN }));
 
   // Streamed bodies: mounted before any body parser could consume them.
   app.use('/uploads', uploadsRoutes(deps.videoUploads, { store: deps.tusStore, locker: deps.uploadLocker }));

@@ -10,7 +10,15 @@ import {
 } from '@framedesk/access';
 import type { ProjectConfig, Settings } from '@framedesk/config';
 import { accessChangeListener, type AccessChangeListener, createDatabase, type Database } from '@framedesk/db';
-import { createMetricsRegistry, type Logger, type Registry } from '@framedesk/observability';
+import {
+  createMetricsRegistry,
+  createPipelineMetrics,
+  type Logger,
+  type PipelineMetrics,
+  type Registry,
+  registerClusterGauges,
+  withTransitionMetrics,
+} from '@framedesk/observability';
 import { DomainError } from '@framedesk/domain';
 import {
   createQueueProducer,
@@ -48,6 +56,8 @@ export interface ApiDependencies {
   readonly queues: QueueProducer;
   readonly storage: ObjectStorage;
   readonly metrics: Registry;
+  /** Transitions, failures and review decisions counted where they happen. */
+  readonly pipeline: PipelineMetrics;
   readonly apiKeys: ApiKeysService;
   readonly videoProvider: VideoProvider;
   /** The local provider's receiving end (upload URLs) and provider notifications. */
@@ -72,12 +82,16 @@ export function createApiDependencies(settings: Settings, config: ProjectConfig,
   const videoProvider = createVideoProvider(settings, config);
   const redis = createRedis(settings.REDIS_URL, 'producer');
   redis.on('error', (error) => logger.warn({ err: error }, 'redis error'));
-  // Status changes are announced to open workbenches (GET /review/events) on every instance.
-  const db = withReviewChanges(
-    createDatabase({ url: settings.DATABASE_URL, poolSize: settings.DATABASE_POOL_SIZE }),
-    reviewChangePublisher(redis, settings.REDIS_PREFIX),
+  const metrics = createMetricsRegistry('api');
+  const pipeline = createPipelineMetrics(metrics);
+  // Status changes are announced to open workbenches (GET /review/events) on every instance, and counted.
+  const database = createDatabase({ url: settings.DATABASE_URL, poolSize: settings.DATABASE_POOL_SIZE });
+  const db = withTransitionMetrics(
+    withReviewChanges(database, reviewChangePublisher(redis, settings.REDIS_PREFIX)),
+    pipeline,
   );
   const queues = createQueueProducer(redis, settings.REDIS_PREFIX);
+  registerClusterGauges(metrics, { queues, submissions: db.repos.submissions, review: db.repos.review });
   const storage = createStorage(settings);
   // Variant links in GET resources: signed, valid for 15 minutes.
   const variantUrl = (submissionId: string, name: string) =>
@@ -120,7 +134,8 @@ export function createApiDependencies(settings: Settings, config: ProjectConfig,
     redis,
     queues,
     storage,
-    metrics: createMetricsRegistry('api'),
+    metrics,
+    pipeline,
     apiKeys: apiKeysService(db),
     videoProvider,
     videoUploads: createVideoUploadService({
@@ -133,6 +148,7 @@ export function createApiDependencies(settings: Settings, config: ProjectConfig,
       dropPartial: (uploadId) => tusStore.discard(uploadId),
       sweepPartials: () => tusStore.deleteExpired(),
       log: logger,
+      transitions: pipeline,
     }),
     tusStore,
     uploadLocker,

@@ -1,59 +1,9 @@
-import { createServer } from 'node:http';
-import {
-  ConfigError,
-  loadSettings,
-  readProjectConfig,
-  resolveProjectConfigPath,
-  SettingsError,
-} from '@framedesk/config';
-import { createLogger, onShutdown } from '@framedesk/observability';
-import { VideoProviderConfigError } from '@framedesk/video-provider';
-import { createApp } from './app';
-import { closeApiDependencies, createApiDependencies } from './dependencies';
-import { sweepAtStart } from './startup';
+// The api's entry. Tracing starts first, when an OTLP endpoint is configured (OTEL_* variables,
+// docs/operations.md "Observing Framedesk"): the SDK must hook http, express, pg, ioredis and pino
+// before they are imported, so everything else is imported after it, dynamically (a static import
+// would be evaluated first, and the bundle keeps it in a chunk of its own: tools/build.mjs).
+// Without an endpoint nothing of OpenTelemetry is loaded.
+import { startTracing } from '@framedesk/observability/start-tracing';
 
-function boot() {
-  try {
-    const settings = loadSettings(process.env);
-    const config = readProjectConfig(resolveProjectConfigPath(settings.FRAMEDESK_CONFIG, settings.workspaceRoot));
-    return { settings, config };
-  } catch (error) {
-    if (error instanceof ConfigError || error instanceof SettingsError) refuse(error);
-    throw error;
-  }
-}
-
-function refuse(error: unknown): never {
-  console.error(`api: refusing to start.\n${(error as Error).message}`);
-  process.exit(1);
-}
-
-const { settings, config } = boot();
-const logger = createLogger({ name: 'api', level: settings.LOG_LEVEL, format: settings.LOG_FORMAT });
-let deps: ReturnType<typeof createApiDependencies>;
-try {
-  deps = createApiDependencies(settings, config, logger);
-} catch (error) {
-  // e.g. a configuration outside Cloudflare Stream's bounds (expiry 120–21600 s).
-  if (error instanceof VideoProviderConfigError) refuse(error);
-  throw error;
-}
-const server = createServer(createApp(deps));
-server.requestTimeout = settings.REQUEST_TIMEOUT_SECONDS * 1000;
-server.headersTimeout = 30_000;
-server.keepAliveTimeout = 5_000;
-
-sweepAtStart(deps).then(
-  (removed) => removed > 0 && logger.info({ removed }, 'removed temporary files of unfinished uploads'),
-  (error: unknown) => logger.warn({ err: error }, 'could not sweep temporary files of unfinished uploads'),
-);
-
-server.listen(settings.API_PORT, settings.API_HOST, () => {
-  logger.info({ url: `http://${settings.API_HOST}:${settings.API_PORT}` }, 'api listening');
-});
-
-onShutdown(logger, [
-  // Stop accepting, let in-flight requests finish, then release connections.
-  { name: 'http', run: () => new Promise<void>((resolve) => server.close(() => resolve())) },
-  { name: 'dependencies', run: () => closeApiDependencies(deps) },
-]);
+await startTracing('api', process.env);
+await import('./api-process');

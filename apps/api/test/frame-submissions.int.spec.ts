@@ -58,7 +58,8 @@ describe('POST /v1/frame-submissions', () => {
     const events = await api.deps.db.repos.submissions.events(id);
     expect(events.map((e) => [e.fromStatus, e.toStatus, e.actorType])).toEqual([[null, 'received', 'agent']]);
     const job = await api.deps.queues.queue('image-processing').getJob(jobIdFor('image.process', { submissionId: id }));
-    expect(job?.data).toEqual({ submissionId: id });
+    // The request's id travels with the job, into the worker's log lines of the frame.
+    expect(job?.data).toEqual({ submissionId: id, origin: { requestId: res.headers.get('x-request-id') } });
     expect(await api.storedFiles()).toHaveLength(1); // the original; no spool file left
   });
 

@@ -63,7 +63,11 @@ describe('POST /v1/media-uploads', () => {
     const job = await api.deps.queues
       .queue('upload-expiry')
       .getJob(jobIdFor('upload.expire', { submissionId: res.body.submission_id, uploadId: res.body.id }));
-    expect(job?.data).toEqual({ submissionId: res.body.submission_id, uploadId: res.body.id });
+    expect(job?.data).toEqual({
+      submissionId: res.body.submission_id,
+      uploadId: res.body.id,
+      origin: { requestId: res.headers.get('x-request-id') },
+    });
     expect(job!.opts.delay).toBeGreaterThan(3500_000);
   });
 

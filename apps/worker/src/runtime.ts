@@ -1,7 +1,7 @@
 import type { ProjectConfig, Settings } from '@framedesk/config';
 import { createDatabase, type Database } from '@framedesk/db';
 import { configureImageProcessing } from '@framedesk/media';
-import type { Logger, Registry } from '@framedesk/observability';
+import { type Logger, type Registry, withTransitionMetrics } from '@framedesk/observability';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import {
@@ -33,6 +33,7 @@ import { createVideoProvider } from '@framedesk/video-provider';
 import type { AnyJobHandler, JobContext, WorkerDeps } from './jobs/job-handler';
 import { classifyJobError, serverFaultDelayMs } from './job-errors';
 import { buildHandlerRegistry, JOB_HANDLERS } from './jobs/registry';
+import { observeJob, type ObservedJob } from './job-observer';
 import { createQueueGates } from './queue-gates';
 import { checkNeeds, needsOf } from './readiness';
 import { createWorkerMetrics } from './worker-metrics';
@@ -92,13 +93,15 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
 
   const connection = createRedis(settings.REDIS_URL, 'worker');
   connection.on('error', (error) => logger.warn({ err: error }, 'redis error'));
-  // Status changes (a frame now waiting for review) are announced to open workbenches.
-  const db: Database = withReviewChanges(
-    createDatabase({ url: settings.DATABASE_URL, poolSize: settings.DATABASE_POOL_SIZE }),
-    reviewChangePublisher(connection, settings.REDIS_PREFIX),
+  const database = createDatabase({ url: settings.DATABASE_URL, poolSize: settings.DATABASE_POOL_SIZE });
+  const queues = createQueueProducer(connection, settings.REDIS_PREFIX);
+  const metrics = createWorkerMetrics(options.metrics, { queues, db: database });
+  // Status changes (a frame now waiting for review) are announced to open workbenches, and counted.
+  const db: Database = withTransitionMetrics(
+    withReviewChanges(database, reviewChangePublisher(connection, settings.REDIS_PREFIX)),
+    metrics.pipeline,
   );
   const storage = options.storage ?? createStorage(settings);
-  const queues = createQueueProducer(connection, settings.REDIS_PREFIX);
   const nearDuplicates = nearDuplicateSettings(settings);
   // Throws at start-up when the configuration does not fit the chosen driver.
   const provider = createVideoProvider(settings, config);
@@ -129,7 +132,6 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
     }),
     repair: mediaRepairService({ db, storage, config }),
   };
-  const metrics = createWorkerMetrics(options.metrics, { queues, db });
   const stats = { stalled: 0, completed: 0, failed: 0, serverFaults: 0 };
   const status = createWorkerStatusStore(connection, settings.REDIS_PREFIX);
   const backoff = options.serverFaultBackoff ?? { baseMs: 5_000, maxMs: 300_000 };
@@ -156,19 +158,18 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
     return delay;
   }
 
-  const processor = (queue: QueueName) => async (job: Job, token?: string) => {
+  const processJob = async (queue: QueueName, job: Job, token: string | undefined, observed: ObservedJob) => {
     const name = job.name as JobName;
-    const submissionId = (job.data as { submissionId?: string }).submissionId;
-    const jobLogger = logger.child({
-      queue,
-      job: name,
-      jobId: job.id,
-      attempt: job.attemptsMade + 1,
-      ...(submissionId ? { submissionId } : {}),
-    });
+    const jobLogger = observed.logger;
     const handler = registry.get(name);
     if (!handler) throw new UnrecoverableError(`no handler for job ${name}`);
-    const context: JobContext = { deps, logger: jobLogger, job };
+    const context: JobContext = {
+      deps,
+      logger: jobLogger,
+      job,
+      origin: observed.origin,
+      recordOutcome: observed.recordOutcome,
+    };
     const started = process.hrtime.bigint();
     const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
     try {
@@ -181,6 +182,7 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
       if (kind.kind === 'server') {
         // Not the media's fault: never `failed`; tried again, backing off, for as long as it lasts.
         stats.serverFaults++;
+        observed.recordOutcome('held');
         metrics.jobFinished(queue, name, 'retried', seconds());
         const delay = await holdForServerFault(queue, job, token, kind.reason);
         jobLogger.error({ err, reason: kind.reason, retryInSeconds: delay / 1000 }, `server fault: ${kind.reason}`);
@@ -189,6 +191,7 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
       await status.clearFault(queue, job.id!).catch(() => undefined);
       const permanent = err instanceof UnrecoverableError;
       const last = permanent || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      observed.recordOutcome(last ? 'failed' : 'retried');
       metrics.jobFinished(queue, name, last ? 'failed' : 'retried', seconds());
       if (!permanent && last && handler.exhausted) {
         // If this fails too, the submission stays in the pipeline and the reconciler retries it.
@@ -202,6 +205,10 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
       throw err;
     }
   };
+  const processor = (queue: QueueName) => (job: Job, token?: string) =>
+    observeJob({ queue, job, logger, metrics: metrics.pipeline, db }, (observed) =>
+      processJob(queue, job, token, observed),
+    );
 
   const served = options.queues ?? [...QUEUE_NAMES];
   const consume = (queue: QueueName) => {

@@ -1,10 +1,16 @@
 import type { Database } from '@framedesk/db';
-import { Counter, Gauge, Histogram, type Registry } from '@framedesk/observability';
+import {
+  Counter,
+  createPipelineMetrics,
+  Histogram,
+  type Registry,
+  registerClusterGauges,
+} from '@framedesk/observability';
 import type { QueueProducer } from '@framedesk/queues';
 
 export type JobOutcome = 'completed' | 'retried' | 'failed';
 
-/** The worker's Prometheus metrics; queue depth and submissions are read when scraped. */
+/** The worker's Prometheus metrics; the shared state (queues, submissions, review backlog) is read when scraped. */
 export function createWorkerMetrics(registry: Registry, sources: { queues: QueueProducer; db: Database }) {
   const jobs = new Counter({
     name: 'framedesk_jobs_total',
@@ -25,29 +31,12 @@ export function createWorkerMetrics(registry: Registry, sources: { queues: Queue
     labelNames: ['queue'],
     registers: [registry],
   });
-  new Gauge({
-    name: 'framedesk_queue_depth',
-    help: 'Jobs per queue and state (shared by all workers)',
-    labelNames: ['queue', 'state'],
-    registers: [registry],
-    async collect() {
-      this.reset();
-      const counts = await sources.queues.counts();
-      for (const [queue, states] of Object.entries(counts))
-        for (const [state, n] of Object.entries(states)) this.set({ queue, state }, n);
-    },
+  registerClusterGauges(registry, {
+    queues: sources.queues,
+    submissions: sources.db.repos.submissions,
+    review: sources.db.repos.review,
   });
-  new Gauge({
-    name: 'framedesk_submissions',
-    help: 'Submissions by status (shared by all processes)',
-    labelNames: ['status'],
-    registers: [registry],
-    async collect() {
-      this.reset();
-      for (const [status, n] of Object.entries(await sources.db.repos.submissions.countByStatus()))
-        this.set({ status }, n);
-    },
-  });
+  const pipeline = createPipelineMetrics(registry);
   return {
     jobFinished(queue: string, job: string, outcome: JobOutcome, seconds: number) {
       jobs.inc({ queue, job, outcome });
@@ -56,6 +45,7 @@ export function createWorkerMetrics(registry: Registry, sources: { queues: Queue
     jobStalled(queue: string) {
       stalled.inc({ queue });
     },
+    pipeline,
   };
 }
 

@@ -92,7 +92,7 @@ describe('nothing lost: real worker processes killed, restarted and shut down', 
         .map((line) => JSON.parse(line) as Record<string, unknown>)
         .filter((line) => line['job'] === 'image.process');
       expect(jobLines.length).toBeGreaterThan(0);
-      for (const line of jobLines) expect(line['submissionId']).toMatch(/^sub_/);
+      for (const line of jobLines) expect(line['submission_id']).toMatch(/^sub_/);
 
       const metrics = await (await fetch(`http://127.0.0.1:${second.port}/metrics`)).text();
       expect(metrics).toMatch(

@@ -97,6 +97,23 @@ async function readPage(db: DbClient, query: Prisma.Sql): Promise<SubmissionWith
 /** Reads and claims for the reviewer workbench. Status changes still go through `Database.transition`. */
 export function reviewRepository(db: DbClient) {
   return {
+    /**
+     * The review backlog's age: per channel with frames in `needs_review`, since when its oldest
+     * has waited (from its submission), oldest channels first, at most `limit` of them. One
+     * statement, one probe of the review-queue index per channel.
+     */
+    async oldestWaitingPerChannel(limit: number): Promise<{ channel: string; since: Date }[]> {
+      return db.$queryRaw<{ channel: string; since: Date }[]>`
+        SELECT c.slug AS channel, oldest.created_at AS since
+        FROM channels c
+        CROSS JOIN LATERAL (
+          SELECT s.created_at FROM submissions s
+          WHERE s.status = 'needs_review' AND s.channel_id = c.id
+          ORDER BY s.created_at LIMIT 1
+        ) oldest
+        ORDER BY oldest.created_at LIMIT ${limit}`;
+    },
+
     /** `needs_review`, oldest first, keyset-paginated on (created_at, id). One statement. */
     async queue(filter: ReviewQueueFilter): Promise<SubmissionWithMedia[]> {
       // By id (a scalar subquery), not a join on the slug, which the planner would sort after:

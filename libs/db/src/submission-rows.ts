@@ -23,6 +23,8 @@ export interface SubmissionRow {
   readonly width: number | null;
   readonly height: number | null;
   readonly durationMs: number | null;
+  /** The frame's trace (W3C traceparent), when tracing recorded one; not every read selects it. */
+  readonly traceParent?: string | null;
   readonly createdAt: Date;
   readonly updatedAt: Date;
   /** Set when retention or an erasure deleted its media (absent where a row is built before it is stored). */

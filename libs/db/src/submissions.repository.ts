@@ -201,6 +201,14 @@ export function submissionsRepository(db: DbClient) {
       await db.submission.updateMany({ where: { id }, data: { updatedAt: new Date() } });
     },
 
+    /**
+     * Remembers the frame's trace the first time a job of it runs traced (a retry keeps the
+     * first). Not a change of the submission: `updated_at` stays as it is.
+     */
+    async recordTraceParent(id: string, traceParent: string): Promise<void> {
+      await db.$executeRaw`UPDATE submissions SET trace_parent = ${traceParent} WHERE id = ${id} AND trace_parent IS NULL`;
+    },
+
     countByStatus: async (): Promise<Record<string, number>> => {
       const rows = await db.submission.groupBy({ by: ['status'], _count: { _all: true } });
       return Object.fromEntries(rows.map((r) => [r.status, r._count._all]));

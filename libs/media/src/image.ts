@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import type { VariantSpec } from '@framedesk/config';
+import { withSpan } from '@framedesk/observability';
 import type { Metadata } from 'sharp';
 import { hashPipeline, perceptualHash } from './fingerprint';
 import { loadSharp, setSharpThreads } from './sharp-loader';
@@ -154,7 +155,9 @@ export async function processImage(
   if (source.width * source.height * (metadata.channels ?? 4) <= DECODE_ONCE_MAX_BYTES) {
     let decoded: { data: Buffer; info: { width: number; height: number; channels: 1 | 2 | 3 | 4 } };
     try {
-      decoded = await open().raw().toBuffer({ resolveWithObject: true });
+      decoded = await withSpan('sharp.decode', { 'image.width': source.width, 'image.height': source.height }, () =>
+        open().raw().toBuffer({ resolveWithObject: true }),
+      );
     } catch (error) {
       throw classify(error);
     }
@@ -172,7 +175,11 @@ export async function processImage(
       pipeline = pipeline.resize({ width: target.width, height: target.height, fit: 'fill' });
     }
     try {
-      const { data, info } = await pipeline.webp({ quality: 82 }).toBuffer({ resolveWithObject: true });
+      const { data, info } = await withSpan(
+        'sharp.variant',
+        { 'framedesk.variant': spec.name, 'image.width': target.width, 'image.height': target.height },
+        () => pipeline.webp({ quality: 82 }).toBuffer({ resolveWithObject: true }),
+      );
       results.push({
         name: spec.name,
         data,
@@ -187,10 +194,11 @@ export async function processImage(
   }
   let hash: bigint;
   try {
-    hash =
+    hash = await withSpan('image.fingerprint', {}, () =>
       decode !== open && hashFromPixelsMatches(metadata)
-        ? await hashPipeline(decode())
-        : await perceptualHash(input, { maxInputPixels: maxPixels });
+        ? hashPipeline(decode())
+        : perceptualHash(input, { maxInputPixels: maxPixels }),
+    );
   } catch (error) {
     throw classify(error);
   }

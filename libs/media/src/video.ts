@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { withSpan } from '@framedesk/observability';
 import { loadSharp } from './sharp-loader';
 
 /** ffprobe/ffmpeg executables and how long each run may take (a hostile file must not hang a worker). */
@@ -47,7 +48,12 @@ export class VideoToolUnavailableError extends Error {
 
 const MAX_OUTPUT = 16 * 1024 * 1024;
 
+/** Runs ffprobe or ffmpeg, in a span of its own (arguments left out: they name temporary files). */
 function run(tool: VideoTool, file: string, args: string[], timeoutMs: number): Promise<Buffer> {
+  return withSpan(tool, { 'process.executable.name': tool }, () => runTool(tool, file, args, timeoutMs));
+}
+
+function runTool(tool: VideoTool, file: string, args: string[], timeoutMs: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     execFile(
       file,

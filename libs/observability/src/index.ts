@@ -1,3 +1,6 @@
 export * from './logger';
 export * from './metrics';
 export * from './shutdown';
+export * from './tracing';
+export * from './pipeline-metrics';
+export * from './cluster-metrics';

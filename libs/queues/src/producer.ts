@@ -1,8 +1,11 @@
 import { type JobsOptions, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { currentTraceCarrier } from '@framedesk/observability';
+import { oldestWaitingSince } from './queue-age';
 import {
   JOB_QUEUES,
   jobIdFor,
+  type JobOrigin,
   type JobName,
   type JobPayloads,
   QUEUE_NAMES,
@@ -25,6 +28,18 @@ export interface EnqueueOptions {
   readonly attempt?: string;
   /** Lower runs first (BullMQ priority). */
   readonly priority?: number;
+  /** The request (or the job) this one continues; the current trace context is added by itself. */
+  readonly origin?: Pick<JobOrigin, 'requestId'>;
+}
+
+/** The payload, and `origin` when there is one to carry. */
+function jobData(payload: object, origin: EnqueueOptions['origin']): object {
+  const trace = currentTraceCarrier();
+  if (!origin?.requestId && !trace) return payload;
+  return {
+    ...payload,
+    origin: { ...(origin?.requestId ? { requestId: origin.requestId } : {}), ...(trace ? { trace } : {}) },
+  };
 }
 
 /** Priority of re-runs (reconciler, operator retries): behind new work, which has none. */
@@ -61,7 +76,11 @@ export interface QueueProducer {
    * Enqueues a deliberate re-run (reconciler): a fresh job id, behind new work, remembered so
    * `hasLiveJob` sees it. Returns the attempt suffix used.
    */
-  enqueueRerun<J extends JobName>(name: J, payload: JobPayloads[J], options?: { at?: Date }): Promise<string>;
+  enqueueRerun<J extends JobName>(
+    name: J,
+    payload: JobPayloads[J],
+    options?: { at?: Date; origin?: EnqueueOptions['origin'] },
+  ): Promise<string>;
   /**
    * True while the original job, or the latest job enqueued with an attempt suffix (a re-run, a
    * video status poll), of `name` for this payload is waiting, delayed or running.
@@ -71,6 +90,10 @@ export interface QueueProducer {
   schedule(name: (typeof SCHEDULED_JOBS)[number], everyMs: number): Promise<void>;
   /** Job counts per queue and state (for queue-depth metrics and the ops page). */
   counts(): Promise<Record<QueueName, Record<string, number>>>;
+  /** Per queue, how long its oldest waiting job has waited, in seconds (null: none waits). One round trip. */
+  oldestWaitingSeconds(now?: number): Promise<Record<QueueName, number | null>>;
+  /** Per queue, the worker connections consuming it now (BullMQ's count). */
+  workerCounts(): Promise<Record<QueueName, number>>;
   queue(name: QueueName): Queue;
   close(): Promise<void>;
 }
@@ -90,7 +113,7 @@ export function createQueueProducer(connection: Redis, prefix: string): QueuePro
     // Written first: a crash between the two writes leaves a pointer to nothing (harmless).
     if (options.attempt) await connection.set(rerunKey(name, payload), options.attempt, 'EX', RERUN_MEMORY_SECONDS);
     const delay = options.at ? Math.max(0, options.at.getTime() - Date.now()) : undefined;
-    await queue(JOB_QUEUES[name]).add(name, payload, {
+    await queue(JOB_QUEUES[name]).add(name, jobData(payload, options.origin), {
       jobId: jobIdFor(name, payload, options.attempt),
       ...(delay !== undefined ? { delay } : {}),
       ...(options.priority !== undefined ? { priority: options.priority } : {}),
@@ -100,7 +123,12 @@ export function createQueueProducer(connection: Redis, prefix: string): QueuePro
     enqueue,
     async enqueueRerun(name, payload, options = {}) {
       const attempt = `r${Date.now()}${Math.floor(Math.random() * 1000)}`;
-      await enqueue(name, payload, { attempt, priority: RERUN_PRIORITY, ...(options.at ? { at: options.at } : {}) });
+      await enqueue(name, payload, {
+        attempt,
+        priority: RERUN_PRIORITY,
+        ...(options.at ? { at: options.at } : {}),
+        ...(options.origin ? { origin: options.origin } : {}),
+      });
       return attempt;
     },
     async hasLiveJob(name, payload) {
@@ -130,6 +158,16 @@ export function createQueueProducer(connection: Redis, prefix: string): QueuePro
         ),
       );
       return Object.fromEntries(entries) as Record<QueueName, Record<string, number>>;
+    },
+    async oldestWaitingSeconds(now = Date.now()) {
+      const since = await oldestWaitingSince(connection, QUEUE_NAMES.map(queue));
+      return Object.fromEntries(
+        QUEUE_NAMES.map((name, i) => [name, since[i] == null ? null : Math.max(0, (now - since[i]!) / 1000)]),
+      ) as Record<QueueName, number | null>;
+    },
+    async workerCounts() {
+      const counts = await Promise.all(QUEUE_NAMES.map((name) => queue(name).getWorkersCount()));
+      return Object.fromEntries(QUEUE_NAMES.map((name, i) => [name, counts[i] ?? 0])) as Record<QueueName, number>;
     },
     queue,
     async close() {

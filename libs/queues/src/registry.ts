@@ -38,6 +38,28 @@ export const JOB_QUEUES: { readonly [J in JobName]: QueueName } = {
 
 export const JOB_NAMES = Object.keys(JOB_QUEUES) as JobName[];
 
+/**
+ * Where a job comes from, kept in its data beside the payload (`data.origin`): the id of the API
+ * request that caused it (its X-Request-Id), so the worker's log lines for a frame carry it, and,
+ * when tracing is on, the W3C trace context (`traceparent`) of the span that enqueued it, so the
+ * worker's span continues the request's trace.
+ */
+export interface JobOrigin {
+  readonly requestId?: string;
+  readonly trace?: Readonly<Record<string, string>>;
+}
+
+/** The origin a job's data carries (none for jobs enqueued before origins existed, or by timers). */
+export function originOf(data: unknown): JobOrigin {
+  const origin = (data as { origin?: unknown } | null)?.origin;
+  if (!origin || typeof origin !== 'object') return {};
+  const { requestId, trace } = origin as Record<string, unknown>;
+  return {
+    ...(typeof requestId === 'string' ? { requestId } : {}),
+    ...(trace && typeof trace === 'object' ? { trace: trace as Record<string, string> } : {}),
+  };
+}
+
 /** Jobs that run on a timer (BullMQ job schedulers), never enqueued per submission. */
 export const SCHEDULED_JOBS = [
   'maintenance.reconcile',

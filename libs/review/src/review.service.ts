@@ -1,7 +1,8 @@
 import type { Readable } from 'node:stream';
 import { DomainError, FAILURE_CODES, randomToken, type ReviewerRole } from '@framedesk/domain';
 import type { ReviewBatchResult } from '@framedesk/contracts';
-import { ALL_CHANNELS, type ChannelScope, type Database } from '@framedesk/db';
+import { ALL_CHANNELS, type ChannelScope, type Database, type SubmissionRow } from '@framedesk/db';
+import { annotateSpan, withLinkedSpan } from '@framedesk/observability';
 import type { ReviewChangePublisher } from '@framedesk/queues';
 import {
   type Decision,
@@ -34,7 +35,7 @@ export interface RetryEnqueuer {
   enqueue(
     name: 'image.process' | 'video.process',
     payload: { submissionId: string },
-    options: { attempt: string },
+    options: { attempt: string; origin?: { requestId?: string | undefined } },
   ): Promise<void>;
 }
 
@@ -57,6 +58,8 @@ export interface ReviewServiceDeps {
   readonly changes?: ReviewChangePublisher;
   /** Near-duplicate search (threshold, window); defaults to 10 bits and 90 days. */
   readonly nearDuplicates?: NearDuplicateSettings;
+  /** Counts decisions by outcome (libs/observability's pipeline metrics). */
+  readonly decisions?: { decided(outcome: 'promoted' | 'rejected'): void };
 }
 
 /** One frame's answer in a batch decision. */
@@ -119,9 +122,37 @@ export function reviewService(deps: ReviewServiceDeps) {
     return { ...detailView(row, urlsFor(me), me.reviewerId, emails, now()), similar };
   }
 
+  /**
+   * A decision is its own trace (the reviewer's request), linked to the trace of the frame it
+   * decides when the worker recorded one.
+   */
   async function decideOne(id: string, decision: Decision, me: Reviewer): Promise<'promoted' | 'rejected'> {
-    const at = now();
     const current = await visible(id, me);
+    const to = await withLinkedSpan(
+      'review.decision',
+      [current.traceParent ? { traceparent: current.traceParent } : undefined],
+      {
+        'framedesk.submission_id': id,
+        'framedesk.media_type': current.mediaType,
+        'framedesk.decision': decision.decision,
+      },
+      async () => {
+        const outcome = await decideCurrent(current, decision, me);
+        annotateSpan({ 'framedesk.outcome': outcome });
+        return outcome;
+      },
+    );
+    deps.decisions?.decided(to);
+    return to;
+  }
+
+  async function decideCurrent(
+    current: SubmissionRow,
+    decision: Decision,
+    me: Reviewer,
+  ): Promise<'promoted' | 'rejected'> {
+    const at = now();
+    const id = current.id;
     if (current.status !== 'needs_review') throw alreadyDecided(current.status);
     if (current.claimedBy && current.claimedBy !== me.reviewerId && current.claimedUntil && current.claimedUntil > at) {
       throw new DomainError('claimed_by_other', 'Another reviewer is reviewing this frame right now.');
@@ -344,8 +375,11 @@ export function reviewService(deps: ReviewServiceDeps) {
       };
     },
 
-    /** Failed processing re-enters the pipeline at its start, through the status machine, then is enqueued anew. */
-    async retry(id: string, me: Reviewer) {
+    /**
+     * Failed processing re-enters the pipeline at its start, through the status machine, then is
+     * enqueued anew (the job carries `requestId`, the retrying request's, into the worker's logs).
+     */
+    async retry(id: string, me: Reviewer, requestId?: string) {
       assertAdmin(me);
       const current = await db.repos.submissions.findById(id);
       if (!current) throw notFound(id);
@@ -378,7 +412,7 @@ export function reviewService(deps: ReviewServiceDeps) {
       await deps.queues.enqueue(
         current.mediaType === 'image' ? 'image.process' : 'video.process',
         { submissionId: id },
-        { attempt },
+        { attempt, origin: { requestId } },
       );
       return { id, status: to };
     },

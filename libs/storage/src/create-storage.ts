@@ -1,7 +1,9 @@
 import type { Settings } from '@framedesk/config';
+import { tracingEnabled } from '@framedesk/observability';
 import { createFsStorage } from './fs.storage';
 import { createS3Storage } from './s3.storage';
 import type { ObjectStorage } from './storage';
+import { tracedStorage } from './traced-storage';
 
 export type StorageSettings = Pick<
   Settings,
@@ -14,8 +16,13 @@ export type StorageSettings = Pick<
   | 'S3_FORCE_PATH_STYLE'
 >;
 
-/** The storage driver the settings select (`STORAGE_DRIVER`). */
+/** The storage driver the settings select (`STORAGE_DRIVER`), with spans when tracing is on. */
 export function createStorage(settings: StorageSettings): ObjectStorage {
+  const storage = createDriver(settings);
+  return tracingEnabled() ? tracedStorage(storage) : storage;
+}
+
+function createDriver(settings: StorageSettings): ObjectStorage {
   switch (settings.STORAGE_DRIVER) {
     case 'fs':
       return createFsStorage(settings.STORAGE_FS_ROOT);

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { withSpan } from '@framedesk/observability';
 
 export interface StoredObject {
   readonly byteSize: number;
@@ -76,19 +77,16 @@ export class ObjectTooLargeError extends Error {
 }
 
 /** Reads a whole object into memory, refusing past `maxBytes` (for images the worker decodes anyway). */
-export async function readObject(
-  storage: ObjectStorage,
-  bucket: string,
-  key: string,
-  maxBytes?: number,
-): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let bytes = 0;
-  for await (const chunk of await storage.get(bucket, key)) {
-    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
-    bytes += buffer.length;
-    if (maxBytes !== undefined && bytes > maxBytes) throw new ObjectTooLargeError(maxBytes);
-    chunks.push(buffer);
-  }
-  return Buffer.concat(chunks);
+export function readObject(storage: ObjectStorage, bucket: string, key: string, maxBytes?: number): Promise<Buffer> {
+  return withSpan('storage.read', { 'framedesk.storage.bucket': bucket, 'framedesk.storage.key': key }, async () => {
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    for await (const chunk of await storage.get(bucket, key)) {
+      const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+      bytes += buffer.length;
+      if (maxBytes !== undefined && bytes > maxBytes) throw new ObjectTooLargeError(maxBytes);
+      chunks.push(buffer);
+    }
+    return Buffer.concat(chunks);
+  });
 }

@@ -2,6 +2,7 @@ import type { ProjectConfig } from '@framedesk/config';
 import type { Database, MediaObjectRow, SimilaritySettings } from '@framedesk/db';
 import type { FailureCode, SubmissionStatus } from '@framedesk/domain';
 import { formatsForMimeTypes, isImageProcessingError, processImage } from '@framedesk/media';
+import { annotateSpan } from '@framedesk/observability';
 import { finishProcessing } from './system-review';
 import { type ObjectStorage, ObjectNotFoundError, ObjectTooLargeError, readObject } from '@framedesk/storage';
 import { saveFingerprint } from './fingerprint.service';
@@ -71,6 +72,7 @@ export function imageProcessingService(deps: ImageProcessingDeps) {
   async function start(submissionId: string): Promise<{ ok: true } | { ok: false; reason: string }> {
     const submission = await deps.db.repos.submissions.findById(submissionId);
     if (!submission) return { ok: false, reason: 'no such submission' };
+    annotateSpan({ 'framedesk.agent': submission.agent.slug, 'framedesk.channel': submission.channel.slug });
     if (submission.mediaType !== 'image') return { ok: false, reason: 'not an image' };
     // A retry after a crash finds it already processing and carries on.
     if (submission.status === 'media_processing') return { ok: true };

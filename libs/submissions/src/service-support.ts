@@ -11,6 +11,8 @@ export interface AgentCaller {
   readonly apiKeyId: string;
   readonly agentId: string;
   readonly agentSlug: string;
+  /** The request's id (X-Request-Id): carried by the jobs it enqueues, into the worker's logs. */
+  readonly requestId?: string | undefined;
 }
 
 /** This request's claim on its Idempotency-Key; completed in the transaction that does the work. */
@@ -82,7 +84,11 @@ export function serviceSupport(deps: SubmissionsDependencies) {
     await enqueueAfterCommit(
       async () => {
         const backlog = knownBacklog ?? (await deps.db.repos.backlog.imageBacklog(caller.agentId).catch(() => 1));
-        await deps.queues.enqueue('image.process', { submissionId }, { priority: backlogPriority(backlog) });
+        await deps.queues.enqueue(
+          'image.process',
+          { submissionId },
+          { priority: backlogPriority(backlog), origin: { requestId: caller.requestId } },
+        );
       },
       { submission_id: submissionId },
     );

@@ -146,13 +146,23 @@ export function submissionsService(deps: SubmissionsDependencies) {
         throw error;
       }
       await enqueueAfterCommit(
-        () => deps.queues.enqueue('upload.expire', { submissionId, uploadId }, { at: expiresAt }),
+        () =>
+          deps.queues.enqueue(
+            'upload.expire',
+            { submissionId, uploadId },
+            { at: expiresAt, origin: { requestId: caller.requestId } },
+          ),
         { submission_id: submissionId },
       );
       // video: a remote provider is also polled (with back-off), in case a webhook never comes.
       if (deps.videoProvider.name !== 'local') {
         await enqueueAfterCommit(
-          () => deps.queues.enqueue('video.process', { submissionId }, { at: new Date(createdAt.getTime() + 15_000) }),
+          () =>
+            deps.queues.enqueue(
+              'video.process',
+              { submissionId },
+              { at: new Date(createdAt.getTime() + 15_000), origin: { requestId: caller.requestId } },
+            ),
           { submission_id: submissionId },
         );
       }

@@ -8,7 +8,7 @@ import type { ProjectConfig } from '@framedesk/config';
 import type { Database, MediaUploadWithSubmission } from '@framedesk/db';
 import { DomainError } from '@framedesk/domain';
 import { type SniffedVideo, sniffVideoContainer, VIDEO_SNIFF_BYTES } from '@framedesk/media';
-import type { QueueProducer } from '@framedesk/queues';
+import type { JobOrigin, QueueProducer } from '@framedesk/queues';
 import { type ObjectStorage, storageKeys } from '@framedesk/storage';
 import type { Locker } from '@tus/utils';
 import { peekHead } from './stream-head';
@@ -29,6 +29,8 @@ export interface VideoUploadServiceDeps {
   readonly sweepPartials?: () => Promise<number>;
   readonly now?: () => Date;
   readonly log?: { warn(obj: object, msg: string): void };
+  /** Counts the status change this service makes inside its own transaction (libs/observability's pipeline metrics). */
+  readonly transitions?: { transitioned(from: string, to: string, mediaType: string): void };
 }
 
 export interface CompletedUpload {
@@ -169,7 +171,7 @@ export function createVideoUploadService(deps: VideoUploadServiceDeps) {
     },
 
     /** Basic protocol: the whole file in one stream. Nothing is kept unless it is all there and a video. */
-    async receiveFile(upload: MediaUploadWithSubmission, body: Readable): Promise<CompletedUpload> {
+    async receiveFile(upload: MediaUploadWithSubmission, body: Readable, origin?: JobOrigin): Promise<CompletedUpload> {
       // One upload per session at a time, on any instance: two files must never race for one original.
       const lock = deps.locker.newLock(upload.id);
       await lock.lock(new AbortController().signal, () => {
@@ -186,7 +188,7 @@ export function createVideoUploadService(deps: VideoUploadServiceDeps) {
             `The upload ended after ${size} of the ${upload.byteSize} bytes declared for this session.`,
           );
         }
-        return await this.complete(upload, createReadStream(path), checkContainer(await readHead(path)));
+        return await this.complete(upload, createReadStream(path), checkContainer(await readHead(path)), origin);
       } finally {
         await lock.unlock();
         await rm(path, { force: true });
@@ -202,9 +204,13 @@ export function createVideoUploadService(deps: VideoUploadServiceDeps) {
     },
 
     /** A tus upload's last byte landed: `body` is the whole upload, read back from the tus store. */
-    async completeStored(upload: MediaUploadWithSubmission, stored: Readable): Promise<CompletedUpload> {
+    async completeStored(
+      upload: MediaUploadWithSubmission,
+      stored: Readable,
+      origin?: JobOrigin,
+    ): Promise<CompletedUpload> {
       const { head, body } = await peekHead(stored, VIDEO_SNIFF_BYTES);
-      return this.complete(upload, body, checkContainer(head));
+      return this.complete(upload, body, checkContainer(head), origin);
     },
 
     /**
@@ -212,7 +218,12 @@ export function createVideoUploadService(deps: VideoUploadServiceDeps) {
      * the session is marked complete, the original recorded and the submission moved to
      * `media_processing`; the probe job is enqueued last (the reconciler covers a lost enqueue).
      */
-    async complete(upload: MediaUploadWithSubmission, body: Readable, sniffed: SniffedVideo): Promise<CompletedUpload> {
+    async complete(
+      upload: MediaUploadWithSubmission,
+      body: Readable,
+      sniffed: SniffedVideo,
+      origin?: JobOrigin,
+    ): Promise<CompletedUpload> {
       const bucket = deps.config.storage.vendor_originals_bucket;
       const key = storageKeys.original(upload.submissionId, sniffed.extension);
       const stored = await deps.storage.put(bucket, key, body, {
@@ -258,8 +269,9 @@ export function createVideoUploadService(deps: VideoUploadServiceDeps) {
             await deps.storage.delete(bucket, key).catch(() => undefined);
           throw error;
         });
+      deps.transitions?.transitioned('waiting_for_upload', 'media_processing', 'video');
       try {
-        await deps.queues.enqueue('video.process', { submissionId: upload.submissionId });
+        await deps.queues.enqueue('video.process', { submissionId: upload.submissionId }, origin ? { origin } : {});
       } catch (error) {
         deps.log?.warn(
           { err: error, submission_id: upload.submissionId },

@@ -14,7 +14,8 @@ import {
   probeVideo,
   type VideoToolOptions,
 } from '@framedesk/media';
-import type { QueueProducer } from '@framedesk/queues';
+import { annotateSpan } from '@framedesk/observability';
+import type { JobOrigin, QueueProducer } from '@framedesk/queues';
 import { type ObjectStorage, storageKeys } from '@framedesk/storage';
 import { finishProcessing } from './system-review';
 import type { ProviderNotification, ProviderVideoState, VideoProvider } from '@framedesk/video-provider';
@@ -265,7 +266,7 @@ export function createVideoService(deps: VideoServiceDeps) {
    * Next poll, backing off with the submission's age: every 5–60 s while the provider works on
    * the video, every 15 s – 5 min while nothing has been uploaded (webhooks usually win).
    */
-  async function pollAgain(submission: SubmissionRow, waiting = false): Promise<void> {
+  async function pollAgain(submission: SubmissionRow, waiting: boolean, origin: JobOrigin): Promise<void> {
     const age = now().getTime() - submission.createdAt.getTime();
     const delay = waiting
       ? Math.min(300_000, Math.max(15_000, Math.round(age / 5)))
@@ -274,28 +275,36 @@ export function createVideoService(deps: VideoServiceDeps) {
     await deps.queues.enqueue(
       'video.process',
       { submissionId: submission.id },
-      { at, attempt: `poll-${at.getTime()}` },
+      { at, attempt: `poll-${at.getTime()}`, origin },
     );
   }
 
-  async function processProvider(submission: SubmissionRow, upload: MediaUploadRow | null): Promise<VideoOutcome> {
+  async function processProvider(
+    submission: SubmissionRow,
+    upload: MediaUploadRow | null,
+    origin: JobOrigin,
+  ): Promise<VideoOutcome> {
     if (submission.status !== 'waiting_for_upload' && submission.status !== 'media_processing') return 'skipped';
     if (!upload?.providerRef)
       return fail(submission.id, 'provider_error', 'The upload session has no provider video id.');
     const outcome = await applyState(submission, await deps.provider.getVideo(upload.providerRef));
     // Nothing uploaded yet: the expiry job decides when to stop; while bytes exist, keep asking.
     const stillOpen = outcome === 'waiting' && upload.expiresAt.getTime() > now().getTime();
-    if (outcome === 'processing' || stillOpen) await pollAgain(submission, stillOpen);
+    if (outcome === 'processing' || stillOpen) await pollAgain(submission, stillOpen, origin);
     return outcome;
   }
 
   return {
-    /** The worker's `video.process`: throws on transient errors (BullMQ retries), decides permanent ones. */
-    async processVideo(submissionId: string): Promise<VideoOutcome> {
+    /**
+     * The worker's `video.process`: throws on transient errors (BullMQ retries), decides permanent
+     * ones. `origin`: the job's, carried on by the next poll.
+     */
+    async processVideo(submissionId: string, origin: JobOrigin = {}): Promise<VideoOutcome> {
       const submission = await deps.db.repos.submissions.findById(submissionId);
       if (!submission || submission.mediaType !== 'video') return 'skipped';
+      annotateSpan({ 'framedesk.agent': submission.agent.slug, 'framedesk.channel': submission.channel.slug });
       if (deps.provider.name === 'local') return processLocal(submission);
-      return processProvider(submission, await deps.db.repos.mediaUploads.findBySubmission(submissionId));
+      return processProvider(submission, await deps.db.repos.mediaUploads.findBySubmission(submissionId), origin);
     },
 
     /** A verified webhook: the upload it names moves as its state says; unknown videos are ignored. */
@@ -311,7 +320,7 @@ export function createVideoService(deps: VideoServiceDeps) {
      * At `expires_at`: a session still waiting fails `upload_expired`, unless the provider has
      * the bytes after all (a late or lost notification), in which case processing goes on.
      */
-    async expireUpload(submissionId: string): Promise<VideoOutcome> {
+    async expireUpload(submissionId: string, origin: JobOrigin = {}): Promise<VideoOutcome> {
       const submission = await deps.db.repos.submissions.findById(submissionId);
       const upload = await deps.db.repos.mediaUploads.findBySubmission(submissionId);
       if (!submission || !upload || submission.status !== 'waiting_for_upload') return 'skipped';
@@ -320,7 +329,7 @@ export function createVideoService(deps: VideoServiceDeps) {
         const video = await deps.provider.getVideo(upload.providerRef);
         if (video.state !== 'waiting_for_upload') {
           const outcome = await applyState(submission, video);
-          if (outcome === 'processing') await pollAgain(submission);
+          if (outcome === 'processing') await pollAgain(submission, false, origin);
           return outcome;
         }
       }

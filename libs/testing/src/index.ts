@@ -7,4 +7,6 @@ export * from './s3';
 export * from './browser';
 export * from './reviewer-client';
 export * from './backup';
+export * from './otlp-receiver';
+export * from './prometheus';
 export * from './oidc-provider';

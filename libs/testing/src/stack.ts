@@ -46,16 +46,20 @@ export const APP_PROCESS_ENV: Record<'api' | 'worker' | 'cli', Readonly<Record<s
 };
 
 /**
- * Bundles `apps/<name>/src/main.ts` into one JavaScript file in `outDir` (esbuild; the workspace
- * libs inlined, npm packages left external), as a production build runs it: no TypeScript
- * transpiler in the process (tsx holds about 50 MB of an API's resident memory).
+ * Bundles `apps/<name>/src/main.ts` into `outDir/<name>/main.mjs` and its chunks (esbuild; the
+ * workspace libs inlined, npm packages left external, split as tools/build.mjs splits it), as a
+ * production build runs it: no TypeScript transpiler in the process (tsx holds about 50 MB of an
+ * API's resident memory).
  */
 export async function buildApp(name: 'api' | 'worker', outDir: string): Promise<string> {
   const { build } = await import('esbuild');
-  const outfile = join(outDir, `${name}.mjs`);
+  const outdir = join(outDir, name);
   await build({
-    entryPoints: [join(workspaceRoot, `apps/${name}/src/main.ts`)],
-    outfile,
+    entryPoints: { main: join(workspaceRoot, `apps/${name}/src/main.ts`) },
+    outdir,
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
+    outExtension: { '.js': '.mjs' },
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -68,7 +72,7 @@ export async function buildApp(name: 'api' | 'worker', outDir: string): Promise<
     },
     logLevel: 'warning',
   });
-  return outfile;
+  return join(outdir, 'main.mjs');
 }
 
 /**

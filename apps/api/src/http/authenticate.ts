@@ -9,11 +9,14 @@ import {
 import { DomainError } from '@framedesk/domain';
 import type { Logger } from '@framedesk/observability';
 
-/** The agent authenticated for this request (set by `authenticateAgent`). */
-export function callerOf(res: Response): AgentPrincipal {
+/**
+ * The agent authenticated for this request (set by `authenticateAgent`), with the request's id:
+ * the jobs the agent's request causes carry it, so the worker's log lines join the API's.
+ */
+export function callerOf(res: Response): AgentPrincipal & { readonly requestId?: string } {
   const caller = res.locals['caller'] as AgentPrincipal | undefined;
   if (!caller) throw new DomainError('unauthenticated', 'Send "Authorization: Bearer <API key>".');
-  return caller;
+  return { ...caller, requestId: res.locals['requestId'] as string | undefined };
 }
 
 /**

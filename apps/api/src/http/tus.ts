@@ -41,8 +41,9 @@ const tokenOf = (url: string) => new URL(url, 'http://x').searchParams.get('toke
  * processing. Errors leave as problem+json with the error table's codes.
  */
 export function tusHandler(deps: TusDeps): RequestHandler {
-  // Per request: the authorised session, and a domain error a hook raised.
+  // Per request: the authorised session, our request id, and a domain error a hook raised.
   const sessions = new WeakMap<Request, MediaUploadWithSubmission>();
+  const requestIds = new WeakMap<Request, string>();
   const failures = new WeakMap<Request, DomainError>();
   const server = new Server({
     path: MOUNT,
@@ -57,7 +58,7 @@ export function tusHandler(deps: TusDeps): RequestHandler {
     async onUploadFinish(req, upload) {
       const session = sessions.get(req);
       if (!session) throw new DomainError('not_found', 'No upload session matches this URL.');
-      await deps.uploads.completeStored(session, await deps.store.read(upload.id));
+      await deps.uploads.completeStored(session, await deps.store.read(upload.id), { requestId: requestIds.get(req) });
       await deps.store.discard(upload.id).catch(() => undefined);
       return {};
     },
@@ -181,6 +182,7 @@ export function tusHandler(deps: TusDeps): RequestHandler {
       const body = session && req.method !== 'OPTIONS' ? await prepare(req, res, session) : null;
       const request = toWebRequest(req, body);
       if (session) sessions.set(request, session);
+      requestIds.set(request, res.locals['requestId'] as string);
       const response = await server.handleWeb(request);
       const failure = failures.get(request);
       if (failure || response.status >= 400) {

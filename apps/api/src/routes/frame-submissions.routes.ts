@@ -4,6 +4,7 @@ import { DomainError, isSubmissionStatus } from '@framedesk/domain';
 import { LIST_LIMIT_MAX } from '@framedesk/contracts';
 import type { RequestValidators, SubmissionsService } from '@framedesk/submissions';
 import { callerOf } from '../http/authenticate';
+import { annotateSubmission } from '../http/submission-span';
 import { fingerprintOf, idempotencyKeyOf, type IdempotentResult, runIdempotent } from '../http/idempotency';
 import { type MultipartLimits, receiveFrameParts } from '../http/multipart';
 import { methodNotAllowed } from '../http/problem';
@@ -69,7 +70,15 @@ export function frameSubmissionsRoutes(deps: FrameSubmissionsRouteDeps): Router 
       throw error;
     }
     if (result.replayed) await parts.image.discard();
-    sendCreated(res, result, `${PATH}/${(result.body as { id: string }).id}`);
+    const created = result.body as { id: string; agent_slug: string; channel_slug: string };
+    annotateSubmission({
+      submissionId: created.id,
+      agentSlug: created.agent_slug,
+      channelSlug: created.channel_slug,
+      mediaType: 'image',
+      outcome: result.replayed ? 'replayed' : 'accepted',
+    });
+    sendCreated(res, result, `${PATH}/${created.id}`);
   });
 
   router.get(PATH, async (req, res) => {

@@ -22,6 +22,27 @@ function sameToken(given: string, expected: string): boolean {
   return timingSafeEqual(a, b);
 }
 
+/** Runs every check (2 s each, at once); a failed check's reason goes to `log`, never to the caller. */
+export async function runReadinessChecks(
+  checks: readonly ReadinessCheck[],
+  log: HealthRoutesOptions['log'],
+): Promise<(readonly [string, { status: 'ok' | 'unavailable' }])[]> {
+  return Promise.all(
+    checks.map(async ({ name, check }) => {
+      const timeout = new Promise((_, reject) =>
+        setTimeout(() => reject(new Error('timed out after 2s')), 2_000).unref(),
+      );
+      try {
+        await Promise.race([check(), timeout]);
+        return [name, { status: 'ok' }] as const;
+      } catch (error) {
+        log({ check: name, err: error }, 'readiness check failed');
+        return [name, { status: 'unavailable' }] as const;
+      }
+    }),
+  );
+}
+
 /** `/healthz`: the process is up. `/readyz`: PostgreSQL, Redis and storage answer. `/metrics`. */
 export function healthRoutes(
   checks: readonly ReadinessCheck[],
@@ -33,20 +54,7 @@ export function healthRoutes(
     res.json({ status: 'ok' });
   });
   router.get('/readyz', async (_req, res) => {
-    const results = await Promise.all(
-      checks.map(async ({ name, check }) => {
-        const timeout = new Promise((_, reject) =>
-          setTimeout(() => reject(new Error('timed out after 2s')), 2_000).unref(),
-        );
-        try {
-          await Promise.race([check(), timeout]);
-          return [name, { status: 'ok' }] as const;
-        } catch (error) {
-          options.log({ check: name, err: error }, 'readiness check failed');
-          return [name, { status: 'unavailable' }] as const;
-        }
-      }),
-    );
+    const results = await runReadinessChecks(checks, options.log);
     const checked = Object.fromEntries(results);
     if (results.every(([, r]) => r.status === 'ok')) {
       res.json({ status: 'ok', checks: checked });

@@ -3,6 +3,7 @@ import type { Database } from '@framedesk/db';
 import { DomainError } from '@framedesk/domain';
 import type { RequestValidators, SubmissionsService } from '@framedesk/submissions';
 import { callerOf } from '../http/authenticate';
+import { annotateSubmission } from '../http/submission-span';
 import { fingerprintOf, idempotencyKeyOf, runIdempotent } from '../http/idempotency';
 import { methodNotAllowed } from '../http/problem';
 import { type IdempotencySettings, sendCreated } from './frame-submissions.routes';
@@ -40,6 +41,13 @@ export function mediaUploadsRoutes(deps: MediaUploadsRouteDeps): Router {
       { apiKeyId: caller.apiKeyId, key, fingerprint, ...deps.idempotency },
       (token) => deps.submissions.createVideoUpload({ caller, request, idempotency: token }),
     );
+    annotateSubmission({
+      submissionId: (result.body as { submission_id: string }).submission_id,
+      agentSlug: caller.agentSlug,
+      channelSlug: request.channel_slug,
+      mediaType: 'video',
+      outcome: result.replayed ? 'replayed' : 'accepted',
+    });
     sendCreated(res, result, `${PATH}/${(result.body as { id: string }).id}`);
   });
 

@@ -154,6 +154,7 @@ export function reviewRoutes(deps: ApiDependencies, options: ReviewRoutesOptions
     queueDepths: options.queueDepths ?? defaultQueueDepths(deps),
     changes: reviewChangePublisher(deps.redis, deps.settings.REDIS_PREFIX),
     nearDuplicates: nearDuplicateSettings(deps.settings),
+    decisions: deps.pipeline,
   });
   const changes = reviewChangeSubscriber(deps.redis, deps.settings.REDIS_PREFIX);
   const cookieOptions = { trustProxy: deps.settings.TRUST_PROXY !== false };
@@ -244,7 +245,7 @@ export function reviewRoutes(deps: ApiDependencies, options: ReviewRoutesOptions
   });
 
   router.post('/submissions/:id/retry', requireAdmin, async (req, res) => {
-    res.status(202).json(await review.retry(submissionId(req), reviewerOf(res)));
+    res.status(202).json(await review.retry(submissionId(req), reviewerOf(res), res.locals['requestId'] as string));
   });
 
   router.get('/ops/workers', requireAdmin, opsWorkersHandler(deps));

@@ -31,7 +31,7 @@ function basicUpload(uploads: VideoUploadService): RequestHandler {
                 `Unexpected file field "${file.fieldname}"; send the video as "file".`,
               ),
             );
-          uploads.receiveFile(upload, file.stream).then(
+          uploads.receiveFile(upload, file.stream, { requestId: res.locals['requestId'] as string }).then(
             (result) => {
               done = result;
               callback(null, { size: result.byteSize });

@@ -3,8 +3,9 @@ import { defineJob } from './job-handler';
 
 export const imageProcessJob = defineJob({
   name: 'image.process',
-  async run({ submissionId }, { deps, logger }) {
+  async run({ submissionId }, { deps, logger, recordOutcome }) {
     const result = await deps.images.process(submissionId);
+    recordOutcome(result.outcome);
     switch (result.outcome) {
       case 'skipped':
         logger.info({ reason: result.reason }, 'image job skipped');

@@ -9,8 +9,9 @@ import { defineJob } from './job-handler';
  */
 export const videoProcessJob = defineJob({
   name: 'video.process',
-  async run({ submissionId }, { deps, logger }) {
-    const outcome = await deps.video.processVideo(submissionId);
+  async run({ submissionId }, { deps, logger, origin, recordOutcome }) {
+    const outcome = await deps.video.processVideo(submissionId, origin);
+    recordOutcome(outcome);
     switch (outcome) {
       case 'failed': {
         const submission = await deps.db.repos.submissions.findById(submissionId);

@@ -1,0 +1,94 @@
+import { Gauge, type Registry } from 'prom-client';
+
+/** Channels reported by the review-backlog gauge: the oldest this many (bounded label cardinality). */
+export const BACKLOG_CHANNELS_REPORTED = 50;
+
+/** Where the shared state is read when scraped: libs/queues' producer and libs/db's repositories. */
+export interface ClusterSources {
+  readonly queues: {
+    counts(): Promise<Record<string, Record<string, number>>>;
+    oldestWaitingSeconds(): Promise<Record<string, number | null>>;
+    workerCounts(): Promise<Record<string, number>>;
+  };
+  readonly submissions: { countByStatus(): Promise<Record<string, number>> };
+  /** The oldest channels first, at most `limit`. */
+  readonly review: { oldestWaitingPerChannel(limit: number): Promise<readonly { channel: string; since: Date }[]> };
+}
+
+/**
+ * State shared by every process (queues in Redis, submissions in PostgreSQL), read when
+ * scraped, each with one statement or one round trip, by every API and worker: any one of them
+ * answers, even when all workers are down. Aggregate with `max by (…)` across instances.
+ */
+export function registerClusterGauges(registry: Registry, sources: ClusterSources): void {
+  const gauge = (
+    name: string,
+    help: string,
+    labelNames: readonly string[],
+    read: (set: (labels: Record<string, string>, value: number) => void) => Promise<void>,
+  ) =>
+    new Gauge({
+      name,
+      help,
+      labelNames,
+      registers: [registry],
+      async collect() {
+        this.reset();
+        try {
+          await read((labels, value) => this.set(labels, value));
+        } catch {
+          // Its source is down: no sample, rather than a failed scrape (framedesk_ready says why).
+        }
+      },
+    });
+
+  gauge(
+    'framedesk_queue_depth',
+    'Jobs per queue and state (shared by all processes)',
+    ['queue', 'state'],
+    async (set) => {
+      for (const [queue, states] of Object.entries(await sources.queues.counts()))
+        for (const [state, n] of Object.entries(states)) set({ queue, state }, n);
+    },
+  );
+  gauge(
+    'framedesk_queue_oldest_waiting_seconds',
+    'Age of the oldest job waiting for a worker, per queue (0 when none waits)',
+    ['queue'],
+    async (set) => {
+      for (const [queue, seconds] of Object.entries(await sources.queues.oldestWaitingSeconds()))
+        set({ queue }, seconds ?? 0);
+    },
+  );
+  gauge('framedesk_queue_workers', 'Worker connections consuming each queue (BullMQ)', ['queue'], async (set) => {
+    for (const [queue, n] of Object.entries(await sources.queues.workerCounts())) set({ queue }, n);
+  });
+  gauge('framedesk_submissions', 'Submissions by status (shared by all processes)', ['status'], async (set) => {
+    for (const [status, n] of Object.entries(await sources.submissions.countByStatus())) set({ status }, n);
+  });
+  gauge(
+    'framedesk_review_backlog_oldest_seconds',
+    `Age of the oldest frame waiting for review (needs_review, since submitted), per channel; the ${BACKLOG_CHANNELS_REPORTED} oldest channels`,
+    ['channel'],
+    async (set) => {
+      const now = Date.now();
+      for (const { channel, since } of await sources.review.oldestWaitingPerChannel(BACKLOG_CHANNELS_REPORTED))
+        set({ channel }, Math.max(0, (now - since.getTime()) / 1000));
+    },
+  );
+}
+
+/**
+ * `framedesk_ready`: 1 while this process is ready (the API's dependencies answer; every queue a
+ * worker serves is consumed), else 0. Read when scraped.
+ */
+export function registerReadinessGauge(registry: Registry, ready: () => Promise<boolean> | boolean): void {
+  new Gauge({
+    name: 'framedesk_ready',
+    help: '1 while this process is ready (as its /readyz says), else 0',
+    registers: [registry],
+    async collect() {
+      this.set((await ready()) ? 1 : 0);
+    },
+  });
+}

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "submissions" ADD COLUMN     "trace_parent" TEXT;
