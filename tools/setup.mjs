@@ -264,6 +264,19 @@ export async function migrate(url) {
   run('npx', ['prisma', 'migrate', 'deploy'], { env: { ...process.env, DATABASE_URL: url }, stdio: 'pipe' });
 }
 
+/**
+ * Where tests and benchmarks make their throw-away databases (beside the main one, through the
+ * `postgres` maintenance database) and Redis prefixes: the variables libs/testing reads.
+ */
+export function testServicesEnv(env = process.env) {
+  const admin = new URL(env.DATABASE_URL ?? DEFAULT_DATABASE_URL);
+  admin.pathname = '/postgres';
+  return {
+    FRAMEDESK_TEST_ADMIN_URL: admin.toString(),
+    FRAMEDESK_TEST_REDIS_URL: env.REDIS_URL ?? DEFAULT_REDIS_URL,
+  };
+}
+
 export async function setup({ database = true } = {}) {
   ensureDependencies();
   generatePrismaClient();

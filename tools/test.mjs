@@ -5,18 +5,9 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  DEFAULT_DATABASE_URL,
-  DEFAULT_REDIS_URL,
-  ensureDependencies,
-  ensureServices,
-  generatePrismaClient,
-  root,
-} from './setup.mjs';
+import { root, setup, testServicesEnv } from './setup.mjs';
 
-ensureDependencies();
-generatePrismaClient();
-await ensureServices();
+await setup({ database: false });
 
 // Tools the integration and browser tests drive: install them where we can, else say so.
 const missing = [
@@ -57,8 +48,6 @@ if (process.argv.slice(2).length === 0) {
   }
 }
 
-const admin = new URL(process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL);
-admin.pathname = '/postgres';
 const results = join(root, 'test-results');
 rmSync(results, { recursive: true, force: true });
 mkdirSync(results, { recursive: true });
@@ -67,8 +56,7 @@ const env = {
   ...process.env,
   NX_DAEMON: 'false',
   NX_TUI: 'false',
-  FRAMEDESK_TEST_ADMIN_URL: admin.toString(),
-  FRAMEDESK_TEST_REDIS_URL: process.env.REDIS_URL ?? DEFAULT_REDIS_URL,
+  ...testServicesEnv(),
 };
 const targets = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['typecheck', 'lint', 'test'];
 const run = spawnSync(

@@ -1,11 +1,5 @@
 import { createServer } from 'node:http';
-import {
-  ConfigError,
-  loadSettings,
-  readProjectConfig,
-  resolveProjectConfigPath,
-  SettingsError,
-} from '@framedesk/config';
+import { isConfigurationError, readStartupConfiguration } from '@framedesk/config';
 import { createLogger, onShutdown, stopTracing } from '@framedesk/observability';
 import { VideoProviderConfigError } from '@framedesk/video-provider';
 import { createApp } from './app';
@@ -14,11 +8,9 @@ import { sweepAtStart } from './startup';
 
 function boot() {
   try {
-    const settings = loadSettings(process.env);
-    const config = readProjectConfig(resolveProjectConfigPath(settings.FRAMEDESK_CONFIG, settings.workspaceRoot));
-    return { settings, config };
+    return readStartupConfiguration(process.env);
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof SettingsError) refuse(error);
+    if (isConfigurationError(error)) refuse(error);
     throw error;
   }
 }

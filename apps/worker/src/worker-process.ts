@@ -1,10 +1,4 @@
-import {
-  ConfigError,
-  loadSettings,
-  readProjectConfig,
-  resolveProjectConfigPath,
-  SettingsError,
-} from '@framedesk/config';
+import { isConfigurationError, readStartupConfiguration, SettingsError } from '@framedesk/config';
 import {
   createLogger,
   createMetricsRegistry,
@@ -18,8 +12,7 @@ import { parseQueueSelection, startWorkerRuntime, type WorkerRuntime } from './r
 
 function boot() {
   try {
-    const settings = loadSettings(process.env);
-    const config = readProjectConfig(resolveProjectConfigPath(settings.FRAMEDESK_CONFIG, settings.workspaceRoot));
+    const { settings, config } = readStartupConfiguration(process.env);
     const selection = parseQueueSelection(settings.WORKER_QUEUES);
     if (selection.unknown.length > 0) {
       throw new SettingsError(
@@ -29,7 +22,7 @@ function boot() {
     buildHandlerRegistry();
     return { settings, config, queues: selection.queues };
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof SettingsError || error instanceof HandlerRegistryError) {
+    if (isConfigurationError(error) || error instanceof HandlerRegistryError) {
       console.error(`worker: refusing to start.\n${error.message}`);
       process.exit(1);
     }

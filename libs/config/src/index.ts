@@ -5,3 +5,4 @@ export * from './settings';
 export * from './validation';
 export * from './trust-proxy';
 export * from './group-mapping';
+export * from './startup';

@@ -1,11 +1,10 @@
-import { loadSettings, readProjectConfig, resolveProjectConfigPath } from '@framedesk/config';
+import { readStartupConfiguration } from '@framedesk/config';
 import { createStorage } from '@framedesk/storage';
 import { createVideoProvider } from '@framedesk/video-provider';
 
 /** What the media commands work on: the settings, the project configuration, storage, the video provider. */
 export function mediaContext(env: NodeJS.ProcessEnv) {
-  const settings = loadSettings(env);
-  const config = readProjectConfig(resolveProjectConfigPath(settings.FRAMEDESK_CONFIG, settings.workspaceRoot));
+  const { settings, config } = readStartupConfiguration(env);
   return {
     settings,
     config,
