@@ -2,7 +2,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -16,7 +15,7 @@ import {
   type TestDatabase,
   waitForHttp,
 } from '@framedesk/testing';
-import { run } from '../src/cli';
+import { runCli } from './in-process';
 
 const PASSWORD = 'correct horse battery';
 
@@ -28,18 +27,7 @@ describe('account lifecycle commands', () => {
   let url: string;
   let env: Record<string, string>;
 
-  /** The CLI in this process (the same `run` main.ts calls): exit code, stdout and stderr lines. */
-  async function cli(args: string[], stdin = '') {
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await run(args, {
-      env,
-      stdin: Readable.from([stdin]),
-      out: (line) => out.push(line),
-      err: (line) => err.push(line),
-    });
-    return { code, out, err, json: () => JSON.parse(out.join('\n')) as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
-  }
+  const cli = (args: string[], stdin = '') => runCli(args, env, stdin);
   const query = async (sql: string, params: unknown[] = []) => {
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();

@@ -4,31 +4,19 @@
 import { existsSync } from 'node:fs';
 import { mkdir, rm, unlink, utimes, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { Readable } from 'node:stream';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type FramedeskClient, type Submission } from '@framedesk/client';
 import { loadSettings, readProjectConfig } from '@framedesk/config';
 import { newId } from '@framedesk/domain';
 import { backUp, makePng, restore, ReviewerClient, type Stack, startStack } from '@framedesk/testing';
-import { run } from '../src/cli';
 import { checkMediaSample } from '../src/doctor/media-check';
+import { runCli } from './in-process';
 
 const BUCKET = 'framedesk-originals';
 const PASSWORD = 'a long reviewer password';
 
-/** The CLI in this process, as `npm run -s cli` runs it, against `env`. */
-async function cli(env: Record<string, string>, args: string[], stdin = '') {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await run(args, {
-    env,
-    stdin: Readable.from([stdin]),
-    out: (l) => out.push(l),
-    err: (l) => err.push(l),
-  });
-  return { code, out: out.join('\n'), err: err.join('\n'), json: () => JSON.parse(out.join('\n')) as any }; // eslint-disable-line @typescript-eslint/no-explicit-any
-}
+const cli = (env: Record<string, string>, args: string[], stdin = '') => runCli(args, env, stdin);
 
 async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 60_000) {
   const deadline = Date.now() + timeoutMs;
@@ -123,7 +111,7 @@ describe('retention, erasure, verify and a restore drill', () => {
       });
       for (const bad of [['purge-me', '--rejected', '30 days'], ['purge-me'], ['no-such-channel', '--failed', '1d']]) {
         const refused = await cli(stack.env, ['channel', 'retention', 'set', ...bad]);
-        expect({ bad, code: refused.code, lines: refused.err.split('\n').length }).toEqual({ bad, code: 2, lines: 1 });
+        expect({ bad, code: refused.code, lines: refused.err.length }).toEqual({ bad, code: 2, lines: 1 });
       }
       const shown = (await cli(stack.env, ['channel', 'retention', 'show', '--json'])).json();
       expect(shown.find((c: { channel: string }) => c.channel === 'keep')).toMatchObject({
@@ -252,7 +240,7 @@ describe('retention, erasure, verify and a restore drill', () => {
     await until('the variant rendered again', async () => stored(frame.id).every(Boolean));
     const clean = await cli(stack.env, ['media', 'verify']);
     expect(clean.code).toBe(0);
-    expect(clean.out).toContain('0 missing objects');
+    expect(clean.out.join('\n')).toContain('0 missing objects');
     expect(
       await checkMediaSample(loadSettings(stack.env), readProjectConfig(stack.env['FRAMEDESK_CONFIG']!)),
     ).toMatchObject({ status: 'ok' });

@@ -1,14 +1,11 @@
 // A new user following docs/api.md with curl: the `# doc-test` blocks, run by bash against the real api + worker.
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Stack, startStack } from '@framedesk/testing';
+import { makeClip, type Stack, startStack } from '@framedesk/testing';
 import { docBlocks, outputOf, runBlocks } from './docs-walkthrough';
 
-const run = promisify(execFile);
 // Small enough that the docs' big.mp4 (a few hundred KB here) takes the tus path, clip.mp4 the basic one.
 const SMALL_VIDEO_MAX_BYTES = 100_000;
 
@@ -75,32 +72,8 @@ describe('docs/api.md walkthrough against the real stack', () => {
   }, 120_000);
 
   it('takes a video through a basic and a tus upload session to needs_review', async () => {
-    await run('ffmpeg', [
-      '-loglevel',
-      'error',
-      '-f',
-      'lavfi',
-      '-i',
-      'testsrc=duration=1:size=160x120:rate=10',
-      '-pix_fmt',
-      'yuv420p',
-      '-y',
-      join(dir, 'clip.mp4'),
-    ]);
-    await run('ffmpeg', [
-      '-loglevel',
-      'error',
-      '-f',
-      'lavfi',
-      '-i',
-      'testsrc2=duration=3:size=640x360:rate=25',
-      '-pix_fmt',
-      'yuv420p',
-      '-b:v',
-      '2M',
-      '-y',
-      join(dir, 'big.mp4'),
-    ]);
+    makeClip(dir, 'clip.mp4', 1, '160x120');
+    makeClip(dir, 'big.mp4', 3, '640x360', { pattern: 'testsrc2', rate: 25, bitrate: '2M' });
     expect((await stat(join(dir, 'clip.mp4'))).size).toBeLessThan(SMALL_VIDEO_MAX_BYTES);
     const bigSize = (await stat(join(dir, 'big.mp4'))).size;
     expect(bigSize).toBeGreaterThan(SMALL_VIDEO_MAX_BYTES * 2);

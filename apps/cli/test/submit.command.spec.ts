@@ -4,9 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../src/cli';
+import { runCli } from './in-process';
 
 interface Seen {
   method: string;
@@ -83,17 +82,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function cli(args: string[], env: Record<string, string> = {}) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await run(args, {
-    env: { FRAMEDESK_BASE_URL: baseUrl, FRAMEDESK_API_KEY: 'fd_live_x', ...env },
-    stdin: new PassThrough(),
-    out: (l) => out.push(l),
-    err: (l) => err.push(l),
-  });
-  return { code, out, err };
-}
+const cli = (args: string[], env: Record<string, string> = {}) =>
+  runCli(args, { FRAMEDESK_BASE_URL: baseUrl, FRAMEDESK_API_KEY: 'fd_live_x', ...env });
 
 describe('framedesk submit', () => {
   it.each([

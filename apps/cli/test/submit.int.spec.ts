@@ -1,14 +1,11 @@
 // @framedesk/client and `framedesk submit` against the real api + worker processes.
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type FramedeskClient, FramedeskError } from '@framedesk/client';
-import { makePng, type Stack, startStack } from '@framedesk/testing';
+import { makeClip, makePng, type Stack, startStack } from '@framedesk/testing';
 
-const ffmpeg = (args: string[]) => promisify(execFile)('ffmpeg', ['-loglevel', 'error', ...args]);
 const SMALL_VIDEO_MAX_BYTES = 100_000;
 const metadata = (extra: object = {}) => ({ agent_slug: 'bot', channel_slug: 'news', date: '20260115', ...extra });
 
@@ -27,28 +24,8 @@ describe('client and CLI against the real stack', () => {
     client = createClient({ baseUrl: stack.apiUrl, apiKey: key });
     dir = await mkdtemp(join(tmpdir(), 'framedesk-client-'));
     await writeFile(join(dir, 'frame.png'), makePng(64, 48, { seed: 3 }));
-    await ffmpeg([
-      '-f',
-      'lavfi',
-      '-i',
-      'testsrc=duration=1:size=160x120:rate=10',
-      '-pix_fmt',
-      'yuv420p',
-      '-y',
-      join(dir, 'clip.mp4'),
-    ]);
-    await ffmpeg([
-      '-f',
-      'lavfi',
-      '-i',
-      'testsrc2=duration=3:size=640x360:rate=25',
-      '-pix_fmt',
-      'yuv420p',
-      '-b:v',
-      '2M',
-      '-y',
-      join(dir, 'big.mp4'),
-    ]);
+    makeClip(dir, 'clip.mp4', 1, '160x120');
+    makeClip(dir, 'big.mp4', 3, '640x360', { pattern: 'testsrc2', rate: 25, bitrate: '2M' });
     clip = await readFile(join(dir, 'clip.mp4'));
     bigClip = await readFile(join(dir, 'big.mp4'));
   }, 120_000);

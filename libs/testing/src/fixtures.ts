@@ -82,10 +82,26 @@ export function makeNoisePng(width: number, height: number): Buffer {
   ]);
 }
 
-/** A short real H.264 clip (ffmpeg's testsrc pattern at 10 fps) written to `dir/name`; returns its path. */
-export function makeClip(dir: string, name: string, seconds: number, size = '320x240'): string {
+/** How makeClip draws: ffmpeg's `testsrc` (plain) or `testsrc2` (busier, compresses worse), rate, bitrate. */
+export interface ClipOptions {
+  readonly pattern?: 'testsrc' | 'testsrc2';
+  readonly rate?: number;
+  /** ffmpeg's `-b:v`, e.g. '2M' for a clip well over a small-video limit. */
+  readonly bitrate?: string;
+}
+
+/** A short real H.264 clip (ffmpeg's test pattern, 10 fps unless told) written to `dir/name`; returns its path. */
+export function makeClip(
+  dir: string,
+  name: string,
+  seconds: number,
+  size = '320x240',
+  options: ClipOptions = {},
+): string {
   const path = join(dir, name);
-  const source = ['-f', 'lavfi', '-i', `testsrc=duration=${seconds}:size=${size}:rate=10`];
-  execFileSync('ffmpeg', ['-y', '-loglevel', 'error', ...source, '-pix_fmt', 'yuv420p', path]);
+  const { pattern = 'testsrc', rate = 10, bitrate } = options;
+  const source = ['-f', 'lavfi', '-i', `${pattern}=duration=${seconds}:size=${size}:rate=${rate}`];
+  const quality = bitrate ? ['-b:v', bitrate] : [];
+  execFileSync('ffmpeg', ['-y', '-loglevel', 'error', ...source, '-pix_fmt', 'yuv420p', ...quality, path]);
   return path;
 }
