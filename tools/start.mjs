@@ -72,7 +72,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'])
     child.kill(signal);
   });
 child.on('exit', (code) => process.exit(code ?? 0));
-if (samplesWanted && existsSync(samplesFile)) void sendSamples();
+void whenReady();
 
 async function answers(url) {
   try {
@@ -82,21 +82,24 @@ async function answers(url) {
   }
 }
 
-/** Once the three answer, `demo samples` in the background: its one line is printed when it is done. */
-async function sendSamples() {
+/**
+ * Once the three answer: one line saying where to go (the API's own `/` serves only a built
+ * workbench, so in development the address is the dev server's), then, on a first run, the
+ * sample frames through `demo samples` in the background; its one line is printed when it is done.
+ */
+async function whenReady() {
   // As the workbench's dev server reaches the API (apps/workbench/vite.config.ts).
   const api = `http://127.0.0.1:${env.API_PORT || 3000}`;
-  const urls = [
-    `${api}/healthz`,
-    `http://127.0.0.1:${env.WORKER_HEALTH_PORT || 9464}/healthz`,
-    `http://127.0.0.1:${env.WORKBENCH_PORT || 5173}/`,
-  ];
+  const workbench = `http://127.0.0.1:${env.WORKBENCH_PORT || 5173}/`;
+  const urls = [`${api}/healthz`, `http://127.0.0.1:${env.WORKER_HEALTH_PORT || 9464}/healthz`, workbench];
   const deadline = Date.now() + 180_000;
   while (!(await Promise.all(urls.map(answers))).every(Boolean)) {
     if (Date.now() > deadline)
-      return console.log('[samples] not added: the API, worker or workbench did not answer; next start tries again');
+      return console.log('[start] the API, worker or workbench did not answer within 3 minutes: see their lines above');
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
+  console.log(`[start] ready: open the workbench at ${workbench} (agents post to ${api}/v1)`);
+  if (!samplesWanted || !existsSync(samplesFile)) return;
   samples = spawn(...cli(['demo', 'samples', samplesFile, '--base-url', api], { stdio: ['ignore', 'pipe', 'pipe'] }));
   for (const stream of [samples.stdout, samples.stderr])
     stream.on('data', (chunk) => {
