@@ -62,17 +62,25 @@ function checkLimits(maxDuration: unknown, expiry: unknown, now: number): string
   return null;
 }
 
-export async function startFakeCloudflare(
-  options: { accountId?: string; apiToken?: string } = {},
-): Promise<FakeCloudflare> {
-  const accountId = options.accountId ?? 'acct_fake';
-  const apiToken = options.apiToken ?? 'token_fake';
-  const requests: FakeCloudflareRequest[] = [];
-  const videos = new Map<string, CloudflareVideo>();
-  let origin = '';
-  const prefix = `/client/v4/accounts/${accountId}/stream`;
+type Send = (status: number, payload: string, headers?: Record<string, string>) => void;
 
-  const newVideo = (maxDurationSeconds: number): CloudflareVideo => {
+/** The fake's state: the videos and thumbnails it holds, and the origin its URLs point at. */
+class FakeStream {
+  readonly requests: FakeCloudflareRequest[] = [];
+  readonly videos = new Map<string, CloudflareVideo>();
+  readonly thumbnails = new Map<string, { body: Buffer; type: string }>();
+  origin = '';
+
+  constructor(
+    readonly accountId: string,
+    readonly apiToken: string,
+  ) {}
+
+  get prefix(): string {
+    return `/client/v4/accounts/${this.accountId}/stream`;
+  }
+
+  newVideo(maxDurationSeconds: number): CloudflareVideo {
     const uid = randomBytes(16).toString('hex');
     const video: CloudflareVideo & { maxDurationSeconds: number } = {
       uid,
@@ -82,18 +90,16 @@ export async function startFakeCloudflare(
       input: { width: -1, height: -1 },
       maxDurationSeconds,
     };
-    videos.set(uid, video);
+    this.videos.set(uid, video);
     return video;
-  };
-
-  const thumbnails = new Map<string, { body: Buffer; type: string }>();
+  }
 
   /** Public delivery URLs (no token), as on customer-<code>.cloudflarestream.com. */
-  const deliver = (url: URL, res: ServerResponse): boolean => {
+  deliver(url: URL, res: ServerResponse): boolean {
     const match = /^\/([0-9a-f]{32})\/(thumbnails\/thumbnail\.jpg|iframe|manifest\/video\.m3u8)$/.exec(url.pathname);
-    if (!match || !videos.has(match[1]!)) return false;
+    if (!match || !this.videos.has(match[1]!)) return false;
     const [, uid, what] = match;
-    const thumbnail = thumbnails.get(uid!);
+    const thumbnail = this.thumbnails.get(uid!);
     if (what === 'iframe') {
       res
         .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
@@ -106,98 +112,116 @@ export async function startFakeCloudflare(
       res.writeHead(200, { 'content-type': thumbnail.type }).end(thumbnail.body);
     } else return false;
     return true;
-  };
+  }
 
-  const handle = (req: IncomingMessage, res: ServerResponse, body: string) => {
-    const url = new URL(req.url ?? '/', origin);
-    if (req.method === 'GET' && deliver(url, res)) return;
-    requests.push({
+  handle(req: IncomingMessage, res: ServerResponse, body: string): void {
+    const url = new URL(req.url ?? '/', this.origin);
+    if (req.method === 'GET' && this.deliver(url, res)) return;
+    this.requests.push({
       method: req.method ?? '',
       path: url.pathname,
       query: Object.fromEntries(url.searchParams),
       headers: req.headers,
       body,
     });
-    const send = (status: number, payload: string, headers: Record<string, string> = {}) =>
+    const send: Send = (status, payload, headers = {}) =>
       res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(payload);
-    if (req.headers.authorization !== `Bearer ${apiToken}`) return send(401, failure(10000, 'Authentication error'));
-    if (!url.pathname.startsWith(prefix)) return send(404, failure(7003, 'Could not route to the requested path'));
-    const rest = url.pathname.slice(prefix.length);
+    if (req.headers.authorization !== `Bearer ${this.apiToken}`)
+      return send(401, failure(10000, 'Authentication error'));
+    if (!url.pathname.startsWith(this.prefix)) return send(404, failure(7003, 'Could not route to the requested path'));
+    const rest = url.pathname.slice(this.prefix.length);
+    if (req.method === 'POST' && rest === '/direct_upload') return this.directUpload(body, send);
+    if (req.method === 'POST' && rest === '' && url.searchParams.get('direct_user') === 'true')
+      return this.tusCreate(req, res, send);
+    this.video(req.method ?? '', rest.slice(1), send);
+  }
 
-    if (req.method === 'POST' && rest === '/direct_upload') {
-      let input: { maxDurationSeconds?: unknown; expiry?: unknown };
-      try {
-        input = JSON.parse(body) as typeof input;
-      } catch {
-        return send(400, failure(10005, 'Invalid JSON'));
-      }
-      const problem = checkLimits(input.maxDurationSeconds, input.expiry, Date.now());
-      if (problem) return send(400, failure(10005, problem));
-      const video = newVideo(Number(input.maxDurationSeconds));
-      return send(200, envelope({ uploadURL: `${origin}/upload/${video.uid}`, uid: video.uid }));
+  /** POST /stream/direct_upload: a one-shot upload URL. */
+  private directUpload(body: string, send: Send): void {
+    let input: { maxDurationSeconds?: unknown; expiry?: unknown };
+    try {
+      input = JSON.parse(body) as typeof input;
+    } catch {
+      return send(400, failure(10005, 'Invalid JSON'));
     }
-    if (req.method === 'POST' && rest === '' && url.searchParams.get('direct_user') === 'true') {
-      if (req.headers['tus-resumable'] !== '1.0.0') return send(412, failure(10000, 'Tus-Resumable 1.0.0 required'));
-      const length = Number(req.headers['upload-length']);
-      if (!Number.isInteger(length) || length < 1) return send(400, failure(10005, 'Upload-Length required'));
-      const meta = parseTusMetadata(req.headers['upload-metadata'] as string | undefined);
-      const problem = checkLimits(meta['maxDurationSeconds'], meta['expiry'], Date.now());
-      if (problem) return send(400, failure(10005, problem));
-      const video = newVideo(Number(meta['maxDurationSeconds']));
-      return res
-        .writeHead(201, {
-          'tus-resumable': '1.0.0',
-          location: `${origin}/tus/${video.uid}?tusv2=true`,
-          'stream-media-id': video.uid,
-        })
-        .end();
-    }
-    const uid = rest.slice(1);
-    const video = /^[0-9a-f]{32}$/.test(uid) ? videos.get(uid) : undefined;
+    const problem = checkLimits(input.maxDurationSeconds, input.expiry, Date.now());
+    if (problem) return send(400, failure(10005, problem));
+    const video = this.newVideo(Number(input.maxDurationSeconds));
+    send(200, envelope({ uploadURL: `${this.origin}/upload/${video.uid}`, uid: video.uid }));
+  }
+
+  /** POST /stream?direct_user=true: a tus creation, answered with the upload's Location. */
+  private tusCreate(req: IncomingMessage, res: ServerResponse, send: Send): void {
+    if (req.headers['tus-resumable'] !== '1.0.0') return send(412, failure(10000, 'Tus-Resumable 1.0.0 required'));
+    const length = Number(req.headers['upload-length']);
+    if (!Number.isInteger(length) || length < 1) return send(400, failure(10005, 'Upload-Length required'));
+    const meta = parseTusMetadata(req.headers['upload-metadata'] as string | undefined);
+    const problem = checkLimits(meta['maxDurationSeconds'], meta['expiry'], Date.now());
+    if (problem) return send(400, failure(10005, problem));
+    const video = this.newVideo(Number(meta['maxDurationSeconds']));
+    res
+      .writeHead(201, {
+        'tus-resumable': '1.0.0',
+        location: `${this.origin}/tus/${video.uid}?tusv2=true`,
+        'stream-media-id': video.uid,
+      })
+      .end();
+  }
+
+  /** GET or DELETE /stream/<uid>. */
+  private video(method: string, uid: string, send: Send): void {
+    const video = /^[0-9a-f]{32}$/.test(uid) ? this.videos.get(uid) : undefined;
     if (!video) return send(404, failure(10003, 'Not Found'));
-    if (req.method === 'GET') return send(200, envelope(video));
-    if (req.method === 'DELETE') {
-      videos.delete(uid);
+    if (method === 'GET') return send(200, envelope(video));
+    if (method === 'DELETE') {
+      this.videos.delete(uid);
       return send(200, envelope(''));
     }
-    return send(405, failure(10000, 'Method not allowed'));
-  };
+    send(405, failure(10000, 'Method not allowed'));
+  }
 
+  readyVideo(uid: string, options: Parameters<FakeCloudflare['readyVideo']>[1]): CloudflareVideo {
+    const video = this.videos.get(uid);
+    if (!video) throw new Error(`fake Cloudflare has no video ${uid}`);
+    this.thumbnails.set(uid, { body: options.thumbnail, type: options.thumbnailType ?? 'image/jpeg' });
+    const ready: CloudflareVideo = {
+      ...video,
+      readyToStream: true,
+      status: { state: 'ready' },
+      duration: options.duration,
+      input: { width: options.width, height: options.height },
+      thumbnail: `${this.origin}/${uid}/thumbnails/thumbnail.jpg`,
+      playback: { hls: `${this.origin}/${uid}/manifest/video.m3u8` },
+    };
+    this.videos.set(uid, ready);
+    return ready;
+  }
+}
+
+export async function startFakeCloudflare(
+  options: { accountId?: string; apiToken?: string } = {},
+): Promise<FakeCloudflare> {
+  const stream = new FakeStream(options.accountId ?? 'acct_fake', options.apiToken ?? 'token_fake');
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => handle(req, res, Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => stream.handle(req, res, Buffer.concat(chunks).toString('utf8')));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  stream.origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   return {
-    apiBase: `${origin}/client/v4`,
-    accountId,
-    apiToken,
-    requests,
-    videos,
+    apiBase: `${stream.origin}/client/v4`,
+    accountId: stream.accountId,
+    apiToken: stream.apiToken,
+    requests: stream.requests,
+    videos: stream.videos,
     setVideo(uid, change) {
-      const video = videos.get(uid);
+      const video = stream.videos.get(uid);
       if (!video) throw new Error(`fake Cloudflare has no video ${uid}`);
-      videos.set(uid, { ...video, ...change });
+      stream.videos.set(uid, { ...video, ...change });
     },
-    readyVideo(uid, options) {
-      const video = videos.get(uid);
-      if (!video) throw new Error(`fake Cloudflare has no video ${uid}`);
-      thumbnails.set(uid, { body: options.thumbnail, type: options.thumbnailType ?? 'image/jpeg' });
-      const ready: CloudflareVideo = {
-        ...video,
-        readyToStream: true,
-        status: { state: 'ready' },
-        duration: options.duration,
-        input: { width: options.width, height: options.height },
-        thumbnail: `${origin}/${uid}/thumbnails/thumbnail.jpg`,
-        playback: { hls: `${origin}/${uid}/manifest/video.m3u8` },
-      };
-      videos.set(uid, ready);
-      return ready;
-    },
+    readyVideo: (uid, readyOptions) => stream.readyVideo(uid, readyOptions),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
