@@ -57,7 +57,54 @@ export async function startTestOidcProvider(): Promise<TestOidcProvider> {
   };
 
   const redirectUris: string[] = [];
-  const configuration = (): Configuration => ({
+
+  const server: Server = createServer((req, res) => {
+    if (!provider) {
+      res.statusCode = 503;
+      res.end('no client registered yet');
+      return;
+    }
+    void provider.callback()(req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+
+  return {
+    issuer,
+    clientId: CLIENT_ID,
+    clientSecret: CLIENT_SECRET,
+    register(redirectUri) {
+      redirectUris.push(redirectUri);
+      provider = new OidcProvider(issuer, providerConfiguration(signingKey, redirectUris, claims));
+      provider.use(async (ctx, next) => {
+        await next();
+        if (ctx.path === '/token') tokenRequests++;
+        const body = ctx.body as { id_token?: string } | undefined;
+        if (tamper && ctx.path === '/token' && body?.id_token) body.id_token = await reSign(body.id_token);
+      });
+    },
+    setClaims(login, value) {
+      claims.set(login, value);
+    },
+    tokenRequests: () => tokenRequests,
+    tamper(kind) {
+      tamper = kind;
+    },
+    authorize: (authorizationUrl, login) => followSignIn(issuer, authorizationUrl, login),
+    async close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}
+
+/** The provider's configuration: the one test client, PKCE required, claims from `claims`, consent implied. */
+function providerConfiguration(
+  signingKey: JWK,
+  redirectUris: readonly string[],
+  claims: ReadonlyMap<string, Record<string, unknown>>,
+): Configuration {
+  return {
     clients: [
       {
         client_id: CLIENT_ID,
@@ -91,77 +138,44 @@ export async function startTestOidcProvider(): Promise<TestOidcProvider> {
       await grant.save();
       return grant;
     },
-  });
-
-  const server: Server = createServer((req, res) => {
-    if (!provider) {
-      res.statusCode = 503;
-      res.end('no client registered yet');
-      return;
-    }
-    void provider.callback()(req, res);
-  });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-
-  return {
-    issuer,
-    clientId: CLIENT_ID,
-    clientSecret: CLIENT_SECRET,
-    register(redirectUri) {
-      redirectUris.push(redirectUri);
-      provider = new OidcProvider(issuer, configuration());
-      provider.use(async (ctx, next) => {
-        await next();
-        if (ctx.path === '/token') tokenRequests++;
-        const body = ctx.body as { id_token?: string } | undefined;
-        if (tamper && ctx.path === '/token' && body?.id_token) body.id_token = await reSign(body.id_token);
-      });
-    },
-    setClaims(login, value) {
-      claims.set(login, value);
-    },
-    tokenRequests: () => tokenRequests,
-    tamper(kind) {
-      tamper = kind;
-    },
-    async authorize(authorizationUrl, login) {
-      const jar = new Map<string, string>();
-      let url = authorizationUrl;
-      let body: URLSearchParams | undefined;
-      for (let step = 0; step < 10; step++) {
-        const res = await fetch(url, {
-          method: body ? 'POST' : 'GET',
-          redirect: 'manual',
-          headers: {
-            cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '),
-            ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
-          },
-          ...(body ? { body } : {}),
-        });
-        for (const set of res.headers.getSetCookie()) {
-          const [pair = ''] = set.split(';');
-          const eq = pair.indexOf('=');
-          jar.set(pair.slice(0, eq), pair.slice(eq + 1));
-        }
-        body = undefined;
-        const location = res.headers.get('location');
-        if (res.status >= 300 && res.status < 400 && location) {
-          const next = new URL(location, url).toString();
-          if (!next.startsWith(issuer)) return next;
-          url = next;
-          continue;
-        }
-        const action = /<form[^>]*action="([^"]+)"/.exec(await res.text())?.[1];
-        if (res.status !== 200 || !action) throw new Error(`the provider answered ${res.status} at ${url}`);
-        url = new URL(action, url).toString();
-        body = new URLSearchParams({ prompt: 'login', login, password: 'any password' });
-      }
-      throw new Error('the provider never sent the browser back');
-    },
-    async close() {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
-      await closed;
-    },
   };
+}
+
+/**
+ * A browser's way through the provider's login form: follows redirects and the form with a cookie
+ * jar until the provider sends the browser back to the relying party; returns that callback URL.
+ */
+async function followSignIn(issuer: string, authorizationUrl: string, login: string): Promise<string> {
+  const jar = new Map<string, string>();
+  let url = authorizationUrl;
+  let body: URLSearchParams | undefined;
+  for (let step = 0; step < 10; step++) {
+    const res = await fetch(url, {
+      method: body ? 'POST' : 'GET',
+      redirect: 'manual',
+      headers: {
+        cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '),
+        ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+      },
+      ...(body ? { body } : {}),
+    });
+    for (const set of res.headers.getSetCookie()) {
+      const [pair = ''] = set.split(';');
+      const eq = pair.indexOf('=');
+      jar.set(pair.slice(0, eq), pair.slice(eq + 1));
+    }
+    body = undefined;
+    const location = res.headers.get('location');
+    if (res.status >= 300 && res.status < 400 && location) {
+      const next = new URL(location, url).toString();
+      if (!next.startsWith(issuer)) return next;
+      url = next;
+      continue;
+    }
+    const action = /<form[^>]*action="([^"]+)"/.exec(await res.text())?.[1];
+    if (res.status !== 200 || !action) throw new Error(`the provider answered ${res.status} at ${url}`);
+    url = new URL(action, url).toString();
+    body = new URLSearchParams({ prompt: 'login', login, password: 'any password' });
+  }
+  throw new Error('the provider never sent the browser back');
 }
