@@ -71,7 +71,9 @@ describe('login throttling', () => {
     const busy = results.filter((r) => r.status === 503);
     expect(results.every((r) => r.status === 401 || r.status === 503)).toBe(true);
     // One check runs, four wait (LOGIN_CONCURRENT_CHECKS=1); every other login is turned away at once.
-    expect(busy.length).toBeGreaterThanOrEqual(100 - 5);
+    // Arriving together, 95 are turned away; on a loaded machine the 100 arrive spread over the time
+    // a few checks take and a few more get their turn, so the bound is half (without the cap: none).
+    expect(busy.length).toBeGreaterThanOrEqual(50);
     expect(busy.every((r) => Number(r.retryAfter) > 0)).toBe(true);
   });
 
