@@ -42,9 +42,13 @@ try {
   const prefix = stack.env['REDIS_PREFIX']!;
   const monitor = new Redis(testRedisUrl());
   let redisOps = 0;
+  const redisByName = new Map<string, number>();
   const watch = await monitor.monitor();
   watch.on('monitor', (_time: string, args: string[]) => {
-    if (args.some((a) => a.includes(prefix))) redisOps++;
+    if (!args.some((a) => a.includes(prefix))) return;
+    redisOps++;
+    const name = args[0]!.toLowerCase();
+    redisByName.set(name, (redisByName.get(name) ?? 0) + 1);
   });
   const storage = stack.env['STORAGE_FS_ROOT']!;
   const apiPid = stack.api.child.pid!;
@@ -84,6 +88,9 @@ try {
     await new Promise((r) => setTimeout(r, 250));
   }
   await new Promise((r) => setTimeout(r, 1000));
+  // Counted before the probes below, whose own SCAN and MEMORY USAGE would be counted too.
+  const counted = { ops: redisOps, byName: new Map(redisByName) };
+  watch.disconnect();
   const after = {
     api: cpuMs(apiPid),
     worker: cpuMs(workerPid),
@@ -92,7 +99,6 @@ try {
     redis: await redisBytes(probe, prefix),
   };
   probe.disconnect();
-  watch.disconnect();
   monitor.disconnect();
   const per = (a: number, b: number) => ((a - b) / frames).toFixed(2);
   console.log(
@@ -104,7 +110,10 @@ try {
         worker_cpu_ms_per_frame: per(after.worker, before.worker),
         pg_transactions_per_frame: per(Number(after.db.xact), Number(before.db.xact)),
         pg_row_writes_per_frame: per(Number(after.db.writes), Number(before.db.writes)),
-        redis_commands_per_frame: (redisOps / frames).toFixed(2),
+        redis_commands_per_frame: (counted.ops / frames).toFixed(2),
+        redis_commands_per_frame_by_name: Object.fromEntries(
+          [...counted.byName].sort((a, b) => b[1] - a[1]).map(([name, n]) => [name, (n / frames).toFixed(2)]),
+        ),
         stored_bytes_per_frame: per(after.bytes, before.bytes),
         pg_table_and_index_bytes_per_frame: per(Number(after.db.bytes), Number(before.db.bytes)),
         redis_bytes_retained_per_frame: per(after.redis, before.redis),

@@ -45,13 +45,17 @@ export function reviewChangePublisher(redis: Redis, prefix: string): ReviewChang
 /** Every successful status transition of `db` is announced (after its transaction committed). */
 export function withReviewChanges<
   D extends {
-    transition(request: { id: string; to: string }): Promise<{ ok: boolean; submission?: { channelId: string } }>;
+    transition(
+      request: { id: string; to: string },
+      ...rest: never[]
+    ): Promise<{ ok: boolean; submission?: { channelId: string } }>;
   },
 >(db: D, publisher: ReviewChangePublisher): D {
   return {
     ...db,
-    async transition(request: Parameters<D['transition']>[0]) {
-      const result = await db.transition(request);
+    async transition(...args: Parameters<D['transition']>) {
+      const [request] = args;
+      const result = await (db.transition as (...a: typeof args) => ReturnType<D['transition']>)(...args);
       if (result.ok) {
         const channel = result.submission?.channelId;
         await publisher.publish({
