@@ -13,11 +13,16 @@ import {
   type SCHEDULED_JOBS,
 } from './registry';
 
-/** Per-job defaults: retried with exponential back-off; kept briefly after completion. */
+/**
+ * Per-job defaults: retried with exponential back-off; removed as soon as it completes (nothing
+ * reads a completed job: the submission's status and events say what happened, and `hasLiveJob`
+ * treats completed and missing alike), which spares BullMQ the completed set's bookkeeping and
+ * trimming on every job; failed jobs are kept a week for operators.
+ */
 export const DEFAULT_JOB_OPTIONS: JobsOptions = {
   attempts: 5,
   backoff: { type: 'exponential', delay: 2_000 },
-  removeOnComplete: { age: 3600, count: 1000 },
+  removeOnComplete: true,
   removeOnFail: { age: 7 * 24 * 3600 },
 };
 
