@@ -4,7 +4,7 @@
 // database only), database bytes, Redis commands (of this prefix only, MONITOR) and bytes kept
 // in Redis, and bytes stored. The tool's own queries (its polling, the stats reads) are not
 // counted; what the idle stack does on its own (readiness checks, the reconciler, BullMQ's idle
-// polls) is measured over IDLE_MS before the frames and reported beside the per-frame figures,
+// polls) is measured over IDLE_MS (30 s) before the frames and reported beside the per-frame figures,
 // which are given both raw and net of it (docs/operations.md, "Capacity").
 //   npx tsx --tsconfig tsconfig.base.json tools/capacity/unit-costs.ts [frames=40]
 import { randomUUID } from 'node:crypto';
@@ -14,7 +14,7 @@ import { makePng, startStack, testRedisUrl } from '@framedesk/testing';
 import { bytesUnder, cpuMs } from './measure';
 
 const frames = Number(process.argv[2] ?? 40);
-const IDLE_MS = 10_000;
+const IDLE_MS = 30_000; // one round of the 30 s timers (readiness checks, the reconciler)
 
 const stack = await startStack({ workers: 1, env: { RATE_LIMIT_PER_MINUTE: '100000', LOG_LEVEL: 'warn' } });
 const sql = new pg.Client({ connectionString: stack.database.url });

@@ -26,6 +26,14 @@ export const DEFAULT_JOB_OPTIONS: JobsOptions = {
   removeOnFail: { age: 7 * 24 * 3600 },
 };
 
+/**
+ * BullMQ appends every job's events (added, waiting, active, completed …) to a stream per queue,
+ * 10,000 kept by default. Nothing here reads it (no QueueEvents listener: the submission's events
+ * and the review-change stream are what is read), so it is trimmed to nothing as it goes: the
+ * appends remain (BullMQ's scripts always make them), the memory does not.
+ */
+export const EVENTS_STREAM = { events: { maxLen: 0 } } as const;
+
 export interface EnqueueOptions {
   /** Run no earlier than this. */
   readonly at?: Date;
@@ -105,7 +113,10 @@ export interface QueueProducer {
 
 export function createQueueProducer(connection: Redis, prefix: string): QueueProducer {
   const queues = new Map<QueueName, Queue>(
-    QUEUE_NAMES.map((name) => [name, new Queue(name, { connection, prefix, defaultJobOptions: DEFAULT_JOB_OPTIONS })]),
+    QUEUE_NAMES.map((name) => [
+      name,
+      new Queue(name, { connection, prefix, defaultJobOptions: DEFAULT_JOB_OPTIONS, streams: EVENTS_STREAM }),
+    ]),
   );
   const queue = (name: QueueName) => queues.get(name)!;
   const jobState: QueueProducer['jobState'] = async (name, payload, attempt) => {
