@@ -50,7 +50,7 @@ function jobWindow(calls: readonly string[]): string[] {
 }
 
 describe('round trips per processed image (worker runtime, real PostgreSQL, Redis and sharp)', () => {
-  it('received → needs_review: 7 statements in 2 transactions, 4 Redis calls', async () => {
+  it('received → needs_review: 6 statements in 2 transactions, 4 Redis calls', async () => {
     const ids = [await h.seedImage(makePng(320, 240, { seed: 1 })), await h.seedImage(makePng(320, 240, { seed: 2 }))];
     for (const id of ids) {
       const counted = await countRoundTrips(() => processOne(id), {
@@ -58,8 +58,8 @@ describe('round trips per processed image (worker runtime, real PostgreSQL, Redi
         skipRedis: (connection, command) => connection === h.redis || command === 'bzpopmin',
       });
       // 1: received → media_processing, reading the original's location (one statement).
-      // 2: BEGIN, the variant rows, the fingerprint (insert, near-duplicate count), → needs_review, COMMIT.
-      expect(counted.sql, counted.sql.join('\n')).toHaveLength(7);
+      // 2: BEGIN, the variant rows, the fingerprint with its near-duplicate count, → needs_review, COMMIT.
+      expect(counted.sql, counted.sql.join('\n')).toHaveLength(6);
       expect(transactionsOf(counted.sql)).toBe(2);
       // moveToActive, one review change per transition (one XADD each), moveToFinished.
       expect(jobWindow(counted.redis)).toEqual([MOVE_TO_ACTIVE, 'xadd', 'xadd', MOVE_TO_FINISHED]);
