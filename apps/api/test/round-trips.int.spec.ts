@@ -2,39 +2,13 @@
 // requests against the real API (docs/performance.md, "What an accepted frame costs"). Counts,
 // not timings: a new statement or Redis call on the hot path fails here, on any machine.
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makePng } from '@framedesk/testing';
+import { countRoundTrips, makePng } from '@framedesk/testing';
 import { frameForm, startTestApi, type TestApi } from './harness';
 
 let api: TestApi;
 let key: string;
 const png = makePng(32, 32);
-
-/** Statements and Redis commands sent while `work` runs. */
-async function countRoundTrips(work: () => Promise<void>): Promise<{ sql: string[]; redis: string[] }> {
-  const sql: string[] = [];
-  const redis: string[] = [];
-  const query = pg.Client.prototype.query;
-  const sendCommand = Redis.prototype.sendCommand;
-  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text;
-    sql.push((text ?? '?').trim().split(/\s+/).slice(0, 3).join(' '));
-    return (query as (...a: unknown[]) => unknown).apply(this, args);
-  } as typeof query;
-  Redis.prototype.sendCommand = function (this: Redis, ...args: Parameters<typeof sendCommand>) {
-    redis.push(args[0].name);
-    return sendCommand.apply(this, args);
-  };
-  try {
-    await work();
-  } finally {
-    pg.Client.prototype.query = query;
-    Redis.prototype.sendCommand = sendCommand;
-  }
-  return { sql, redis };
-}
 
 const submit = (idempotencyKey: string) =>
   api.call('POST', '/v1/frame-submissions', {

@@ -158,6 +158,14 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
     return delay;
   }
 
+  /**
+   * A fault is recorded only for a job that ran before (held, then run again: BullMQ counts every
+   * start), so a job on its first start has none to clear and costs Redis nothing here.
+   */
+  const clearFault = async (queue: QueueName, job: Job) => {
+    if (job.attemptsStarted > 1) await status.clearFault(queue, job.id!).catch(() => undefined);
+  };
+
   const processJob = async (queue: QueueName, job: Job, token: string | undefined, observed: ObservedJob) => {
     const name = job.name as JobName;
     const jobLogger = observed.logger;
@@ -175,7 +183,7 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
     try {
       await (handler.run as (payload: unknown, context: JobContext) => Promise<void>)(job.data, context);
       metrics.jobFinished(queue, name, 'completed', seconds());
-      await status.clearFault(queue, job.id!).catch(() => undefined);
+      await clearFault(queue, job);
     } catch (error) {
       const err = error instanceof Error ? error : new Error(String(error));
       const kind = classifyJobError(err);
@@ -188,7 +196,7 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
         jobLogger.error({ err, reason: kind.reason, retryInSeconds: delay / 1000 }, `server fault: ${kind.reason}`);
         throw new DelayedError();
       }
-      await status.clearFault(queue, job.id!).catch(() => undefined);
+      await clearFault(queue, job);
       const permanent = err instanceof UnrecoverableError;
       const last = permanent || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
       observed.recordOutcome(last ? 'failed' : 'retried');

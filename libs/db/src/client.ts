@@ -3,6 +3,10 @@ import { PrismaClient } from './generated/prisma/client.ts';
 import { createRepositories, type Repositories } from './repositories';
 import type { TransitionRequest, TransitionResult } from './submissions.repository';
 
+export interface TransitionOptions {
+  readonly before?: (repos: Repositories) => Promise<void>;
+}
+
 export interface DatabaseOptions {
   readonly url: string;
   readonly poolSize?: number;
@@ -13,8 +17,12 @@ export interface Database {
   readonly repos: Repositories;
   /** Runs `work` in one transaction; every repository it is handed writes inside it. */
   transaction<T>(work: (repos: Repositories) => Promise<T>): Promise<T>;
-  /** A status change through the status machine, compare-and-set, with its event, in one transaction. */
-  transition(request: TransitionRequest): Promise<TransitionResult>;
+  /**
+   * A status change through the status machine, compare-and-set, with its event: one statement.
+   * `options.before` is work to commit in the same transaction, before the status changes (the
+   * image pipeline's variant rows and fingerprint); it commits even when the transition loses.
+   */
+  transition(request: TransitionRequest, options?: TransitionOptions): Promise<TransitionResult>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -24,10 +32,18 @@ export function createDatabase(options: DatabaseOptions): Database {
   const prisma = new PrismaClient({ adapter });
   const transaction: Database['transaction'] = (work) =>
     prisma.$transaction((tx) => work(createRepositories(tx)), { timeout: 15_000, maxWait: 10_000 });
+  const repos = createRepositories(prisma);
   return {
-    repos: createRepositories(prisma),
+    repos,
     transaction,
-    transition: (request) => transaction((repos) => repos.submissions.transition(request)),
+    transition: (request, options) => {
+      const before = options?.before;
+      if (!before) return repos.submissions.transition(request);
+      return transaction(async (tx) => {
+        await before(tx);
+        return tx.submissions.transition(request);
+      });
+    },
     ping: async () => {
       await prisma.$queryRaw`SELECT 1`;
     },

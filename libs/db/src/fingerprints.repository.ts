@@ -73,19 +73,36 @@ export function bandMasks(radius: number): number[] {
   return masks;
 }
 
+/** Where a search's frame sits: its channel and creation time, as values or as SQL (a column). */
+interface SearchOrigin {
+  readonly channelId: Prisma.Sql;
+  readonly createdAt: Prisma.Sql;
+  readonly since: Prisma.Sql;
+}
+
+const originOf = (f: FingerprintRow, settings: SimilaritySettings): SearchOrigin => ({
+  channelId: Prisma.sql`${f.channelId}`,
+  createdAt: Prisma.sql`${f.createdAt}`,
+  since: Prisma.sql`${new Date(f.createdAt.getTime() - settings.windowDays * DAY_MS)}`,
+});
+
 /** One search: earlier frames of the frame's channel within the window and the distance. */
-function searchSql(f: FingerprintRow, settings: SimilaritySettings, select: 'matches' | 'count'): Prisma.Sql {
+function searchSql(
+  f: Pick<FingerprintRow, 'submissionId' | 'perceptualHash' | 'band0' | 'band1' | 'band2' | 'band3'>,
+  origin: SearchOrigin,
+  settings: SimilaritySettings,
+  select: 'matches' | 'count',
+): Prisma.Sql {
   const masks = bandMasks(Math.floor(settings.maxDistance / BANDS));
   const [b0, b1, b2, b3] = [f.band0, f.band1, f.band2, f.band3].map((band) => masks.map((m) => band ^ m));
-  const since = new Date(f.createdAt.getTime() - settings.windowDays * DAY_MS);
   const distance = Prisma.sql`bit_count((f.perceptual_hash # ${f.perceptualHash})::bit(64))`;
   // Each band's OR-branch is an index lookup on (channel_id, band_i, created_at); PostgreSQL
   // combines them as a BitmapOr, and only those candidates get the exact distance.
   const matches = Prisma.sql`
     SELECT f.submission_id, f.created_at, ${distance}::int AS distance
     FROM submission_fingerprints f
-    WHERE f.channel_id = ${f.channelId}
-      AND f.created_at < ${f.createdAt} AND f.created_at >= ${since}
+    WHERE f.channel_id = ${origin.channelId}
+      AND f.created_at < ${origin.createdAt} AND f.created_at >= ${origin.since}
       AND (f.band_0 = ANY(${b0}::int[]) OR f.band_1 = ANY(${b1}::int[])
         OR f.band_2 = ANY(${b2}::int[]) OR f.band_3 = ANY(${b3}::int[]))
       AND f.submission_id <> ${f.submissionId}
@@ -102,7 +119,7 @@ export function fingerprintsRepository(db: DbClient) {
   async function recount(row: FingerprintRow, settings: SimilaritySettings = DEFAULT_SIMILARITY): Promise<number> {
     // Counted and stored in one statement (one round trip), by the same search as before.
     const [counted] = await db.$queryRaw<{ n: number }[]>`
-      UPDATE submission_fingerprints SET similar_count = (${searchSql(row, settings, 'count')})
+      UPDATE submission_fingerprints SET similar_count = (${searchSql(row, originOf(row, settings), settings, 'count')})
       WHERE submission_id = ${row.submissionId}
       RETURNING similar_count AS n`;
     if (!counted) throw new Error(`no fingerprint for submission ${row.submissionId}`);
@@ -121,29 +138,39 @@ export function fingerprintsRepository(db: DbClient) {
       settings?: SimilaritySettings;
     }): Promise<FingerprintRow | null> {
       const [band0, band1, band2, band3] = fingerprintBands(input.perceptualHash);
-      const rows = await db.$queryRaw<{ channel_id: string; created_at: Date }[]>`
+      const settings = input.settings ?? DEFAULT_SIMILARITY;
+      const bands = { band0, band1, band2, band3 };
+      // One statement: the row, channel and time copied from the submission, and the count of
+      // near-duplicates among the earlier frames (the frame itself is left out by id).
+      const count = searchSql(
+        { submissionId: input.submissionId, perceptualHash: input.perceptualHash, ...bands },
+        {
+          channelId: Prisma.sql`s.channel_id`,
+          createdAt: Prisma.sql`s.created_at`,
+          since: Prisma.sql`s.created_at - ${settings.windowDays * DAY_MS} * interval '1 millisecond'`,
+        },
+        settings,
+        'count',
+      );
+      const rows = await db.$queryRaw<{ channel_id: string; created_at: Date; similar_count: number }[]>`
         INSERT INTO submission_fingerprints
-          (submission_id, channel_id, created_at, perceptual_hash, band_0, band_1, band_2, band_3)
-        SELECT s.id, s.channel_id, s.created_at, ${input.perceptualHash}, ${band0}, ${band1}, ${band2}, ${band3}
+          (submission_id, channel_id, created_at, perceptual_hash, band_0, band_1, band_2, band_3, similar_count)
+        SELECT s.id, s.channel_id, s.created_at, ${input.perceptualHash}, ${band0}, ${band1}, ${band2}, ${band3}, (${count})
         FROM submissions s WHERE s.id = ${input.submissionId}
         ON CONFLICT (submission_id) DO UPDATE SET
           perceptual_hash = EXCLUDED.perceptual_hash, band_0 = EXCLUDED.band_0, band_1 = EXCLUDED.band_1,
-          band_2 = EXCLUDED.band_2, band_3 = EXCLUDED.band_3
-        RETURNING channel_id, created_at`;
+          band_2 = EXCLUDED.band_2, band_3 = EXCLUDED.band_3, similar_count = EXCLUDED.similar_count
+        RETURNING channel_id, created_at, similar_count`;
       const saved = rows[0];
       if (!saved) return null;
-      const row: FingerprintRow = {
+      return {
         submissionId: input.submissionId,
         channelId: saved.channel_id,
         createdAt: saved.created_at,
         perceptualHash: input.perceptualHash,
-        band0,
-        band1,
-        band2,
-        band3,
-        similarCount: 0,
+        ...bands,
+        similarCount: Number(saved.similar_count),
       };
-      return { ...row, similarCount: await recount(row, input.settings) };
     },
 
     /** Counts the frame's near-duplicates among its earlier frames again and stores the count. */
@@ -160,7 +187,7 @@ export function fingerprintsRepository(db: DbClient) {
     /** The closest earlier frames, best first (distance, then newest), at most MAX_SIMILAR. */
     async search(row: FingerprintRow, settings: SimilaritySettings = DEFAULT_SIMILARITY): Promise<SimilarMatch[]> {
       const rows = await db.$queryRaw<{ submission_id: string; distance: number }[]>(
-        searchSql(row, settings, 'matches'),
+        searchSql(row, originOf(row, settings), settings, 'matches'),
       );
       return rows.map((r) => ({ submissionId: r.submission_id, distance: Number(r.distance) }));
     },

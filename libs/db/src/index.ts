@@ -1,4 +1,4 @@
-export { createDatabase, type Database, type DatabaseOptions } from './client';
+export { createDatabase, type Database, type DatabaseOptions, type TransitionOptions } from './client';
 export type { Repositories } from './repositories';
 export { ALL_CHANNELS, type ChannelScope } from './channel-scope';
 export type { AccountChange, AccountEventRow, ReviewerListRow } from './accounts.repository';
@@ -43,6 +43,7 @@ export type {
   Actor,
   NewSubmission,
   SubmissionRow,
+  StoredOriginal,
   SubmissionWithSlugs,
   TransitionPatch,
   TransitionRequest,

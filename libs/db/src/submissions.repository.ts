@@ -1,22 +1,21 @@
-import {
-  type ActorType,
-  type FailureCode,
-  type MediaType,
-  sourcesOf,
-  type SubmissionStatus,
-  type Visibility,
-} from '@framedesk/domain';
+import { type MediaType, sourcesOf, type SubmissionStatus, type Visibility } from '@framedesk/domain';
 import type { DbClient, Prisma } from './prisma';
+import {
+  type Actor,
+  type StoredOriginal,
+  type TransitionPatch,
+  type TransitionRequest,
+  type TransitionResult,
+  type TransitionRow,
+  transitionedRow,
+  transitionSql,
+} from './transition-sql';
 import { type ResourceListQuery, submissionResources } from './submission-resources';
 
 import type { SubmissionRow, SubmissionWithSlugs } from './submission-rows';
 
 export type { SubmissionRow, SubmissionWithSlugs };
-
-export interface Actor {
-  readonly type: ActorType;
-  readonly id?: string | null;
-}
+export type { Actor, StoredOriginal, TransitionPatch, TransitionRequest, TransitionResult };
 
 export interface NewSubmission {
   readonly id: string;
@@ -29,38 +28,6 @@ export interface NewSubmission {
   readonly title?: string | null;
   readonly visibility: Visibility;
 }
-
-/** Fields a transition may set together with the status. */
-export interface TransitionPatch {
-  readonly failureCode?: FailureCode | null;
-  readonly failureMessage?: string | null;
-  readonly reviewDecision?: 'promoted' | 'rejected' | null;
-  readonly reviewReason?: string | null;
-  readonly reviewerId?: string | null;
-  readonly reviewedAt?: Date | null;
-  readonly claimedBy?: string | null;
-  readonly claimedUntil?: Date | null;
-  readonly width?: number | null;
-  readonly height?: number | null;
-  readonly durationMs?: number | null;
-}
-
-export interface TransitionRequest {
-  readonly id: string;
-  readonly to: SubmissionStatus;
-  readonly actor: Actor;
-  readonly reason?: string | null;
-  /** Narrows the allowed sources further than the status machine does. */
-  readonly onlyFrom?: readonly SubmissionStatus[];
-  /** Applies only while the visibility is still this one (part of the compare-and-set). */
-  readonly onlyWithVisibility?: Visibility;
-  readonly patch?: TransitionPatch;
-  readonly data?: Record<string, unknown>;
-}
-
-export type TransitionResult =
-  | { readonly ok: true; readonly from: SubmissionStatus; readonly submission: SubmissionRow }
-  | { readonly ok: false; readonly current: SubmissionStatus | null };
 
 const withSlugs = { agent: { select: { slug: true } }, channel: { select: { slug: true } } } as const;
 
@@ -133,41 +100,32 @@ export function submissionsRepository(db: DbClient) {
     },
 
     /**
-     * Compare-and-set through the status machine: the row changes only if its status is one the
-     * machine allows `actor` to leave for `to`, and is still the status we read. One event row
-     * records each change. The loser of a race gets `{ ok: false }`. Call it inside a transaction
-     * (`Database.transition` does) so the status never changes without its event.
+     * Compare-and-set through the status machine, in one statement (its own transaction, or part
+     * of the caller's): the row is locked, and changes only if its status is one the machine
+     * allows `actor` to leave for `to` (and `onlyFrom`, `onlyWithVisibility`, `onlyMediaType`
+     * allow); the event row is written by the same statement, so the status never changes
+     * without it. The loser of a race gets `{ ok: false, current }` with the status it found.
      */
     async transition(request: TransitionRequest): Promise<TransitionResult> {
-      const current = await db.submission.findUnique({ where: { id: request.id }, select: { status: true } });
-      if (!current) return { ok: false, current: null };
       const allowed = sourcesOf(request.to, request.actor.type).filter(
         (s) => !request.onlyFrom || request.onlyFrom.includes(s),
       );
-      if (!allowed.includes(current.status)) return { ok: false, current: current.status };
-      const { count } = await db.submission.updateMany({
-        where: {
-          id: request.id,
-          status: current.status,
-          ...(request.onlyWithVisibility ? { visibility: request.onlyWithVisibility } : {}),
-        },
-        data: { status: request.to, ...request.patch },
-      });
-      if (count === 0) {
-        const now = await db.submission.findUnique({ where: { id: request.id }, select: { status: true } });
-        return { ok: false, current: now?.status ?? null };
-      }
-      await events.append({
-        submissionId: request.id,
-        type: 'transition',
-        from: current.status,
-        to: request.to,
-        actor: request.actor,
-        reason: request.reason ?? null,
-        data: request.data,
-      });
-      const submission = await db.submission.findUniqueOrThrow({ where: { id: request.id } });
-      return { ok: true, from: current.status, submission };
+      const rows = await db.$queryRaw<TransitionRow[]>(transitionSql(request, allowed, new Date()));
+      const row = rows[0];
+      if (!row) return { ok: false, current: null };
+      if (!row.moved)
+        return {
+          ok: false,
+          current: row.current,
+          ...(request.onlyMediaType ? { mediaType: row.current_media_type } : {}),
+        };
+      const submission = transitionedRow(row.moved);
+      return {
+        ok: true,
+        from: row.current,
+        submission,
+        ...(request.withOriginal ? { original: row.original ?? null } : {}),
+      };
     },
 
     /** Changes fields that are not the status (visibility, claims), with an event. */

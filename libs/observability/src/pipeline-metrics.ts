@@ -63,12 +63,15 @@ interface CountedTransition {
  * changes the status inside its own transaction and is counted by its service).
  */
 export function withTransitionMetrics<
-  D extends { transition(request: CountedTransition['request']): Promise<CountedTransition['result']> },
+  D extends {
+    transition(request: CountedTransition['request'], ...rest: never[]): Promise<CountedTransition['result']>;
+  },
 >(db: D, metrics: Pick<PipelineMetrics, 'transitioned'>): D {
   return {
     ...db,
-    async transition(request: Parameters<D['transition']>[0]) {
-      const result = await db.transition(request);
+    async transition(...args: Parameters<D['transition']>) {
+      const [request] = args;
+      const result = await (db.transition as (...a: typeof args) => ReturnType<D['transition']>)(...args);
       if (result.ok && result.from && result.submission)
         metrics.transitioned(
           result.from,

@@ -13,13 +13,26 @@ import {
   type SCHEDULED_JOBS,
 } from './registry';
 
-/** Per-job defaults: retried with exponential back-off; kept briefly after completion. */
+/**
+ * Per-job defaults: retried with exponential back-off; removed as soon as it completes (nothing
+ * reads a completed job: the submission's status and events say what happened, and `hasLiveJob`
+ * treats completed and missing alike), which spares BullMQ the completed set's bookkeeping and
+ * trimming on every job; failed jobs are kept a week for operators.
+ */
 export const DEFAULT_JOB_OPTIONS: JobsOptions = {
   attempts: 5,
   backoff: { type: 'exponential', delay: 2_000 },
-  removeOnComplete: { age: 3600, count: 1000 },
+  removeOnComplete: true,
   removeOnFail: { age: 7 * 24 * 3600 },
 };
+
+/**
+ * BullMQ appends every job's events (added, waiting, active, completed …) to a stream per queue,
+ * 10,000 kept by default. Nothing here reads it (no QueueEvents listener: the submission's events
+ * and the review-change stream are what is read), so it is trimmed to nothing as it goes: the
+ * appends remain (BullMQ's scripts always make them), the memory does not.
+ */
+export const EVENTS_STREAM = { events: { maxLen: 0 } } as const;
 
 export interface EnqueueOptions {
   /** Run no earlier than this. */
@@ -100,7 +113,10 @@ export interface QueueProducer {
 
 export function createQueueProducer(connection: Redis, prefix: string): QueueProducer {
   const queues = new Map<QueueName, Queue>(
-    QUEUE_NAMES.map((name) => [name, new Queue(name, { connection, prefix, defaultJobOptions: DEFAULT_JOB_OPTIONS })]),
+    QUEUE_NAMES.map((name) => [
+      name,
+      new Queue(name, { connection, prefix, defaultJobOptions: DEFAULT_JOB_OPTIONS, streams: EVENTS_STREAM }),
+    ]),
   );
   const queue = (name: QueueName) => queues.get(name)!;
   const jobState: QueueProducer['jobState'] = async (name, payload, attempt) => {

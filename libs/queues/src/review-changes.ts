@@ -17,24 +17,23 @@ export interface ReviewChangePublisher {
 /** Recent changes are kept (capped) so a reconnecting client catches up from its Last-Event-ID. */
 const KEEP = 1000;
 
-/** The stream of recent changes and the pub/sub channel announcing them, both under the prefix. */
-export function reviewChangesKeys(prefix: string): { stream: string; channel: string } {
-  return { stream: `${prefix}:review-changes`, channel: `${prefix}:review-changes:live` };
+/** The stream of recent changes, under the prefix. */
+export function reviewChangesKeys(prefix: string): { stream: string } {
+  return { stream: `${prefix}:review-changes` };
 }
 
 /**
- * Appends a change to the capped stream (its id becomes the SSE event id) and announces it on
- * pub/sub, so every API instance's open event streams hear of it. Never throws: a change that
- * cannot be announced is picked up by the workbench's fallback polling.
+ * Appends a change to the capped stream: one command (its id becomes the SSE event id). Every
+ * API instance's open event streams read it from there (a blocking XREAD per instance), so no
+ * separate announcement is sent. Never throws: a change that cannot be written is picked up by
+ * the workbench's fallback polling.
  */
 export function reviewChangePublisher(redis: Redis, prefix: string): ReviewChangePublisher {
   const keys = reviewChangesKeys(prefix);
   return {
     async publish(change) {
       try {
-        const body = JSON.stringify(change);
-        const id = await redis.xadd(keys.stream, 'MAXLEN', '~', String(KEEP), '*', 'change', body);
-        if (id) await redis.publish(keys.channel, JSON.stringify({ id, change }));
+        await redis.xadd(keys.stream, 'MAXLEN', '~', String(KEEP), '*', 'change', JSON.stringify(change));
       } catch {
         // Redis is down: readers fall back to polling.
       }
@@ -45,13 +44,17 @@ export function reviewChangePublisher(redis: Redis, prefix: string): ReviewChang
 /** Every successful status transition of `db` is announced (after its transaction committed). */
 export function withReviewChanges<
   D extends {
-    transition(request: { id: string; to: string }): Promise<{ ok: boolean; submission?: { channelId: string } }>;
+    transition(
+      request: { id: string; to: string },
+      ...rest: never[]
+    ): Promise<{ ok: boolean; submission?: { channelId: string } }>;
   },
 >(db: D, publisher: ReviewChangePublisher): D {
   return {
     ...db,
-    async transition(request: Parameters<D['transition']>[0]) {
-      const result = await db.transition(request);
+    async transition(...args: Parameters<D['transition']>) {
+      const [request] = args;
+      const result = await (db.transition as (...a: typeof args) => ReturnType<D['transition']>)(...args);
       if (result.ok) {
         const channel = result.submission?.channelId;
         await publisher.publish({
@@ -86,9 +89,22 @@ const afterId = (a: string, b: string): boolean => {
   return am! > bm! || (am === bm && as! > bs!);
 };
 
+const parseEntry = ([id, fields]: [string, string[]]): ReviewChangeEvent | null => {
+  const body = fields[fields.indexOf('change') + 1];
+  if (!body) return null;
+  try {
+    return { id, change: JSON.parse(body) as ReviewChange };
+  } catch {
+    return null; // not ours
+  }
+};
+
+/** How long one blocking read waits before it is sent again (and notices a close). */
+const BLOCK_MS = 5_000;
+
 /**
- * One pub/sub connection per process (a duplicate of `redis`, opened with the first listener),
- * fanned out to every open event stream.
+ * One reading connection per process (a duplicate of `redis`, opened with the first listener):
+ * a loop of blocking XREADs from the stream's end, fanned out to every open event stream.
  */
 export function reviewChangeSubscriber(redis: Redis, prefix: string): ReviewChangeSubscriber {
   const keys = reviewChangesKeys(prefix);
@@ -96,19 +112,31 @@ export function reviewChangeSubscriber(redis: Redis, prefix: string): ReviewChan
   local.setMaxListeners(0);
   let connection: Promise<Redis> | null = null;
 
+  async function follow(reader: Redis, from: string) {
+    let last = from;
+    while (connection) {
+      try {
+        const read = await reader.xread('COUNT', 500, 'BLOCK', BLOCK_MS, 'STREAMS', keys.stream, last);
+        for (const entry of read?.[0]?.[1] ?? []) {
+          last = entry[0];
+          const event = parseEntry(entry);
+          if (event) local.emit('change', event);
+        }
+      } catch {
+        if (reader.status === 'end') return;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  }
+
   const connect = () => {
     connection ??= (async () => {
-      const sub = redis.duplicate({ maxRetriesPerRequest: null, enableOfflineQueue: true });
-      sub.on('error', () => undefined);
-      sub.on('message', (_channel: string, message: string) => {
-        try {
-          local.emit('change', JSON.parse(message) as ReviewChangeEvent);
-        } catch {
-          // not ours
-        }
-      });
-      await sub.subscribe(keys.channel);
-      return sub;
+      const reader = redis.duplicate({ maxRetriesPerRequest: null, enableOfflineQueue: true });
+      reader.on('error', () => undefined);
+      // From the newest entry now: what comes after it is live; what came before is replayed.
+      const newest = await reader.xrevrange(keys.stream, '+', '-', 'COUNT', 1);
+      void follow(reader, newest[0]?.[0] ?? '0-0');
+      return reader;
     })();
     return connection;
   };
@@ -128,9 +156,9 @@ export function reviewChangeSubscriber(redis: Redis, prefix: string): ReviewChan
       await connect();
       if (lastEventId && /^\d+-\d+$/.test(lastEventId)) {
         const rows = await redis.xrange(keys.stream, `(${lastEventId}`, '+', 'COUNT', KEEP);
-        for (const [id, fields] of rows) {
-          const body = fields[fields.indexOf('change') + 1];
-          if (body) deliver({ id, change: JSON.parse(body) as ReviewChange });
+        for (const row of rows) {
+          const event = parseEntry(row);
+          if (event) deliver(event);
         }
       }
       replaying = false;
@@ -138,9 +166,9 @@ export function reviewChangeSubscriber(redis: Redis, prefix: string): ReviewChan
       return () => local.off('change', onChange);
     },
     async close() {
-      const sub = await connection?.catch(() => null);
+      const reader = await connection?.catch(() => null);
       connection = null;
-      sub?.disconnect();
+      reader?.disconnect();
     },
   };
 }

@@ -1,5 +1,5 @@
 import { parseVariantName, type ProjectConfig, type VariantSpec } from '@framedesk/config';
-import type { Database } from '@framedesk/db';
+import type { Database, NewMediaObject } from '@framedesk/db';
 import type { ImageVariant } from '@framedesk/media';
 import { type ObjectStorage, storageKeys } from '@framedesk/storage';
 
@@ -12,39 +12,36 @@ export function imageVariantSpecs(config: Pick<ProjectConfig, 'delivery'>): Vari
   });
 }
 
-async function upsertWithRetry(work: () => Promise<unknown>): Promise<void> {
-  // Two racing workers may both insert the same (submission, kind, name): ON CONFLICT makes the
-  // second wait and update, and a failure that still gets through (a deadlock) is tried once more.
+/**
+ * Two racing workers may both insert the same (submission, kind, name): ON CONFLICT makes the
+ * second wait and update, and a failure that still gets through (a deadlock) is tried once more.
+ */
+export async function withOneRetry<T>(work: () => Promise<T>): Promise<T> {
   try {
-    await work();
+    return await work();
   } catch {
-    await work();
+    return work();
   }
 }
 
 /**
- * Stores rendered variants beside the original and records them. Keys and rows are
- * deterministic: a retry or a racing worker rewrites the same set. The files are written side
- * by side, then every variant row in one statement.
+ * Writes rendered variants beside the original, side by side, and returns their rows to record
+ * (the pipeline records them in the transaction that moves the frame on). Keys are
+ * deterministic: a retry or a racing worker rewrites the same set.
  */
-export async function storeImageVariants(
-  deps: { readonly db: Database; readonly storage: ObjectStorage },
+export async function writeImageVariants(
+  storage: ObjectStorage,
   submissionId: string,
   bucket: string,
   variants: readonly ImageVariant[],
-): Promise<void> {
-  const stored = await Promise.all(
+): Promise<NewMediaObject[]> {
+  return Promise.all(
     variants.map(async (variant) => {
       const key = storageKeys.variant(submissionId, variant.name);
-      const object = await deps.storage.put(bucket, key, variant.data, { contentType: variant.contentType });
-      return { variant, key, object };
-    }),
-  );
-  await upsertWithRetry(() =>
-    deps.db.repos.mediaObjects.upsertMany(
-      stored.map(({ variant, key, object }) => ({
+      const object = await storage.put(bucket, key, variant.data, { contentType: variant.contentType });
+      return {
         submissionId,
-        kind: 'variant',
+        kind: 'variant' as const,
         name: variant.name,
         bucket,
         key,
@@ -53,7 +50,18 @@ export async function storeImageVariants(
         width: variant.width,
         height: variant.height,
         sha256: object.sha256,
-      })),
-    ),
+      };
+    }),
   );
+}
+
+/** Stores rendered variants and records them, every row in one statement (`media verify --repair`). */
+export async function storeImageVariants(
+  deps: { readonly db: Database; readonly storage: ObjectStorage },
+  submissionId: string,
+  bucket: string,
+  variants: readonly ImageVariant[],
+): Promise<void> {
+  const rows = await writeImageVariants(deps.storage, submissionId, bucket, variants);
+  await withOneRetry(() => deps.db.repos.mediaObjects.upsertMany(rows));
 }

@@ -1,12 +1,11 @@
 import type { ProjectConfig } from '@framedesk/config';
-import type { Database, MediaObjectRow, SimilaritySettings } from '@framedesk/db';
+import type { Database, SimilaritySettings, StoredOriginal } from '@framedesk/db';
 import type { FailureCode, SubmissionStatus } from '@framedesk/domain';
 import { formatsForMimeTypes, isImageProcessingError, processImage } from '@framedesk/media';
 import { annotateSpan } from '@framedesk/observability';
 import { finishProcessing } from './system-review';
 import { type ObjectStorage, ObjectNotFoundError, ObjectTooLargeError, readObject } from '@framedesk/storage';
-import { saveFingerprint } from './fingerprint.service';
-import { imageVariantSpecs, storeImageVariants } from './image-variants';
+import { imageVariantSpecs, withOneRetry, writeImageVariants } from './image-variants';
 import { failExpiredUpload } from './upload-expiry';
 
 const SYSTEM = { type: 'system' } as const;
@@ -69,27 +68,31 @@ export function imageProcessingService(deps: ImageProcessingDeps) {
       ? { outcome: 'failed', code, message }
       : { outcome: 'skipped', reason: 'left the pipeline before the failure was recorded' };
 
-  async function start(submissionId: string): Promise<{ ok: true } | { ok: false; reason: string }> {
-    const submission = await deps.db.repos.submissions.findById(submissionId);
-    if (!submission) return { ok: false, reason: 'no such submission' };
-    annotateSpan({ 'framedesk.agent': submission.agent.slug, 'framedesk.channel': submission.channel.slug });
-    if (submission.mediaType !== 'image') return { ok: false, reason: 'not an image' };
-    // A retry after a crash finds it already processing and carries on.
-    if (submission.status === 'media_processing') return { ok: true };
-    if (submission.status !== 'received') return { ok: false, reason: `status is ${submission.status}` };
+  /**
+   * `received` → `media_processing`, reading where the original is in the same statement. A retry
+   * after a crash finds it already processing and carries on; any other status is someone else's.
+   */
+  async function start(
+    submissionId: string,
+  ): Promise<{ ok: true; original: StoredOriginal | null } | { ok: false; reason: string }> {
     const started = await deps.db.transition({
       id: submissionId,
       to: 'media_processing',
       actor: SYSTEM,
       onlyFrom: ['received'],
+      onlyMediaType: 'image',
+      withOriginal: true,
     });
-    // Losing this compare-and-set means another worker owns the submission now.
-    return started.ok ? { ok: true } : { ok: false, reason: `lost the race (status ${started.current})` };
-  }
-
-  async function original(submissionId: string): Promise<MediaObjectRow | null> {
+    if (started.ok) {
+      const { submission } = started;
+      annotateSpan({ 'framedesk.agent': submission.agent.slug, 'framedesk.channel': submission.channel.slug });
+      return { ok: true, original: started.original ?? null };
+    }
+    if (started.current === null) return { ok: false, reason: 'no such submission' };
+    if (started.mediaType !== 'image') return { ok: false, reason: 'not an image' };
+    if (started.current !== 'media_processing') return { ok: false, reason: `status is ${started.current}` };
     const objects = await deps.db.repos.mediaObjects.listForSubmission(submissionId);
-    return objects.find((o) => o.kind === 'original') ?? null;
+    return { ok: true, original: objects.find((o) => o.kind === 'original') ?? null };
   }
 
   return {
@@ -97,7 +100,7 @@ export function imageProcessingService(deps: ImageProcessingDeps) {
       const started = await start(submissionId);
       if (!started.ok) return { outcome: 'skipped', reason: started.reason };
 
-      const source = await original(submissionId);
+      const source = started.original;
       if (!source) return fail(submissionId, 'processing_error', 'The original image is missing.');
       let input: Buffer;
       try {
@@ -121,24 +124,33 @@ export function imageProcessingService(deps: ImageProcessingDeps) {
         throw error;
       }
 
-      await storeImageVariants(deps, submissionId, source.bucket, image.variants);
-
-      // Made by processImage from the pixels it decoded for the variants: no second decode.
-      await saveFingerprint(deps.db, submissionId, image.perceptualHash, deps.nearDuplicates);
-
-      const done = await finishProcessing(deps.db, {
-        id: submissionId,
-        requiresReview: deps.config.approval_defaults.requires_review,
-        reason: null,
-        patch: { width: image.width, height: image.height },
-        data: { variants: image.variants.map((v) => v.name) },
-      });
+      const rows = await writeImageVariants(deps.storage, submissionId, source.bucket, image.variants);
+      const variants = image.variants.map((v) => v.name);
+      // The variant rows, the fingerprint (made by processImage from the pixels it decoded for the
+      // variants: no second decode) and the status change: one transaction.
+      const done = await withOneRetry(() =>
+        finishProcessing(deps.db, {
+          id: submissionId,
+          requiresReview: deps.config.approval_defaults.requires_review,
+          reason: null,
+          patch: { width: image.width, height: image.height },
+          data: { variants },
+          before: async (repos) => {
+            await repos.mediaObjects.upsertMany(rows);
+            await repos.fingerprints.save({
+              submissionId,
+              perceptualHash: image.perceptualHash,
+              ...(deps.nearDuplicates ? { settings: deps.nearDuplicates } : {}),
+            });
+          },
+        }),
+      );
       if (!done.ok) return { outcome: 'skipped', reason: `lost the race (status ${done.current})` };
       return {
         outcome: done.to,
         width: image.width,
         height: image.height,
-        variants: image.variants.map((v) => v.name),
+        variants,
       };
     },
 

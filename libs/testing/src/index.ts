@@ -9,4 +9,5 @@ export * from './reviewer-client';
 export * from './backup';
 export * from './otlp-receiver';
 export * from './prometheus';
+export * from './round-trips';
 export * from './oidc-provider';

@@ -11,7 +11,7 @@ import { openFds, rssMiB } from './raw-http';
 const SECONDS = Number(process.env['SOAK_SECONDS'] ?? 600);
 const RATE = Number(process.env['SOAK_RPS'] ?? 2);
 const SAMPLE_SECONDS = Math.max(1, Math.min(10, Math.floor(SECONDS / 12)));
-/** BullMQ keeps at most 1000 completed jobs per queue (libs/queues removeOnComplete). */
+/** A loose bound: completed jobs are removed at once (libs/queues removeOnComplete); 1000 a queue for what else a job leaves. */
 const REDIS_KEY_BOUND = 4 * 1000 + 200;
 
 interface Sample {

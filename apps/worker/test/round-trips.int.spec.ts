@@ -1,0 +1,70 @@
+// What processing one image costs the worker in round trips to PostgreSQL and Redis, counted
+// around single jobs of the real worker runtime (docs/performance.md, "What an accepted frame
+// costs"), the way apps/api/test/round-trips.int.spec.ts pins the API's. Counts, not timings.
+import { countRoundTrips, makePng, transactionsOf } from '@framedesk/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { WorkerRuntime } from '../src/runtime';
+import { createWorkerHarness, type WorkerHarness } from './harness';
+
+let h: WorkerHarness;
+let runtime: WorkerRuntime;
+
+/** Enqueues the image's job (the producer's calls are the API's, not counted) and waits until it completed. */
+async function processOne(id: string): Promise<void> {
+  const completed = runtime.stats.completed;
+  await h.producer.enqueue('image.process', { submissionId: id });
+  const deadline = Date.now() + 60_000;
+  while (runtime.stats.completed === completed) {
+    if (Date.now() > deadline) throw new Error(`job of ${id} not completed after 60 s`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+beforeAll(async () => {
+  h = await createWorkerHarness();
+  // Long lock and readiness intervals: no lock renewal, stalled check or readiness report
+  // falls inside a counted job.
+  runtime = await h.startRuntime({
+    queues: ['image-processing'],
+    settings: { WORKER_CONCURRENCY: 1, WORKER_LOCK_SECONDS: 600, WORKER_READINESS_INTERVAL_SECONDS: 600 },
+  });
+  // Warm-up: connections open, Lua scripts loaded, lazy modules read.
+  await processOne(await h.seedImage(makePng(64, 48)));
+});
+afterAll(() => h?.cleanup());
+
+/** BullMQ's scripts, by key count. */
+const MOVE_TO_ACTIVE = 'evalsha/11';
+const MOVE_TO_FINISHED = 'evalsha/14';
+
+/**
+ * The calls from the job's moveToActive to its moveToFinished. An idle worker polls (BZPOPMIN
+ * times out, an empty moveToActive follows) on its own clock; a poll that falls just before or
+ * after the job is the idle worker's cost, not the image's.
+ */
+function jobWindow(calls: readonly string[]): string[] {
+  const end = calls.indexOf(MOVE_TO_FINISHED);
+  const firstOther = calls.findIndex((c) => !c.startsWith('evalsha'));
+  const start = calls.lastIndexOf(MOVE_TO_ACTIVE, firstOther === -1 ? end : firstOther);
+  return calls.slice(start, end + 1);
+}
+
+describe('round trips per processed image (worker runtime, real PostgreSQL, Redis and sharp)', () => {
+  it('received → needs_review: 6 statements in 2 transactions, 4 Redis calls', async () => {
+    const ids = [await h.seedImage(makePng(320, 240, { seed: 1 })), await h.seedImage(makePng(320, 240, { seed: 2 }))];
+    for (const id of ids) {
+      const counted = await countRoundTrips(() => processOne(id), {
+        // The producer's connection is the API's side; BZPOPMIN is the idle worker's wait.
+        skipRedis: (connection, command) => connection === h.redis || command === 'bzpopmin',
+      });
+      // 1: received → media_processing, reading the original's location (one statement).
+      // 2: BEGIN, the variant rows, the fingerprint with its near-duplicate count, → needs_review, COMMIT.
+      expect(counted.sql, counted.sql.join('\n')).toHaveLength(6);
+      expect(transactionsOf(counted.sql)).toBe(2);
+      // moveToActive, one review change per transition (one XADD each), moveToFinished.
+      expect(jobWindow(counted.redis)).toEqual([MOVE_TO_ACTIVE, 'xadd', 'xadd', MOVE_TO_FINISHED]);
+      const row = await h.db.repos.submissions.findById(id);
+      expect(row).toMatchObject({ status: 'needs_review', width: 320, height: 240 });
+    }
+  });
+});
