@@ -1,49 +1,45 @@
+import { useEffect, useState } from 'react';
+import { DateRangePicker, Select, TextField } from '../ui';
+
 export interface QueueFiltersProps {
   readonly query: URLSearchParams;
   readonly onChange: (patch: Record<string, string | null>) => void;
 }
 
-/** Agent, media type and frame-date range; all kept in the URL. */
+/** Agent, media type and frame-date range, in one row; all kept in the URL. */
 export function QueueFilters({ query, onChange }: QueueFiltersProps) {
-  const dateValue = (key: string) => {
-    const v = query.get(key) ?? '';
-    return /^\d{8}$/.test(v) ? `${v.slice(0, 4)}-${v.slice(4, 6)}-${v.slice(6, 8)}` : '';
-  };
-  const setDate = (key: string, value: string) =>
-    onChange({ [key]: value ? value.replaceAll('-', '') : null, selected: null });
+  const agentParam = query.get('agent') ?? '';
+  const [agent, setAgent] = useState(agentParam);
+  useEffect(() => setAgent(agentParam), [agentParam]);
+  const commitAgent = () => agent.trim() !== agentParam && onChange({ agent: agent.trim() || null, selected: null });
   return (
     <form className="filters" aria-label="Queue filters" onSubmit={(e) => e.preventDefault()}>
-      <label>
-        Agent
-        <input
-          type="text"
-          placeholder="agent slug"
-          defaultValue={query.get('agent') ?? ''}
-          onBlur={(e) => onChange({ agent: e.target.value.trim() || null, selected: null })}
-          onKeyDown={(e) =>
-            e.key === 'Enter' && onChange({ agent: e.currentTarget.value.trim() || null, selected: null })
-          }
-        />
-      </label>
-      <label>
-        Media type
-        <select
-          value={query.get('media_type') ?? ''}
-          onChange={(e) => onChange({ media_type: e.target.value || null, selected: null })}
-        >
-          <option value="">Any</option>
-          <option value="image">Image</option>
-          <option value="video">Video</option>
-        </select>
-      </label>
-      <label>
-        From
-        <input type="date" value={dateValue('date_from')} onChange={(e) => setDate('date_from', e.target.value)} />
-      </label>
-      <label>
-        To
-        <input type="date" value={dateValue('date_to')} onChange={(e) => setDate('date_to', e.target.value)} />
-      </label>
+      <TextField
+        className="filter-agent"
+        label="Agent"
+        placeholder="agent slug"
+        value={agent}
+        onChange={setAgent}
+        onBlur={commitAgent}
+        onEnter={commitAgent}
+      />
+      <Select
+        className="filter-media"
+        label="Media type"
+        value={query.get('media_type') ?? ''}
+        onChange={(v) => onChange({ media_type: v || null, selected: null })}
+        options={[
+          { id: '', label: 'Any' },
+          { id: 'image', label: 'Image' },
+          { id: 'video', label: 'Video' },
+        ]}
+      />
+      <DateRangePicker
+        className="filter-dates"
+        label="Frame dates"
+        value={{ from: query.get('date_from') ?? '', to: query.get('date_to') ?? '' }}
+        onChange={(r) => onChange({ date_from: r.from || null, date_to: r.to || null, selected: null })}
+      />
     </form>
   );
 }

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { setCsrfToken } from '../api/client';
 import { useRoute } from '../hooks/useRoute';
 import { detail, queueItem, stubApi } from '../testing/fake-api';
+import { Toaster } from '../ui';
 import { QueueScreen } from './QueueScreen';
 
 const a = queueItem('sub_a', 'Sunrise', 'news');
@@ -18,6 +19,7 @@ function renderScreen(undoMs = 60) {
   return render(
     <QueryClientProvider client={client}>
       <Screen undoMs={undoMs} />
+      <Toaster />
     </QueryClientProvider>,
   );
 }
@@ -63,7 +65,7 @@ describe('QueueScreen', () => {
     renderScreen(1_000);
     await screen.findByRole('heading', { name: 'Sunrise' });
     fireEvent.click(screen.getByRole('button', { name: 'Promote' }));
-    expect(screen.getByRole('status').textContent).toContain('Promoted “Sunrise”');
+    expect((await screen.findByRole('status')).textContent).toContain('Promoted “Sunrise”');
     expect(await screen.findByRole('heading', { name: 'Sunset' })).toBeTruthy();
     expect(within(screen.getByRole('list', { name: 'Review queue' })).queryByText('Sunrise')).toBeNull();
     expect(calls.some((c) => c.path.endsWith('/decision'))).toBe(false);
@@ -80,13 +82,13 @@ describe('QueueScreen', () => {
 
   it('undo (u) puts the frame back and nothing is sent', async () => {
     const { calls } = api();
-    renderScreen(300);
+    renderScreen(1_500);
     await screen.findByRole('heading', { name: 'Sunrise' });
     fireEvent.keyDown(window, { key: 'p' });
     await screen.findByRole('heading', { name: 'Sunset' });
     fireEvent.keyDown(window, { key: 'u' });
     expect(await screen.findByRole('heading', { name: 'Sunrise' })).toBeTruthy();
-    await new Promise((r) => setTimeout(r, 400));
+    await new Promise((r) => setTimeout(r, 1_600));
     expect(calls.some((c) => c.path.endsWith('/decision'))).toBe(false);
   });
 
@@ -95,9 +97,9 @@ describe('QueueScreen', () => {
     renderScreen(20);
     await screen.findByRole('heading', { name: 'Sunrise' });
     fireEvent.keyDown(window, { key: 'r' });
-    const confirm = screen.getByRole('button', { name: 'Confirm rejection' }) as HTMLButtonElement;
+    const confirm = (await screen.findByRole('button', { name: 'Confirm rejection' })) as HTMLButtonElement;
     expect(confirm.disabled).toBe(true);
-    fireEvent.change(screen.getByLabelText('Reason'), { target: { value: 'Low quality' } });
+    fireEvent.click(screen.getByRole('button', { name: /Low quality/ }));
     fireEvent.change(screen.getByLabelText('Note'), { target: { value: 'blurry' } });
     fireEvent.click(confirm);
     await waitFor(() =>
