@@ -1,3 +1,4 @@
+import optimizeLocales from '@react-aria/optimize-locales-plugin';
 import react from '@vitejs/plugin-react';
 import { defineProject, workspaceAliases } from '../../tools/vitest.shared.ts';
 
@@ -6,7 +7,8 @@ const api = `http://127.0.0.1:${process.env['API_PORT'] ?? '3000'}`;
 const proxied = ['/review', '/v1', '/media', '/healthz', '/readyz'];
 
 export default defineProject(import.meta.dirname, {
-  plugins: [react()],
+  // React Aria ships its strings in 34 languages; the workbench speaks English only.
+  plugins: [react(), optimizeLocales.vite({ locales: ['en-US'] })],
   resolve: { alias: workspaceAliases() },
   server: {
     host: '127.0.0.1',
@@ -14,6 +16,13 @@ export default defineProject(import.meta.dirname, {
     strictPort: true,
     proxy: Object.fromEntries(proxied.map((path) => [path, { target: api, changeOrigin: false }])),
   },
-  build: { outDir: 'dist', emptyOutDir: true, sourcemap: false },
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    sourcemap: false,
+    // The shared contracts build their JSON schemas at import time (TypeBox); the workbench uses
+    // only their constants, so the schema-building calls are dropped (about 11 kB gzipped).
+    rolldownOptions: { treeshake: { manualPureFunctions: ['Type', 'Object.freeze'] } },
+  },
   test: { environment: 'happy-dom', include: ['src/**/*.spec.ts', 'src/**/*.spec.tsx'], exclude: ['e2e/**'] },
 });

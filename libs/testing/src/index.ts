@@ -10,3 +10,4 @@ export * from './backup';
 export * from './otlp-receiver';
 export * from './prometheus';
 export * from './oidc-provider';
+export * from './seed';

@@ -45,16 +45,15 @@ export function CommandPalette({ isOpen, onOpenChange, channels, admin, onShortc
   };
   return (
     <Dialog title="Command palette" hideTitle isOpen={isOpen} onOpenChange={onOpenChange} className="palette-modal">
-      <Command label="Commands" className="palette" loop>
+      <Command label="Search commands" className="palette" loop>
         <Command.Input
           className="ui-input palette-input"
           value={search}
           onValueChange={setSearch}
           placeholder="Type a channel, a frame id or an action…"
-          aria-label="Search commands"
           autoFocus
         />
-        <Command.List className="palette-list" aria-label="Commands">
+        <Command.List className="palette-list" label="Commands">
           <Command.Empty className="palette-empty">Nothing matches.</Command.Empty>
           {looksLikeId(search) && (
             <Command.Group heading="Frame" forceMount>
@@ -86,7 +85,7 @@ export function CommandPalette({ isOpen, onOpenChange, channels, admin, onShortc
             {channels.map((c) => (
               <Command.Item
                 key={c.slug}
-                value={`channel ${c.slug} ${c.name}`}
+                value={`queue channel ${c.slug} ${c.name}`}
                 onSelect={() => run(() => navigate(`/?channel=${encodeURIComponent(c.slug)}`))}
               >
                 Queue of {channelLabel(c)} <span className="palette-meta">{c.needs_review} waiting</span>
@@ -95,7 +94,7 @@ export function CommandPalette({ isOpen, onOpenChange, channels, admin, onShortc
             {channels.map((c) => (
               <Command.Item
                 key={`t-${c.slug}`}
-                value={`timeline ${c.slug} ${c.name}`}
+                value={`timeline channel ${c.slug} ${c.name}`}
                 onSelect={() => run(() => navigate(`/channels/${encodeURIComponent(c.slug)}`))}
               >
                 Timeline of {channelLabel(c)}

@@ -1,5 +1,6 @@
 import type { ChannelCount, FailedSubmission } from '../api/types';
 import { Badge, Button, Checkbox, EmptyState, Select } from '../ui';
+import { channelLabel } from './ChannelSwitcher';
 
 export interface FailedFilterValue {
   readonly code: string;
@@ -30,7 +31,7 @@ export function FailedFilters({
         label="Failed in channel"
         value={value.channel}
         onChange={(channel) => onChange({ ...value, channel })}
-        options={[{ id: '', label: 'Any channel' }, ...channels.map((c) => ({ id: c.slug, label: c.name }))]}
+        options={[{ id: '', label: 'Any channel' }, ...channels.map((c) => ({ id: c.slug, label: channelLabel(c) }))]}
       />
     </form>
   );

@@ -189,10 +189,10 @@ export function QueueScreen({ route, reasons, undoMs }: QueueScreenProps) {
     c: () => setZones((z) => !z),
   });
 
-  const { hasNextPage, isFetchingNextPage, fetchNextPage } = queue;
+  const { hasNextPage, isFetchingNextPage, isFetchNextPageError, fetchNextPage } = queue;
   const fetchMore = useCallback(() => {
-    if (hasNextPage && !isFetchingNextPage) void fetchNextPage();
-  }, [hasNextPage, isFetchingNextPage, fetchNextPage]);
+    if (hasNextPage && !isFetchingNextPage && !isFetchNextPageError) void fetchNextPage();
+  }, [hasNextPage, isFetchingNextPage, isFetchNextPageError, fetchNextPage]);
   const at = items.findIndex((i) => i.id === selectedId);
   const neighbours = at < 0 ? [] : items.slice(Math.max(0, at - 4), at + 5);
 

@@ -162,7 +162,8 @@ export function ComboBox({
         if (k === null) return;
         setText('');
         onChange(fromKey(k));
-        (document.activeElement as HTMLElement | null)?.blur(); // the single-key shortcuts work again
+        // After React Aria has put the focus back in the input: the single-key shortcuts work again.
+        setTimeout(() => (document.activeElement as HTMLElement | null)?.blur(), 0);
       }}
       defaultItems={options.map((o) => ({ ...o, key: toKey(o.id) }))}
       data-current={value ?? ''}

@@ -4,7 +4,8 @@ import './ui.css';
 
 export { Button, Toggle, type ButtonSize, type ButtonVariant } from './Button';
 export { Checkbox, Chevron, ComboBox, Select, TextField, type Option } from './fields';
-export { DateRangePicker, type DateRange } from './DateRangePicker';
+// DateRangePicker is imported from './DateRangePicker' directly, lazily (it is heavy).
+export type { DateRange } from './DateRangePicker';
 export { Dialog, DialogTrigger, PopoverDialog, Tooltip } from './overlays';
 export { Badge, EmptyState, Kbd, Skeleton, Tabs, type Tone } from './display';
 export { dismissToast, toast, Toaster } from './toast';
