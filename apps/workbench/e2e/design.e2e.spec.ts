@@ -98,6 +98,25 @@ describe('workbench design system in chromium', () => {
     await page.keyboard.press('g');
   });
 
+  it('keeps the queue filters, with the date range picker, in one row at 1280 px', async () => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${stack.apiUrl}/?channel=${LOOK}`);
+    await page.getByRole('button', { name: /^Frame dates: any/ }).click();
+    await page.getByRole('group', { name: 'Frame dates' }).waitFor();
+    const filters = page.getByRole('form', { name: 'Queue filters' });
+    const fields = await filters.locator(':scope > .ui-field').evaluateAll((els) =>
+      els.map((el) => {
+        const box = el.getBoundingClientRect();
+        return { top: Math.round(box.top), overflows: el.scrollWidth > el.clientWidth + 1 };
+      }),
+    );
+    expect(fields).toHaveLength(3);
+    expect(new Set(fields.map((f) => f.top)).size).toBe(1);
+    expect(fields.filter((f) => f.overflows)).toEqual([]);
+    await screenshot(page, 'filters-1280');
+    await page.setViewportSize({ width: 1440, height: 900 });
+  });
+
   it('jumps to a channel from the command palette (Ctrl-K)', async () => {
     await page.goto(`${stack.apiUrl}/`);
     await page.getByRole('button', { name: 'Sign out' }).waitFor();
@@ -160,14 +179,33 @@ describe('workbench design system in chromium', () => {
     expect((await agent.get(frame)).status).toBe('needs_review');
   });
 
+  /** Doc screenshots: docs/images/workbench-<name>.png for light, workbench-dark-<name>.png for dark. */
+  const doc = (theme: 'Light' | 'Dark', name: string) => (theme === 'Dark' ? `dark-${name}` : name);
+  /** The phone layout in the theme in use (the light ones come from workbench.e2e.spec.ts). */
+  const phoneShots = async (theme: 'Light' | 'Dark') => {
+    if (theme === 'Light') return;
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${stack.apiUrl}/?channel=${LOOK}`);
+    await page.getByRole('listitem', { name: `Lighthouse at dusk — ${LOOK}` }).waitFor();
+    await screenshot(page, doc(theme, 'phone-queue'), true);
+    await page
+      .getByRole('listitem', { name: `Lighthouse at dusk — ${LOOK}` })
+      .getByRole('button')
+      .click();
+    await page.getByRole('heading', { name: 'Lighthouse at dusk' }).waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    await screenshot(page, doc(theme, 'phone-detail'), true);
+    await page.setViewportSize({ width: 1440, height: 900 });
+  };
+
   it('has no serious or critical axe violation on any screen, light or dark', async () => {
     const screens: [string, string, (p: Page) => Promise<unknown>][] = [
       [
-        'queue',
+        'queue-detail',
         `/?channel=${LOOK}&selected=${frame}`,
         (p) => p.getByRole('heading', { name: 'Lighthouse at dusk' }).waitFor(),
       ],
-      ['grid', `/?channel=${LOOK}&view=grid`, (p) => p.locator('ul.queue-grid').waitFor()],
+      ['queue-grid', `/?channel=${LOOK}&view=grid`, (p) => p.locator('ul.queue-grid').waitFor()],
       ['timeline', `/channels/${LOOK}`, (p) => p.getByRole('heading', { name: /Timeline of/ }).waitFor()],
       ['ops', '/ops', (p) => p.getByRole('table', { name: 'Queue depths' }).waitFor()],
       ['people', '/people', (p) => p.getByRole('table', { name: 'People' }).waitFor()],
@@ -181,16 +219,20 @@ describe('workbench design system in chromium', () => {
         await page.goto(stack.apiUrl + path);
         await ready(page);
         found.push(...(await axeViolations(page)).map((v) => `${theme} ${name}: ${v}`));
-        await screenshot(page, `${theme.toLowerCase()}-${name}`);
+        await screenshot(page, doc(theme, name), theme === 'Dark');
       }
       await page.keyboard.press('?');
       await page.getByRole('dialog', { name: 'Keyboard shortcuts' }).waitFor();
       found.push(...(await axeViolations(page)).map((v) => `${theme} key map: ${v}`));
+      await screenshot(page, doc(theme, 'key-map'), theme === 'Dark');
       await page.keyboard.press('Escape');
       await page.keyboard.press('Control+k');
       await page.getByRole('dialog', { name: 'Command palette' }).waitFor();
+      await page.getByRole('dialog', { name: 'Command palette' }).getByRole('combobox').fill('ui-');
       found.push(...(await axeViolations(page)).map((v) => `${theme} palette: ${v}`));
+      await screenshot(page, doc(theme, 'palette'), true);
       await page.keyboard.press('Escape');
+      await phoneShots(theme);
     }
     await pickTheme(page, 'System theme');
     // The sign-in page, signed out, following the system's dark preference.
@@ -200,6 +242,7 @@ describe('workbench design system in chromium', () => {
       await signInPage.goto(`${stack.apiUrl}/`);
       await signInPage.getByRole('button', { name: 'Sign in' }).waitFor();
       found.push(...(await axeViolations(signInPage)).map((v) => `${colorScheme} sign-in: ${v}`));
+      await screenshot(signInPage, doc(colorScheme === 'dark' ? 'Dark' : 'Light', 'sign-in'), colorScheme === 'dark');
       await anonymous.close();
     }
     expect(found).toEqual([]);
