@@ -1,5 +1,6 @@
+import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { useChannelCounts } from '../hooks/useQueue';
+import { api } from '../api/client';
 import { Toggle } from '../ui';
 import type { Density } from './QueueList';
 import { relativeAge } from './QueueMeta';
@@ -27,8 +28,8 @@ export function useDensity(): readonly [Density, (d: Density) => void] {
 }
 
 /**
- * How many frames wait (the channel counts: exact for a channel or all; with other filters, the
- * frames loaded so far) and how long the oldest has waited; the view switches.
+ * How many frames wait and since when the oldest (GET /review/stats: exact for a channel or all;
+ * with other filters, the frames loaded so far), the reviewer's own pace today; the view switches.
  */
 export function QueueHeader({
   query,
@@ -49,21 +50,31 @@ export function QueueHeader({
   readonly density: Density;
   readonly onDensity: (d: Density) => void;
 }) {
-  const channels = useChannelCounts().data?.channels ?? [];
   const channel = query.get('channel');
+  // Refetched after each decision and every half minute (ages and pace move on without events).
+  const stats = useQuery({
+    queryKey: ['stats', channel],
+    queryFn: () => api.stats(channel),
+    refetchInterval: 30_000,
+  }).data;
   const narrowed = ['agent', 'media_type', 'date_from', 'date_to'].some((k) => query.has(k));
-  const counted = channel
-    ? channels.find((c) => c.slug === channel)?.needs_review
-    : channels.reduce((sum, c) => sum + c.needs_review, 0);
-  const total = !narrowed && counted !== undefined && channels.length > 0 ? counted : null;
-  const count = total !== null ? total.toLocaleString() : `${waiting.toLocaleString()}${more ? '+' : ''}`;
+  const count =
+    stats && !narrowed ? stats.backlog.waiting.toLocaleString() : `${waiting.toLocaleString()}${more ? '+' : ''}`;
+  const since = narrowed ? oldest : (stats?.backlog.oldest_created_at ?? oldest);
+  const pace = stats?.median_seconds_per_decision;
   return (
     <div className="queue-tools">
-      <p className="queue-stats" aria-live="polite">
+      <p className="queue-stats">
         <strong>{`${count} waiting`}</strong>
-        {oldest && (
-          <span className="hint" title={new Date(oldest).toLocaleString()}>
-            {` · oldest ${relativeAge(oldest)}`}
+        {since && (
+          <span className="hint" title={new Date(since).toLocaleString()}>
+            {` · oldest ${relativeAge(since)}`}
+          </span>
+        )}
+        {stats && (
+          <span className="hint mine">
+            {` · you: ${stats.decisions_today} today`}
+            {pace != null ? `, ${pace < 90 ? `${pace} s` : `${Math.round(pace / 60)} min`} each` : ''}
           </span>
         )}
       </p>

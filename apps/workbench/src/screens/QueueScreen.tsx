@@ -69,6 +69,7 @@ export function QueueScreen({ route, reasons, undoMs }: QueueScreenProps) {
   const refresh = useCallback(() => {
     void client.invalidateQueries({ queryKey: ['queue'] });
     void client.invalidateQueries({ queryKey: ['channels'] });
+    void client.invalidateQueries({ queryKey: ['stats'] });
   }, [client]);
 
   const { pending, schedule, undo } = usePendingDecision({
