@@ -1,6 +1,27 @@
 import optimizeLocales from '@react-aria/optimize-locales-plugin';
 import react from '@vitejs/plugin-react';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import type { Plugin } from 'vite';
 import { defineProject, workspaceAliases } from '../../tools/vitest.shared.ts';
+
+/** Writes `<file>.gz` beside each script and style of the build; the API sends it to browsers that accept gzip. */
+function precompress(): Plugin {
+  return {
+    name: 'framedesk-precompress',
+    apply: 'build',
+    enforce: 'post',
+    // After the files are written: earlier hooks still see Vite's placeholders (__VITE_PRELOAD__).
+    writeBundle(options, bundle) {
+      for (const name of Object.keys(bundle)) {
+        if (!/\.(js|css)$/.test(name)) continue;
+        const file = join(options.dir!, name);
+        writeFileSync(`${file}.gz`, gzipSync(readFileSync(file), { level: 9 }));
+      }
+    },
+  };
+}
 
 // Dev server (npm start) proxies the API so the browser sees one origin, as in production.
 const api = `http://127.0.0.1:${process.env['API_PORT'] ?? '3000'}`;
@@ -8,7 +29,7 @@ const proxied = ['/review', '/v1', '/media', '/healthz', '/readyz'];
 
 export default defineProject(import.meta.dirname, {
   // React Aria ships its strings in 34 languages; the workbench speaks English only.
-  plugins: [react(), optimizeLocales.vite({ locales: ['en-US'] })],
+  plugins: [react(), optimizeLocales.vite({ locales: ['en-US'] }), precompress()],
   resolve: { alias: workspaceAliases() },
   server: {
     host: '127.0.0.1',

@@ -11,7 +11,10 @@ import { LoginScreen } from './screens/LoginScreen';
 import { Button, Kbd, Skeleton, Toaster } from './ui';
 
 // Screens load on first use, so the sign-in page ships only what it needs.
-const QueueScreen = lazy(() => import('./screens/QueueScreen').then((m) => ({ default: m.QueueScreen })));
+const loadQueue = () => import('./screens/QueueScreen');
+// Most visits land on the queue: its code loads while the session is being checked.
+if (window.location.pathname === '/') void loadQueue();
+const QueueScreen = lazy(() => loadQueue().then((m) => ({ default: m.QueueScreen })));
 const TimelineScreen = lazy(() => import('./screens/TimelineScreen').then((m) => ({ default: m.TimelineScreen })));
 const OpsScreen = lazy(() => import('./screens/OpsScreen').then((m) => ({ default: m.OpsScreen })));
 const PeopleScreen = lazy(() => import('./screens/PeopleScreen').then((m) => ({ default: m.PeopleScreen })));
