@@ -43,7 +43,13 @@ export function KeyMapDialog({ isOpen, onOpenChange }: { isOpen: boolean; onOpen
 /** The header's button for the key map. */
 export function KeyMapButton({ onOpen }: { onOpen: () => void }) {
   return (
-    <Button variant="ghost" size="sm" className="header-button" onPress={onOpen} aria-label="Keyboard shortcuts (?)">
+    <Button
+      variant="ghost"
+      size="sm"
+      className="header-button keymap-button"
+      onPress={onOpen}
+      aria-label="Keyboard shortcuts (?)"
+    >
       <Kbd>?</Kbd> Shortcuts
     </Button>
   );
