@@ -62,7 +62,7 @@ describe('QueueScreen', () => {
     const { calls } = api();
     setCsrfToken('csrf-123');
     // Long enough that a loaded machine still checks "not sent yet" inside the undo window.
-    renderScreen(1_000);
+    renderScreen(3_000);
     await screen.findByRole('heading', { name: 'Sunrise' });
     fireEvent.click(screen.getByRole('button', { name: 'Promote' }));
     expect((await screen.findByRole('status')).textContent).toContain('Promoted “Sunrise”');
@@ -74,7 +74,7 @@ describe('QueueScreen', () => {
         expect(calls.find((c) => c.path === '/review/submissions/sub_a/decision')?.body).toEqual({
           decision: 'promote',
         }),
-      { timeout: 5_000 },
+      { timeout: 10_000 },
     );
     expect(calls.find((c) => c.path.endsWith('/decision'))?.headers['x-csrf-token']).toBe('csrf-123');
     setCsrfToken('');
@@ -82,13 +82,13 @@ describe('QueueScreen', () => {
 
   it('undo (u) puts the frame back and nothing is sent', async () => {
     const { calls } = api();
-    renderScreen(1_500);
+    renderScreen(4_000);
     await screen.findByRole('heading', { name: 'Sunrise' });
     fireEvent.keyDown(window, { key: 'p' });
     await screen.findByRole('heading', { name: 'Sunset' });
     fireEvent.keyDown(window, { key: 'u' });
     expect(await screen.findByRole('heading', { name: 'Sunrise' })).toBeTruthy();
-    await new Promise((r) => setTimeout(r, 1_600));
+    await new Promise((r) => setTimeout(r, 4_100));
     expect(calls.some((c) => c.path.endsWith('/decision'))).toBe(false);
   });
 
