@@ -8,7 +8,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodePicture, generatePicture, rerender } from '@framedesk/media';
 import { launchChromium, type Stack, startStack } from '@framedesk/testing';
-import { buildWorkbench, root } from './support';
+import { buildWorkbench, pickTheme, root, screenshot as docScreenshot } from './support';
 
 const SCREENSHOTS = join(root, 'test-results/screenshots');
 const PASSWORD = 'e2e-password-long-enough';
@@ -74,7 +74,7 @@ describe('near-duplicates in the workbench (chromium, real api + worker)', () =>
     await waitFor(unrelated, 'needs_review');
     await waitFor(again, 'needs_review');
 
-    const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
     await page.goto(`${stack.apiUrl}/`);
     await page.getByLabel('Email').fill(REVIEWER);
     await page.getByLabel('Password').fill(PASSWORD);
@@ -114,6 +114,10 @@ describe('near-duplicates in the workbench (chromium, real api + worker)', () =>
     await compare.getByRole('img', { name: 'This frame' }).waitFor();
     await compare.getByRole('img', { name: 'Earlier frame Lighthouse' }).waitFor();
     await screenshot(page, 'compare');
+    await docScreenshot(page, 'compare', true);
+    await pickTheme(page, 'Dark');
+    await docScreenshot(page, 'dark-compare', true);
+    await pickTheme(page, 'System theme');
 
     // One key press rejects it as a duplicate of the closest earlier frame, recorded in the event.
     await page.keyboard.press('d');

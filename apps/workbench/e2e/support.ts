@@ -2,6 +2,7 @@
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -31,10 +32,13 @@ export async function buildWorkbench(): Promise<string> {
       '--outDir',
       dist,
       '--emptyOutDir',
+      '--manifest',
       '--logLevel',
       'warn',
     ],
-    { cwd: root, encoding: 'utf8' },
+    // As in production: the test runner's NODE_ENV=test would ship React's development build.
+    // eslint-disable-next-line no-restricted-properties -- the child's environment, not a product setting.
+    { cwd: root, encoding: 'utf8', env: { ...process.env, NODE_ENV: 'production' } },
   );
   if (result.status !== 0) throw new Error(`vite build failed:\n${result.stdout}\n${result.stderr}`);
   return dist;
@@ -181,4 +185,64 @@ export function agentClient(stack: Stack, key: string, agent: string, channel: s
 
 export async function removeDir(dir: string | undefined): Promise<void> {
   if (dir) await rm(dir, { recursive: true, force: true });
+}
+
+/** Picks `option` in the design system's Select labelled `label` (a button that opens a listbox). */
+export async function choose(page: Page, label: string, option: string): Promise<void> {
+  const field = page.locator('.ui-field').filter({ has: page.getByText(label, { exact: true }) });
+  await field.getByRole('button').first().click();
+  // An option is named by its value, or "Name · value" (a channel whose name is not its slug).
+  const name = new RegExp(`^(.* · )?${option.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+  await page.getByRole('listbox').getByRole('option', { name }).click();
+  await page.getByRole('listbox').waitFor({ state: 'detached' });
+}
+
+interface ManifestChunk {
+  readonly file: string;
+  readonly isEntry?: boolean;
+  readonly imports?: readonly string[];
+  readonly dynamicImports?: readonly string[];
+}
+
+export interface JavaScriptBudget {
+  /** Gzipped bytes a browser fetches to show each screen: the entry and its static imports, plus the screen's lazy chunk and its static imports. */
+  readonly screens: Record<string, number>;
+  /** Chunks a screen loads only when the reviewer reaches for them (the date picker), gzipped, on their own. */
+  readonly onDemand: Record<string, number>;
+  /** Every JavaScript file of the build, gzipped. */
+  readonly all: number;
+}
+
+/** What the build (with `--manifest`) ships, per screen. */
+export function javaScriptBudget(dist: string): JavaScriptBudget {
+  const manifest = JSON.parse(readFileSync(join(dist, '.vite/manifest.json'), 'utf8')) as Record<string, ManifestChunk>;
+  const gz = new Map<string, number>();
+  const size = (file: string) => {
+    if (!gz.has(file)) gz.set(file, gzipSync(readFileSync(join(dist, file))).length);
+    return gz.get(file)!;
+  };
+  const closure = (key: string, seen = new Set<string>()): Set<string> => {
+    if (seen.has(key)) return seen;
+    seen.add(key);
+    for (const next of manifest[key]!.imports ?? []) closure(next, seen);
+    return seen;
+  };
+  const total = (keys: Iterable<string>) =>
+    [...new Set([...keys].map((k) => manifest[k]!.file))]
+      .filter((f) => f.endsWith('.js'))
+      .reduce((sum, f) => sum + size(f), 0);
+  const entryKey = Object.keys(manifest).find((k) => manifest[k]!.isEntry)!;
+  const entry = closure(entryKey);
+  const screens: Record<string, number> = { 'sign-in (entry)': total(entry) };
+  for (const lazy of manifest[entryKey]!.dynamicImports ?? []) screens[lazy] = total(closure(lazy, new Set(entry)));
+  const onDemand: Record<string, number> = {};
+  for (const key of Object.keys(manifest))
+    for (const lazy of key === entryKey ? [] : (manifest[key]!.dynamicImports ?? []))
+      onDemand[lazy] = total([...closure(lazy)].filter((k) => !entry.has(k) && !closure(key).has(k)));
+  return { screens, onDemand, all: total(Object.keys(manifest)) };
+}
+
+/** The reviewer's theme switch, as a reviewer uses it. */
+export async function pickTheme(page: Page, theme: 'Light' | 'Dark' | 'System theme'): Promise<void> {
+  await choose(page, 'Theme', theme);
 }

@@ -13,6 +13,7 @@ import {
   launchChromium,
   removeDir,
   screenshot,
+  choose,
   signIn,
 } from './support';
 
@@ -159,7 +160,7 @@ describe('reviewer workbench in chromium', () => {
   it('shows a frame submitted while the queue is open within 2 s; z, c and p work on it; promoting puts it on the timeline', async () => {
     const page = await alicePage();
     await page.goto(`${stack.apiUrl}/?channel=${CHANNEL}`);
-    await page.getByRole('combobox', { name: 'Channel' }).waitFor();
+    await page.locator('.queue-stats').waitFor(); // the queue (a screen loaded on demand) is open
     const id = await agent.submit('Harbour at dawn', [
       { x: 0.05, y: 0.1, width: 0.3, height: 0.3, url: 'https://example.com/boats', label: 'Boats' },
       { x: 0.6, y: 0.5, width: 0.3, height: 0.4, url: 'https://example.com/fish', label: 'Fish' },
@@ -184,7 +185,7 @@ describe('reviewer workbench in chromium', () => {
 
     await page.keyboard.press('z');
     await expectText(page.locator('.scale'), 'Scale 100% (1:1)');
-    await page.getByRole('region', { name: /Frame at 1:1/ }).waitFor();
+    await page.getByRole('region', { name: /Frame viewer/ }).waitFor();
     await page.keyboard.press('z');
     await expectText(page.locator('.scale'), '(fit)');
     await page.keyboard.press('c');
@@ -248,7 +249,10 @@ describe('reviewer workbench in chromium', () => {
     await page.goto(`${stack.apiUrl}/?selected=${id}`);
     await page.getByRole('heading', { name: 'Blurry street' }).waitFor();
     await page.locator('body').press('r');
-    await page.getByLabel('Reason').selectOption('Low quality');
+    await page
+      .getByRole('group', { name: 'Reasons' })
+      .getByRole('button', { name: /Low quality/ })
+      .click();
     await page.getByLabel('Note').fill('out of focus');
     await screenshot(page, 'reject-form');
     await page.getByRole('button', { name: 'Confirm rejection' }).click();
@@ -327,12 +331,12 @@ describe('reviewer workbench in chromium', () => {
     const list = page.getByRole('list', { name: 'Recently failed' });
     const row = list.getByRole('listitem', { name: `Pixel bomb — ${failed.failure!.code}` });
     await row.waitFor();
-    await page.getByLabel('Failure code').selectOption(failed.failure!.code);
-    await page.getByLabel('Failed in channel').selectOption(CHANNEL);
+    await choose(page, 'Failure code', failed.failure!.code);
+    await choose(page, 'Failed in channel', CHANNEL);
     await row.waitFor();
-    await page.getByLabel('Failed in channel').selectOption('chan-01');
+    await choose(page, 'Failed in channel', 'chan-01');
     await list.waitFor({ state: 'detached' });
-    await page.getByLabel('Failed in channel').selectOption(CHANNEL);
+    await choose(page, 'Failed in channel', CHANNEL);
     await expectAxeClean(page);
     await screenshot(page, 'ops', true);
     await row.getByRole('checkbox', { name: 'Select Pixel bomb' }).check();

@@ -1,15 +1,25 @@
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { ChannelSwitcher } from './components/ChannelSwitcher';
-import { KeyMap } from './components/KeyMap';
+import { KeyMapButton, KeyMapDialog } from './components/KeyMap';
+import { ThemeSwitch } from './components/ThemeSwitch';
 import { useChannelCounts } from './hooks/useQueue';
+import { useKeyboard } from './hooks/useKeyboard';
 import { useReviewEvents } from './hooks/useReviewEvents';
 import { navigate, useRoute } from './hooks/useRoute';
 import { useLogout, useSession } from './hooks/useSession';
 import { LoginScreen } from './screens/LoginScreen';
-import { OpsScreen } from './screens/OpsScreen';
-import { PeopleScreen } from './screens/PeopleScreen';
-import { QueueScreen } from './screens/QueueScreen';
-import { TimelineScreen } from './screens/TimelineScreen';
-import { WelcomeScreen } from './screens/WelcomeScreen';
+import { Button, Kbd, Skeleton, Toaster } from './ui';
+
+// Screens load on first use, so the sign-in page ships only what it needs.
+const loadQueue = () => import('./screens/QueueScreen');
+// Most visits land on the queue: its code loads while the session is being checked.
+if (window.location.pathname === '/') void loadQueue();
+const QueueScreen = lazy(() => loadQueue().then((m) => ({ default: m.QueueScreen })));
+const TimelineScreen = lazy(() => import('./screens/TimelineScreen').then((m) => ({ default: m.TimelineScreen })));
+const OpsScreen = lazy(() => import('./screens/OpsScreen').then((m) => ({ default: m.OpsScreen })));
+const PeopleScreen = lazy(() => import('./screens/PeopleScreen').then((m) => ({ default: m.PeopleScreen })));
+const WelcomeScreen = lazy(() => import('./screens/WelcomeScreen').then((m) => ({ default: m.WelcomeScreen })));
+const CommandPalette = lazy(() => import('./components/CommandPalette').then((m) => ({ default: m.CommandPalette })));
 
 function Link({ to, children, current }: { to: string; children: string; current: boolean }) {
   return (
@@ -26,12 +36,30 @@ function Link({ to, children, current }: { to: string; children: string; current
   );
 }
 
-/** One header row whatever the number of channels: screens, the channel switcher, the reviewer. */
+/** ⌘K / Ctrl-K anywhere (even while typing) opens the palette. */
+function usePaletteKey(open: () => void) {
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if ((e.metaKey || e.ctrlKey) && !e.altKey && e.key.toLowerCase() === 'k') {
+        e.preventDefault();
+        open();
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [open]);
+}
+
+/** One header row whatever the number of channels: screens, the channel switcher, palette, keys, theme, the reviewer. */
 function Shell({ email, admin, reasons }: { email: string; admin: boolean; reasons: readonly string[] | undefined }) {
   const route = useRoute();
   const logout = useLogout();
   const channels = useChannelCounts();
+  const [keys, setKeys] = useState(false);
+  const [palette, setPalette] = useState(false);
   useReviewEvents();
+  useKeyboard({ '?': () => setKeys((o) => !o) });
+  usePaletteKey(() => setPalette(true));
   const list = channels.data?.channels ?? [];
   const timeline = /^\/channels\/([a-z0-9-]+)$/.exec(route.path);
   const queueChannel = route.query.get('channel');
@@ -73,23 +101,44 @@ function Shell({ email, admin, reasons }: { email: string; admin: boolean; reaso
             }
           />
         )}
-        <KeyMap />
-        <span className="who">{email}</span>
-        <button type="button" onClick={() => logout.mutate()}>
+        <Button variant="ghost" size="sm" className="header-button palette-button" onPress={() => setPalette(true)}>
+          Go to… <Kbd>Ctrl K</Kbd>
+        </Button>
+        <KeyMapButton onOpen={() => setKeys(true)} />
+        <ThemeSwitch />
+        <span className="who" title={email}>
+          {email}
+        </span>
+        <Button variant="ghost" size="sm" className="header-button" onPress={() => logout.mutate()}>
           Sign out
-        </button>
+        </Button>
       </header>
       <main>
-        {timeline ? (
-          <TimelineScreen slug={timeline[1]!} />
-        ) : route.path === '/ops' && admin ? (
-          <OpsScreen />
-        ) : route.path === '/people' && admin ? (
-          <PeopleScreen />
-        ) : (
-          <QueueScreen route={route} {...(reasons ? { reasons } : {})} />
-        )}
+        <Suspense fallback={<Skeleton lines={6} />}>
+          {timeline ? (
+            <TimelineScreen slug={timeline[1]!} />
+          ) : route.path === '/ops' && admin ? (
+            <OpsScreen />
+          ) : route.path === '/people' && admin ? (
+            <PeopleScreen />
+          ) : (
+            <QueueScreen route={route} {...(reasons ? { reasons } : {})} />
+          )}
+        </Suspense>
       </main>
+      <KeyMapDialog isOpen={keys} onOpenChange={setKeys} />
+      {palette && (
+        <Suspense fallback={null}>
+          <CommandPalette
+            isOpen={palette}
+            onOpenChange={setPalette}
+            channels={list}
+            admin={admin}
+            onShortcuts={() => setKeys(true)}
+          />
+        </Suspense>
+      )}
+      <Toaster />
     </>
   );
 }
@@ -97,8 +146,13 @@ function Shell({ email, admin, reasons }: { email: string; admin: boolean; reaso
 export function App() {
   const session = useSession();
   const route = useRoute();
-  if (route.path === '/welcome') return <WelcomeScreen />;
-  if (session.isPending) return <p>Loading…</p>;
+  if (route.path === '/welcome')
+    return (
+      <Suspense fallback={<Skeleton lines={4} />}>
+        <WelcomeScreen />
+      </Suspense>
+    );
+  if (session.isPending) return <Skeleton lines={4} className="app-loading" />;
   if (session.isError) return <p role="alert">The API does not answer. Try again shortly.</p>;
   if (!session.data) return <LoginScreen />;
   return (

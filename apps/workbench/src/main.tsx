@@ -3,7 +3,10 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { ApiError } from './api/client';
 import { App } from './App';
+import { applyStoredTheme } from './ui';
 import './styles.css';
+
+applyStoredTheme();
 
 // A session that expired mid-work sends the reviewer back to the sign-in form.
 const signedOut = (error: unknown) => {

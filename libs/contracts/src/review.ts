@@ -202,3 +202,16 @@ export interface ReviewInvite {
   readonly url: string;
   readonly expires_at: string;
 }
+
+/** `GET /review/stats`: the reviewer's own numbers today (UTC) and the backlog they can see. */
+export interface ReviewStats {
+  readonly decisions_today: number;
+  /** Median seconds between consecutive decisions today (pauses over 15 minutes left out); null before two. */
+  readonly median_seconds_per_decision: number | null;
+  readonly backlog: {
+    /** The channel asked for (`?channel=`), or null for every channel of the reviewer. */
+    readonly channel: string | null;
+    readonly waiting: number;
+    readonly oldest_created_at: string | null;
+  };
+}

@@ -131,6 +131,27 @@ export function reviewRepository(db: DbClient) {
       return readPage(db, selectPage(where, Prisma.sql`s.created_at, s.id`, filter.limit));
     },
 
+    /** When the reviewer decided (promoted or rejected) since `since`, oldest first. */
+    async decisionTimes(reviewerId: string, since: Date): Promise<Date[]> {
+      const rows = await db.$queryRaw<{ at: Date }[]>`
+        SELECT created_at AS at FROM submission_events
+        WHERE actor_type = 'reviewer' AND actor_id = ${reviewerId} AND type = 'transition'
+          AND to_status IN ('promoted', 'rejected') AND created_at >= ${since}
+        ORDER BY created_at`;
+      return rows.map((r) => r.at);
+    },
+
+    /** How many frames of the scope (or of one of its channels) wait for review, and since when the oldest. */
+    async backlog(scope: ChannelScope, channelSlug?: string): Promise<{ waiting: number; oldest: Date | null }> {
+      const where = [Prisma.sql`s.status = 'needs_review'`, channelScopeSql(scope, Prisma.sql`s.channel_id`)];
+      if (channelSlug !== undefined)
+        where.push(Prisma.sql`s.channel_id = (SELECT id FROM channels WHERE slug = ${channelSlug})`);
+      const [row] = await db.$queryRaw<{ waiting: bigint; oldest: Date | null }[]>`
+        SELECT count(*) AS waiting, min(s.created_at) AS oldest FROM submissions s
+        WHERE ${Prisma.join(where, ' AND ')}`;
+      return { waiting: Number(row?.waiting ?? 0), oldest: row?.oldest ?? null };
+    },
+
     /** Every channel of the scope with how many of its submissions wait for review. */
     async channelCounts(scope: ChannelScope): Promise<{ slug: string; name: string; needsReview: number }[]> {
       const [channels, counts] = await Promise.all([

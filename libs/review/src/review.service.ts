@@ -21,6 +21,7 @@ import {
   queueItemView,
   type ViewerMediaUrlFn,
 } from './review.views';
+import { reviewerStats } from './review-stats';
 import { type NearDuplicateSettings, similarityService } from './similarity.service';
 
 export interface QueueDepth {
@@ -225,6 +226,17 @@ export function reviewService(deps: ReviewServiceDeps) {
         next_cursor:
           rows.length > q.limit && last ? encodeCursor({ c: last.createdAt.toISOString(), i: last.id }) : null,
       };
+    },
+
+    /** The reviewer's own numbers today and the backlog of their channels (or of `channel`). */
+    async stats(query: Record<string, unknown>, me: Reviewer) {
+      const { channel } = parseQueueQuery({ channel: query['channel'] });
+      return reviewerStats(repo, {
+        reviewerId: me.reviewerId,
+        scope: scopeOf(me),
+        ...(channel ? { channel } : {}),
+        now: now(),
+      });
     },
 
     async channels(me: Reviewer) {

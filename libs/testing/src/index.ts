@@ -11,3 +11,4 @@ export * from './otlp-receiver';
 export * from './prometheus';
 export * from './round-trips';
 export * from './oidc-provider';
+export * from './seed';

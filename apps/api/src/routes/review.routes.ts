@@ -184,6 +184,10 @@ export function reviewRoutes(deps: ApiDependencies, options: ReviewRoutesOptions
     res.json(await review.queue(req.query as Record<string, unknown>, reviewerOf(res)));
   });
 
+  router.get('/stats', async (req, res) => {
+    res.json(await review.stats(req.query as Record<string, unknown>, reviewerOf(res)));
+  });
+
   router.get('/channels', async (_req, res) => {
     res.json(await review.channels(reviewerOf(res)));
   });

@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorHandler, notFoundHandler } from '../http/problem';
@@ -25,6 +26,8 @@ describe('workbench static serving', () => {
     await mkdir(join(dir, 'assets'));
     await writeFile(join(dir, 'index.html'), '<!doctype html><title>wb</title>');
     await writeFile(join(dir, 'assets/app.js'), 'console.log(1)');
+    await writeFile(join(dir, 'assets/big.js'), 'console.log("plain")');
+    await writeFile(join(dir, 'assets/big.js.gz'), gzipSync('console.log("zipped")'));
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
@@ -41,6 +44,22 @@ describe('workbench static serving', () => {
         expect(res.status).toBe(404);
         expect(res.headers.get('content-type')).toContain('application/problem+json');
       }
+    } finally {
+      server.close();
+    }
+  });
+
+  it('sends the precompressed file to a browser that accepts gzip, the plain one otherwise', async () => {
+    const { url, server } = await serve(dir);
+    try {
+      const zipped = await fetch(url + '/assets/big.js', { headers: { 'accept-encoding': 'gzip' } });
+      expect(zipped.headers.get('content-encoding')).toBe('gzip');
+      expect(zipped.headers.get('content-type')).toContain('javascript');
+      expect(await zipped.text()).toBe('console.log("zipped")'); // fetch inflates it
+      const plain = await fetch(url + '/assets/big.js', { headers: { 'accept-encoding': 'identity' } });
+      expect(plain.headers.get('content-encoding')).toBeNull();
+      expect(await plain.text()).toBe('console.log("plain")');
+      expect((await fetch(url + '/assets/app.js')).headers.get('content-encoding')).toBeNull();
     } finally {
       server.close();
     }

@@ -5,6 +5,7 @@ import type {
   Ops,
   OpsWorkers,
   QueuePage,
+  ReviewStats,
   Session,
   SubmissionDetail,
   TimelinePage,
@@ -60,6 +61,8 @@ export const api = {
   logout: () => request<void>('DELETE', '/review/session'),
   queue: (query: string) => request<QueuePage>('GET', `/review/queue${query ? `?${query}` : ''}`),
   channels: () => request<{ channels: ChannelCount[] }>('GET', '/review/channels'),
+  stats: (channel: string | null) =>
+    request<ReviewStats>('GET', `/review/stats${channel ? `?channel=${enc(channel)}` : ''}`),
   submission: (id: string) => request<SubmissionDetail>('GET', `/review/submissions/${enc(id)}`),
   claim: (id: string) => request<unknown>('POST', `/review/submissions/${enc(id)}/claim`),
   release: (id: string) => request<void>('DELETE', `/review/submissions/${enc(id)}/claim`),

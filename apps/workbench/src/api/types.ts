@@ -15,6 +15,7 @@ export type {
   ReviewQueueItem as QueueItem,
   ReviewQueuePage as QueuePage,
   ReviewSession as Session,
+  ReviewStats,
   ReviewSubmissionDetail as SubmissionDetail,
   ReviewTimelinePage as TimelinePage,
 } from '@framedesk/contracts';

@@ -1,6 +1,8 @@
 import { useState } from 'react';
 import type { BatchResult, DecisionInput } from '../api/types';
 import { DEFAULT_REJECT_REASONS } from '../api/types';
+import { Button, DialogTrigger, Kbd, PopoverDialog } from '../ui';
+import { RejectReasons } from './RejectReasons';
 import { withoutDuplicateOf } from './SimilarFrames';
 
 export interface BulkBarProps {
@@ -13,55 +15,34 @@ export interface BulkBarProps {
 /** Promote or reject every ticked frame at once; a rejection takes one reason for all. */
 export function BulkBar({ count, reasons = DEFAULT_REJECT_REASONS, onDecide, onClear }: BulkBarProps) {
   const [rejecting, setRejecting] = useState(false);
-  const [reason, setReason] = useState('');
-  const [note, setNote] = useState('');
   if (count === 0) return null;
-  const needsNote = reason === 'Other' && note.trim() === '';
   return (
     <div className="bulk" role="group" aria-label="Bulk actions">
-      <button type="button" className="promote" onClick={() => onDecide({ decision: 'promote' })}>
+      <strong className="bulk-count">{count} selected</strong>
+      <Button variant="success" size="sm" onPress={() => onDecide({ decision: 'promote' })}>
         {`Promote selected (${count})`}
-      </button>
-      <button type="button" className="reject" aria-expanded={rejecting} onClick={() => setRejecting(!rejecting)}>
-        {`Reject selected (${count})`}
-      </button>
-      <button type="button" onClick={onClear}>
+      </Button>
+      <DialogTrigger isOpen={rejecting} onOpenChange={setRejecting}>
+        <Button variant="danger" size="sm">{`Reject selected (${count})`}</Button>
+        <PopoverDialog label="Bulk rejection">
+          <RejectReasons
+            // A duplicate names its earlier frame, one per frame: not a reason for a whole batch.
+            reasons={withoutDuplicateOf(reasons)}
+            confirmLabel={`Confirm rejection (${count})`}
+            onCancel={() => setRejecting(false)}
+            onConfirm={(reason, note) => {
+              onDecide({ decision: 'reject', reason, ...(note ? { note } : {}) });
+              setRejecting(false);
+            }}
+          />
+        </PopoverDialog>
+      </DialogTrigger>
+      <Button variant="ghost" size="sm" onPress={onClear}>
         Clear selection
-      </button>
-      {rejecting && (
-        <form
-          className="reject-form"
-          aria-label="Bulk rejection"
-          onSubmit={(e) => {
-            e.preventDefault();
-            if (!reason || needsNote) return;
-            onDecide({ decision: 'reject', reason, ...(note.trim() ? { note: note.trim() } : {}) });
-            setRejecting(false);
-            setReason('');
-            setNote('');
-          }}
-        >
-          <label>
-            Reason for all
-            <select value={reason} onChange={(e) => setReason(e.target.value)} required>
-              <option value="">Choose a reason…</option>
-              {/* A duplicate names its earlier frame, one per frame: not a reason for a whole batch. */}
-              {withoutDuplicateOf(reasons).map((r) => (
-                <option key={r} value={r}>
-                  {r}
-                </option>
-              ))}
-            </select>
-          </label>
-          <label>
-            Note for all
-            <textarea value={note} onChange={(e) => setNote(e.target.value)} maxLength={1000} />
-          </label>
-          <button type="submit" disabled={!reason || needsNote}>
-            {`Confirm rejection (${count})`}
-          </button>
-        </form>
-      )}
+      </Button>
+      <span className="bulk-keys hint">
+        <Kbd>x</Kbd> tick · <Kbd>shift</Kbd>-click range · <Kbd>u</Kbd> undo
+      </span>
     </div>
   );
 }
@@ -93,9 +74,9 @@ export function BatchResults({
           </li>
         ))}
       </ul>
-      <button type="button" onClick={onDismiss}>
+      <Button size="sm" variant="ghost" onPress={onDismiss}>
         Dismiss
-      </button>
+      </Button>
     </section>
   );
 }

@@ -1,3 +1,5 @@
+import { Checkbox } from '../ui';
+
 /** Ticks for channels (a reviewer sees only the ones ticked): a fieldset of checkboxes, one per channel. */
 export function ChannelPicker({
   legend,
@@ -15,19 +17,18 @@ export function ChannelPicker({
       <legend>{legend}</legend>
       {channels.length === 0 && <p className="hint">No channels yet.</p>}
       {channels.map((c) => (
-        <label key={c.slug}>
-          <input
-            type="checkbox"
-            checked={chosen.has(c.slug)}
-            onChange={(e) => {
-              const next = new Set(chosen);
-              if (e.target.checked) next.add(c.slug);
-              else next.delete(c.slug);
-              onChange(next);
-            }}
-          />
+        <Checkbox
+          key={c.slug}
+          isSelected={chosen.has(c.slug)}
+          onChange={(on) => {
+            const next = new Set(chosen);
+            if (on) next.add(c.slug);
+            else next.delete(c.slug);
+            onChange(next);
+          }}
+        >
           {c.name === c.slug ? c.slug : `${c.name} (${c.slug})`}
-        </label>
+        </Checkbox>
       ))}
     </fieldset>
   );

@@ -1,5 +1,6 @@
-import { useState } from 'react';
 import { DEFAULT_REJECT_REASONS, type DecisionInput, VISIBILITIES, type Visibility } from '../api/types';
+import { Button, DialogTrigger, Kbd, PopoverDialog, Select } from '../ui';
+import { RejectReasons } from './RejectReasons';
 
 export interface DecisionBarProps {
   readonly visibility: Visibility;
@@ -11,7 +12,7 @@ export interface DecisionBarProps {
   readonly onVisibility: (visibility: Visibility) => void;
 }
 
-/** Promote, Reject (a reason from the list plus free text) and the visibility select. */
+/** Promote, Reject (a reason from a numbered list plus free text, in a popover) and the visibility. */
 export function DecisionBar({
   visibility,
   reasons = DEFAULT_REJECT_REASONS,
@@ -21,85 +22,44 @@ export function DecisionBar({
   onDecide,
   onVisibility,
 }: DecisionBarProps) {
-  const [reason, setReason] = useState('');
-  const [note, setNote] = useState('');
-  const needsNote = reason === 'Other' && note.trim() === '';
-  const confirm = () => {
-    if (!reason || needsNote) return;
-    onDecide({ decision: 'reject', reason, ...(note.trim() ? { note: note.trim() } : {}) });
-    setReason('');
-    setNote('');
-  };
   return (
     <div className="decisions">
       <div className="decision-buttons">
-        <button
-          type="button"
-          className="promote"
-          disabled={disabled}
-          onClick={() => onDecide({ decision: 'promote' })}
-          aria-keyshortcuts="p"
+        <Button
+          variant="success"
+          size="lg"
+          isDisabled={disabled ?? false}
+          onPress={() => onDecide({ decision: 'promote' })}
         >
           Promote
-        </button>
-        <button
-          type="button"
-          className="reject"
-          disabled={disabled}
-          onClick={() => onRejecting(!rejecting)}
-          aria-keyshortcuts="r"
-          aria-expanded={rejecting}
-        >
-          Reject
-        </button>
-        <label>
-          Visibility
-          <select value={visibility} disabled={disabled} onChange={(e) => onVisibility(e.target.value as Visibility)}>
-            {VISIBILITIES.map((v) => (
-              <option key={v} value={v}>
-                {v}
-              </option>
-            ))}
-          </select>
-        </label>
-      </div>
-      {rejecting && (
-        <form
-          className="reject-form"
-          aria-label="Rejection details"
-          onSubmit={(e) => {
-            e.preventDefault();
-            confirm();
-          }}
-        >
-          <label>
-            Reason
-            <select autoFocus value={reason} onChange={(e) => setReason(e.target.value)} required>
-              <option value="">Choose a reason…</option>
-              {reasons.map((r) => (
-                <option key={r} value={r}>
-                  {r}
-                </option>
-              ))}
-            </select>
-          </label>
-          <label>
-            Note
-            <textarea
-              value={note}
-              onChange={(e) => setNote(e.target.value)}
-              maxLength={1000}
-              placeholder={reason === 'Other' ? 'Required: say why' : 'Optional detail for the agent'}
+        </Button>
+        <Kbd>p</Kbd>
+        <DialogTrigger isOpen={rejecting} onOpenChange={onRejecting}>
+          <Button variant="danger" size="lg" isDisabled={disabled ?? false}>
+            Reject
+          </Button>
+          <PopoverDialog label="Reject this frame" placement="top start" className="reject-popover">
+            <RejectReasons
+              reasons={reasons}
+              confirmLabel="Confirm rejection"
+              onCancel={() => onRejecting(false)}
+              onConfirm={(reason, note) => {
+                onDecide({ decision: 'reject', reason, ...(note ? { note } : {}) });
+                onRejecting(false);
+              }}
             />
-          </label>
-          <button type="submit" disabled={!reason || needsNote}>
-            Confirm rejection
-          </button>
-          <button type="button" onClick={() => onRejecting(false)}>
-            Cancel
-          </button>
-        </form>
-      )}
+          </PopoverDialog>
+        </DialogTrigger>
+        <Kbd>r</Kbd>
+        <Select
+          className="visibility"
+          label="Visibility"
+          value={visibility}
+          isDisabled={disabled ?? false}
+          onChange={(v) => onVisibility(v as Visibility)}
+          options={VISIBILITIES.map((v) => ({ id: v, label: v.replaceAll('_', ' ') }))}
+        />
+      </div>
     </div>
   );
 }

@@ -1,4 +1,6 @@
 import type { ChannelCount, FailedSubmission } from '../api/types';
+import { Badge, Button, Checkbox, EmptyState, Select } from '../ui';
+import { channelLabel } from './ChannelSwitcher';
 
 export interface FailedFilterValue {
   readonly code: string;
@@ -19,28 +21,18 @@ export function FailedFilters({
 }) {
   return (
     <form className="filters" aria-label="Failed filters" onSubmit={(e) => e.preventDefault()}>
-      <label>
-        Failure code
-        <select value={value.code} onChange={(e) => onChange({ ...value, code: e.target.value })}>
-          <option value="">Any code</option>
-          {codes.map((c) => (
-            <option key={c} value={c}>
-              {c}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Failed in channel
-        <select value={value.channel} onChange={(e) => onChange({ ...value, channel: e.target.value })}>
-          <option value="">Any channel</option>
-          {channels.map((c) => (
-            <option key={c.slug} value={c.slug}>
-              {c.name}
-            </option>
-          ))}
-        </select>
-      </label>
+      <Select
+        label="Failure code"
+        value={value.code}
+        onChange={(code) => onChange({ ...value, code })}
+        options={[{ id: '', label: 'Any code' }, ...codes.map((c) => ({ id: c, label: c }))]}
+      />
+      <Select
+        label="Failed in channel"
+        value={value.channel}
+        onChange={(channel) => onChange({ ...value, channel })}
+        options={[{ id: '', label: 'Any channel' }, ...channels.map((c) => ({ id: c.slug, label: channelLabel(c) }))]}
+      />
     </form>
   );
 }
@@ -59,25 +51,32 @@ export function FailedList({
   readonly onRetry: (ids: readonly string[]) => void;
   readonly busy: boolean;
 }) {
-  if (failed.length === 0) return <p className="empty">No failed submissions.</p>;
+  if (failed.length === 0)
+    return <EmptyState title="No failed submissions">Nothing is waiting for a retry.</EmptyState>;
   return (
     <ul aria-label="Recently failed" className="failed">
       {failed.map((f) => {
         const name = f.title ?? f.id;
         return (
           <li key={f.id} aria-label={`${name} — ${f.failure_code ?? 'failed'}`}>
-            <input
-              type="checkbox"
+            <Checkbox
               aria-label={`Select ${name}`}
-              checked={checked.has(f.id)}
-              onChange={(e) => onCheck(f.id, (e.nativeEvent as MouseEvent).shiftKey === true)}
-            />{' '}
-            <strong>{name}</strong> · {f.channel_slug} · {f.agent_slug} · {f.media_type}
-            <br />
-            <code>{f.failure_code}</code> {f.failure_message} · {new Date(f.failed_at).toLocaleString()}{' '}
-            <button type="button" disabled={busy} onClick={() => onRetry([f.id])} aria-label={`Retry ${name}`}>
+              isSelected={checked.has(f.id)}
+              onChange={(_, range) => onCheck(f.id, range)}
+            />
+            <div className="failed-text">
+              <strong>{name}</strong>
+              <span className="meta-line">
+                {f.channel_slug} · {f.agent_slug} · {f.media_type} ·{' '}
+                <time dateTime={f.failed_at}>{new Date(f.failed_at).toLocaleString()}</time>
+              </span>
+              <span>
+                <Badge tone="danger">{f.failure_code ?? 'failed'}</Badge> {f.failure_message}
+              </span>
+            </div>
+            <Button size="sm" isDisabled={busy} onPress={() => onRetry([f.id])} aria-label={`Retry ${name}`}>
               Retry
-            </button>
+            </Button>
           </li>
         );
       })}

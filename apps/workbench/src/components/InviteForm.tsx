@@ -2,6 +2,7 @@ import { type FormEvent, useState } from 'react';
 import { ApiError } from '../api/client';
 import type { Invite, Role } from '../api/people';
 import { useInvitePerson } from '../hooks/usePeople';
+import { Button, Select, TextField } from '../ui';
 import { ChannelPicker } from './ChannelPicker';
 
 /** The link to hand over (no mail is sent), with a copy button. */
@@ -9,17 +10,16 @@ export function InviteLink({ email, invite }: { readonly email: string; readonly
   const [copied, setCopied] = useState(false);
   return (
     <div className="invite-link">
-      <label>
-        One-time sign-in link for {email} (works until {new Date(invite.expires_at).toLocaleString()})
-        <input type="text" readOnly value={invite.url} onFocus={(e) => e.target.select()} />
-      </label>
-      <button
-        type="button"
-        className="btn"
-        onClick={() => void navigator.clipboard?.writeText(invite.url).then(() => setCopied(true))}
-      >
+      <TextField
+        label={`One-time sign-in link for ${email} (works until ${new Date(invite.expires_at).toLocaleString()})`}
+        isReadOnly
+        value={invite.url}
+        onChange={() => undefined}
+        onFocus={(input) => input.select()}
+      />
+      <Button size="sm" onPress={() => void navigator.clipboard?.writeText(invite.url).then(() => setCopied(true))}>
         {copied ? 'Copied' : 'Copy link'}
-      </button>
+      </Button>
     </div>
   );
 }
@@ -50,32 +50,22 @@ export function InviteForm({ channels }: { readonly channels: readonly { slug: s
   return (
     <form className="invite-form" onSubmit={onSubmit} aria-labelledby="invite-title">
       <h2 id="invite-title">Invite someone</h2>
-      <label htmlFor="invite-email">Email</label>
-      <input
-        id="invite-email"
-        type="email"
-        required
-        autoComplete="off"
-        value={email}
-        onChange={(e) => setEmail(e.target.value)}
+      <TextField label="Email" type="email" isRequired autoComplete="off" value={email} onChange={setEmail} />
+      <Select
+        label="Role"
+        value={role}
+        onChange={(v) => setRole(v as Role)}
+        options={[
+          { id: 'reviewer', label: 'Reviewer: the ticked channels only' },
+          { id: 'admin', label: 'Admin: every channel, ops and people' },
+        ]}
       />
-      <fieldset className="role-choice">
-        <legend>Role</legend>
-        <label>
-          <input type="radio" name="invite-role" checked={role === 'reviewer'} onChange={() => setRole('reviewer')} />
-          Reviewer: the ticked channels only
-        </label>
-        <label>
-          <input type="radio" name="invite-role" checked={role === 'admin'} onChange={() => setRole('admin')} />
-          Admin: every channel, ops and people
-        </label>
-      </fieldset>
       {role === 'reviewer' && (
         <ChannelPicker legend="Channels" channels={channels} chosen={chosen} onChange={setChosen} />
       )}
-      <button type="submit" className="btn primary" disabled={invite.isPending}>
+      <Button type="submit" variant="primary" isDisabled={invite.isPending}>
         Invite
-      </button>
+      </Button>
       <div role="status">
         {result && result.invite && <InviteLink email={result.person.email} invite={result.invite} />}
         {result && !result.invite && <p>{result.person.email} can sign in with single sign-on now.</p>}

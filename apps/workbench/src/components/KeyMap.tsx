@@ -1,47 +1,56 @@
-import { useState } from 'react';
-import { useKeyboard } from '../hooks/useKeyboard';
+import { Button, Dialog, Kbd } from '../ui';
 
 /** Every single-key shortcut of the workbench; `?` shows them, docs/workbench.md repeats them. */
 export const KEY_MAP: readonly (readonly [string, string])[] = [
   ['j / k', 'next / previous frame (list and grid)'],
   ['p', 'promote the frame on screen'],
-  ['r', 'reject the frame on screen (opens the reason form)'],
+  ['r', 'reject the frame on screen (reasons: 1–9)'],
   ['d', 'reject as a duplicate of the closest similar earlier frame'],
   ['u', 'undo the last decision (5 seconds)'],
   ['x', 'select or unselect the frame on screen for a bulk action'],
   ['g', 'grid of large thumbnails / list and detail'],
-  ['z', 'zoom the frame to 1:1 (drag or arrow keys to pan) / fit'],
+  ['z', 'the frame at 1:1 / fitted'],
+  ['+ / - / 0', 'zoom in / out / fit (drag or arrow keys to pan)'],
   ['c', 'show / hide the click zones'],
   ['?', 'show / hide this key map'],
-  ['Esc', 'close the reason form or this key map'],
+  ['Ctrl K / ⌘K', 'command palette: channels, frames, screens, actions'],
+  ['Esc', 'close the reason form, a dialog or the palette'],
 ];
 
-export function KeyMap() {
-  const [open, setOpen] = useState(false);
-  useKeyboard({ '?': () => setOpen((o) => !o), Escape: () => setOpen(false) });
+/** The key map as a dialog (`?`). */
+export function KeyMapDialog({ isOpen, onOpenChange }: { isOpen: boolean; onOpenChange: (open: boolean) => void }) {
   return (
-    <>
-      <button type="button" aria-keyshortcuts="?" aria-expanded={open} onClick={() => setOpen((o) => !o)}>
-        Keys
-      </button>
-      {open && (
-        <div className="keymap" role="dialog" aria-label="Keyboard shortcuts">
-          <h2>Keyboard shortcuts</h2>
-          <dl>
-            {KEY_MAP.map(([key, what]) => (
-              <div key={key}>
-                <dt>
-                  <kbd>{key}</kbd>
-                </dt>
-                <dd>{what}</dd>
-              </div>
-            ))}
-          </dl>
-          <button type="button" onClick={() => setOpen(false)}>
-            Close
-          </button>
-        </div>
-      )}
-    </>
+    <Dialog title="Keyboard shortcuts" isOpen={isOpen} onOpenChange={onOpenChange}>
+      <dl className="keymap">
+        {KEY_MAP.map(([key, what]) => (
+          <div key={key}>
+            <dt>
+              {key.split(' / ').map((k, i) => (
+                <span key={k}>
+                  {i > 0 && ' / '}
+                  <Kbd>{k}</Kbd>
+                </span>
+              ))}
+            </dt>
+            <dd>{what}</dd>
+          </div>
+        ))}
+      </dl>
+    </Dialog>
+  );
+}
+
+/** The header's button for the key map. */
+export function KeyMapButton({ onOpen }: { onOpen: () => void }) {
+  return (
+    <Button
+      variant="ghost"
+      size="sm"
+      className="header-button keymap-button"
+      onPress={onOpen}
+      aria-label="Keyboard shortcuts (?)"
+    >
+      <Kbd>?</Kbd> Shortcuts
+    </Button>
   );
 }

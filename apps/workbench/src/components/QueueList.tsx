@@ -1,5 +1,11 @@
+import { observeElementRect, useVirtualizer } from '@tanstack/react-virtual';
+import { useEffect, useRef, useState } from 'react';
 import type { QueueItem } from '../api/types';
+import { Badge, Button, Checkbox, EmptyState } from '../ui';
+import { MediaIcon, RelativeTime } from './QueueMeta';
 import { SimilarBadge } from './SimilarBadge';
+
+export type Density = 'comfortable' | 'compact';
 
 export interface QueueListProps {
   readonly items: readonly QueueItem[];
@@ -10,86 +16,156 @@ export interface QueueListProps {
   readonly onCheck?: (id: string, range: boolean) => void;
   /** Large thumbnails in a grid, for visual triage. */
   readonly grid?: boolean;
+  readonly density?: Density;
+  /** More pages wait on the server: asked for when the end of the list comes near. */
+  readonly hasMore?: boolean;
+  readonly onEndReached?: () => void;
 }
 
 export function itemName(item: Pick<QueueItem, 'title' | 'id'>): string {
   return item.title ?? item.id;
 }
 
+const ROW_HEIGHT: Record<Density, number> = { comfortable: 84, compact: 52 };
+const GRID_MIN = 240;
+const UNLAID = { width: 400, height: 800 };
+
 /** One frame of the queue: its bulk checkbox and the button that opens it. */
 function QueueEntry({
   item,
   selected,
-  grid,
   checked,
   onSelect,
   onCheck,
+  style,
 }: {
   readonly item: QueueItem;
   readonly selected: boolean;
-  readonly grid: boolean;
   readonly checked: boolean;
   readonly onSelect: (id: string) => void;
   readonly onCheck: ((id: string, range: boolean) => void) | undefined;
+  readonly style: React.CSSProperties;
 }) {
-  const size = grid ? 240 : 64;
+  const classes = ['queue-row', selected ? 'selected' : '', checked ? 'checked' : ''].filter(Boolean).join(' ');
   return (
     <li
       aria-label={`${itemName(item)} — ${item.channel_slug}`}
       aria-current={selected ? 'true' : undefined}
-      className={checked ? 'checked' : undefined}
+      className={classes}
+      style={style}
     >
       {onCheck && (
-        <input
-          type="checkbox"
+        <Checkbox
           className="pick"
           aria-label={`Select ${itemName(item)}`}
-          checked={checked}
-          onChange={(e) => onCheck(item.id, (e.nativeEvent as MouseEvent).shiftKey === true)}
+          isSelected={checked}
+          onChange={(_, range) => onCheck(item.id, range)}
         />
       )}
-      <button
-        type="button"
-        className={selected ? 'queue-item selected' : 'queue-item'}
-        data-id={item.id}
-        onClick={() => onSelect(item.id)}
-      >
+      <Button variant="plain" className="queue-item" data-id={item.id} onPress={() => onSelect(item.id)}>
         {item.thumbnail_url ? (
-          <img src={item.thumbnail_url} alt="" width={size} height={size} loading="lazy" />
+          <img className="thumb" src={item.thumbnail_url} alt="" loading="lazy" decoding="async" />
         ) : (
-          <span className="thumb-placeholder" />
+          <span className="thumb thumb-placeholder" />
         )}
         <span className="queue-text">
-          <strong>{itemName(item)}</strong>
-          <span>
-            {item.channel_slug} · {item.agent_slug} · {item.media_type} · {item.date}
+          <strong className="queue-title">{itemName(item)}</strong>
+          <span className="meta-line">
+            <MediaIcon type={item.media_type} />
+            <span className="agent">{item.agent_slug}</span>
+            <span aria-hidden="true">·</span>
+            <RelativeTime iso={item.created_at} />
+            <span aria-hidden="true">·</span>
+            <span title="Frame date">{`${item.date.slice(0, 4)}-${item.date.slice(4, 6)}-${item.date.slice(6, 8)}`}</span>
           </span>
-          <SimilarBadge count={item.similar_count} />
-          {item.claim && !item.claim.mine && (
-            <span className="claimed">Being reviewed by {item.claim.reviewer_email ?? 'someone'}</span>
-          )}
+          <span className="chips">
+            <SimilarBadge count={item.similar_count} />
+            {item.claim && !item.claim.mine && (
+              <Badge tone="warning" className="claimed">
+                Being reviewed by {item.claim.reviewer_email ?? 'someone'}
+              </Badge>
+            )}
+          </span>
         </span>
-      </button>
+      </Button>
     </li>
   );
 }
 
-/** The frames waiting for review, oldest first, as a list or a grid. Each item names its title and channel. */
-export function QueueList({ items, selectedId, onSelect, checked, onCheck, grid = false }: QueueListProps) {
-  if (items.length === 0) return <p className="empty">Nothing waits for review.</p>;
+/** Width of an element, kept up to date. */
+function useWidth(ref: React.RefObject<HTMLElement | null>): number {
+  const [width, setWidth] = useState(0);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el || typeof ResizeObserver === 'undefined') return;
+    const observer = new ResizeObserver(() => setWidth(el.clientWidth));
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [ref]);
+  return width;
+}
+
+/**
+ * The frames waiting for review, oldest first, as a list or a grid. Virtualised: only the rows in
+ * view (plus a few) are in the DOM, so ten thousand frames scroll as smoothly as ten.
+ */
+export function QueueList(props: QueueListProps) {
+  const { items, selectedId, onSelect, checked, onCheck, grid = false, density = 'comfortable' } = props;
+  const scroller = useRef<HTMLDivElement>(null);
+  const width = useWidth(scroller);
+  const cols = grid ? Math.max(1, Math.floor((width || GRID_MIN) / GRID_MIN)) : 1;
+  const cell = grid ? (width || GRID_MIN) / cols : 0;
+  const rowHeight = grid ? Math.round(cell + 72) : ROW_HEIGHT[density];
+  const rows = Math.ceil(items.length / cols);
+  const virtualizer = useVirtualizer({
+    count: rows,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => rowHeight,
+    overscan: 6,
+    initialRect: UNLAID,
+    // Without layout (hidden, or a DOM without CSS) a few rows are still rendered, not none.
+    observeElementRect: (instance, cb) => observeElementRect(instance, (rect) => cb(rect.height ? rect : UNLAID)),
+  });
+  useEffect(() => virtualizer.measure(), [rowHeight, cols, virtualizer]);
+
+  const last = virtualizer.getVirtualItems().at(-1);
+  const { hasMore, onEndReached } = props;
+  useEffect(() => {
+    if (hasMore && onEndReached && last && last.index >= rows - 8) onEndReached();
+  }, [hasMore, onEndReached, last, rows]);
+
+  const selectedIndex = selectedId ? items.findIndex((i) => i.id === selectedId) : -1;
+  useEffect(() => {
+    if (selectedIndex >= 0) virtualizer.scrollToIndex(Math.floor(selectedIndex / cols), { align: 'auto' });
+  }, [selectedIndex, cols, virtualizer]);
+
+  if (items.length === 0)
+    return <EmptyState title="Nothing waits for review.">New frames appear here as agents send them.</EmptyState>;
   return (
-    <ul className={grid ? 'queue queue-grid' : 'queue'} aria-label="Review queue">
-      {items.map((item) => (
-        <QueueEntry
-          key={item.id}
-          item={item}
-          selected={item.id === selectedId}
-          grid={grid}
-          checked={checked?.has(item.id) ?? false}
-          onSelect={onSelect}
-          onCheck={onCheck}
-        />
-      ))}
-    </ul>
+    <div ref={scroller} className={`queue-scroll density-${density}`} data-testid="queue-scroll">
+      <ul
+        className={grid ? 'queue queue-grid' : 'queue'}
+        aria-label="Review queue"
+        style={{ height: virtualizer.getTotalSize() }}
+      >
+        {virtualizer.getVirtualItems().flatMap((row) =>
+          items.slice(row.index * cols, row.index * cols + cols).map((item, col) => (
+            <QueueEntry
+              key={item.id}
+              item={item}
+              selected={item.id === selectedId}
+              checked={checked?.has(item.id) ?? false}
+              onSelect={onSelect}
+              onCheck={onCheck}
+              style={{
+                transform: `translate(${col * cell}px, ${row.start}px)`,
+                width: grid ? cell : '100%',
+                height: rowHeight,
+              }}
+            />
+          )),
+        )}
+      </ul>
+    </div>
   );
 }

@@ -5,7 +5,7 @@ export function SimilarBadge({ count }: { readonly count: number | undefined }) 
   if (!count) return null;
   const label = `Looks like ${count} earlier frame${count === 1 ? '' : 's'}`;
   return (
-    <span className="similar-badge" title={label} aria-label={label}>
+    <span className="ui-badge ui-badge--warning similar-badge" title={label} aria-label={label}>
       Looks like {count}
     </span>
   );

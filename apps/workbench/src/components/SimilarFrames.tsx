@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { DUPLICATE_OF_EARLIER_FRAME } from '@framedesk/contracts';
 import { api } from '../api/client';
 import type { DecisionInput, SubmissionDetail } from '../api/types';
+import { Button, Toggle } from '../ui';
 import './similar.css';
 
 type SimilarFrame = SubmissionDetail['similar'][number];
@@ -76,17 +77,13 @@ export function SimilarFrames({ submission, onDecide }: SimilarFramesProps) {
                 {frame.distance === 0 ? 'identical' : `distance ${frame.distance}`} · {when(frame.created_at)}
               </span>
             </span>
-            <button
-              type="button"
-              aria-pressed={comparing === frame.id}
-              onClick={() => setComparing(comparing === frame.id ? null : frame.id)}
-            >
+            <Toggle size="sm" isSelected={comparing === frame.id} onChange={(on) => setComparing(on ? frame.id : null)}>
               Compare
-            </button>
+            </Toggle>
             {onDecide && (
-              <button type="button" className="reject" onClick={() => onDecide(duplicateOf(frame))}>
+              <Button size="sm" variant="danger" onPress={() => onDecide(duplicateOf(frame))}>
                 Reject as duplicate of this
-              </button>
+              </Button>
             )}
           </li>
         ))}

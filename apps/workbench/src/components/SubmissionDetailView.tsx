@@ -1,6 +1,16 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError } from '../api/client';
-import { DEFAULT_REJECT_REASONS, type DecisionInput, type SubmissionDetail, type Visibility } from '../api/types';
+import {
+  DEFAULT_REJECT_REASONS,
+  type DecisionInput,
+  type QueueItem,
+  type SubmissionDetail,
+  type Visibility,
+} from '../api/types';
+import { Badge, Skeleton } from '../ui';
+import { Filmstrip } from './Filmstrip';
+import { formatDuration } from './MediaView';
+import { RelativeTime } from './QueueMeta';
 import type { ClaimState } from '../hooks/useClaim';
 import { DecisionBar } from './DecisionBar';
 import { EventHistory } from './EventHistory';
@@ -14,13 +24,26 @@ export interface SubmissionDetailViewProps {
   readonly rejecting: boolean;
   readonly onRejecting: (open: boolean) => void;
   readonly onDecide: (submission: SubmissionDetail, decision: DecisionInput) => void;
-  /** How the frame is shown (`z` and `c`). */
-  readonly zoom?: boolean;
+  /** Whether the click zones are drawn (`c`). */
   readonly zones?: boolean;
+  readonly onZones?: (on: boolean) => void;
+  /** The frames around this one in the queue, for the filmstrip. */
+  readonly neighbours?: readonly QueueItem[];
+  readonly onOpen?: (id: string) => void;
 }
 
 function formatDate(date: string): string {
   return `${date.slice(0, 4)}-${date.slice(4, 6)}-${date.slice(6, 8)}`;
+}
+
+/** A metadata row: long values are cut with an ellipsis and shown whole on hover. */
+function Meta({ term, value }: { readonly term: string; readonly value: string }) {
+  return (
+    <>
+      <dt>{term}</dt>
+      <dd title={value}>{value}</dd>
+    </>
+  );
 }
 
 /** One frame: media with click zones, metadata, claim, decisions and history. */
@@ -31,8 +54,10 @@ export function SubmissionDetailView({
   rejecting,
   onRejecting,
   onDecide,
-  zoom = false,
   zones = true,
+  onZones,
+  neighbours = [],
+  onOpen,
 }: SubmissionDetailViewProps) {
   const client = useQueryClient();
   const detail = useQuery({ queryKey: ['submission', id], queryFn: () => api.submission(id), refetchInterval: 15_000 });
@@ -40,7 +65,12 @@ export function SubmissionDetailView({
     mutationFn: (value: Visibility) => api.setVisibility(id, value),
     onSuccess: (updated) => client.setQueryData(['submission', id], updated),
   });
-  if (detail.isPending) return <section className="detail">Loading…</section>;
+  if (detail.isPending)
+    return (
+      <section className="detail">
+        <Skeleton lines={8} />
+      </section>
+    );
   if (detail.isError)
     return (
       <section className="detail" role="alert">
@@ -51,7 +81,12 @@ export function SubmissionDetailView({
   const open = s.status === 'needs_review';
   return (
     <section className="detail" aria-label={`Frame ${s.title ?? s.id}`}>
-      <h2>{s.title ?? s.id}</h2>
+      <header className="detail-head">
+        <h2>{s.title ?? s.id}</h2>
+        <Badge tone={open ? 'accent' : s.status === 'promoted' ? 'success' : 'danger'}>
+          {s.status.replace('_', ' ')}
+        </Badge>
+      </header>
       {claim.state === 'other' ? (
         <p className="notice" role="status">
           {claim.message}
@@ -72,25 +107,31 @@ export function SubmissionDetailView({
         </p>
       )}
       <div className="detail-body">
-        <MediaView submission={s} zoom={zoom} zones={zones} />
+        <MediaView submission={s} zones={zones} {...(onZones ? { onZones } : {})} />
         <div className="detail-side">
           <SimilarFrames submission={s} {...(open ? { onDecide: (d: DecisionInput) => onDecide(s, d) } : {})} />
           {s.caption && <p className="caption">{s.caption}</p>}
           <dl className="meta">
-            <dt>Agent</dt>
-            <dd>{s.agent_slug}</dd>
-            <dt>Channel</dt>
-            <dd>{s.channel_slug}</dd>
-            <dt>Date</dt>
-            <dd>{formatDate(s.date)}</dd>
-            <dt>Visibility</dt>
-            <dd>{s.visibility}</dd>
-            <dt>Media</dt>
+            <Meta term="Agent" value={s.agent_slug} />
+            <Meta term="Channel" value={s.channel_slug} />
+            <Meta term="Frame date" value={formatDate(s.date)} />
+            <dt>Received</dt>
             <dd>
-              {s.media_type}
-              {s.width && s.height ? ` · ${s.width}×${s.height}` : ''}
-              {s.duration_ms ? ` · ${Math.round(s.duration_ms / 1000)} s` : ''}
+              <RelativeTime iso={s.created_at} />
             </dd>
+            <Meta term="Visibility" value={s.visibility.replaceAll('_', ' ')} />
+            <Meta
+              term="Media"
+              value={[
+                s.media_type,
+                s.width && s.height ? `${s.width}×${s.height}` : null,
+                s.duration_ms ? formatDuration(s.duration_ms) : null,
+              ]
+                .filter(Boolean)
+                .join(' · ')}
+            />
+            <Meta term="Id" value={s.id} />
+            {s.external_ref && <Meta term="Reference" value={s.external_ref} />}
           </dl>
         </div>
       </div>
@@ -109,6 +150,7 @@ export function SubmissionDetailView({
           {visibility.error instanceof ApiError ? visibility.error.detail : 'Could not change the visibility.'}
         </p>
       )}
+      {onOpen && neighbours.length > 1 && <Filmstrip items={neighbours} currentId={s.id} onOpen={onOpen} />}
       <EventHistory events={s.events} />
     </section>
   );

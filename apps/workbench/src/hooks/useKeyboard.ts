@@ -8,7 +8,7 @@ function typing(target: HTMLElement): boolean {
   return target.tagName === 'INPUT' && !NOT_TYPING.has((target as HTMLInputElement).type);
 }
 
-/** Single-key shortcuts, ignored while typing in a field. */
+/** Single-key shortcuts, ignored while typing in a field or working in a dialog. */
 export function useKeyboard(bindings: Record<string, () => void>): void {
   const latest = useRef(bindings);
   useEffect(() => {
@@ -19,6 +19,8 @@ export function useKeyboard(bindings: Record<string, () => void>): void {
       if (event.ctrlKey || event.metaKey || event.altKey) return;
       const target = event.target as HTMLElement | null;
       if (target && typing(target)) return;
+      // A dialog or popover (reject reasons, key map, palette) has the keys while it is open.
+      if (target instanceof Element && target.closest('[role="dialog"], [role="alertdialog"]')) return;
       const action = latest.current[event.key];
       if (!action) return;
       event.preventDefault();

@@ -1,4 +1,4 @@
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { api } from '../api/client';
 import { usePollInterval } from './useReviewEvents';
 
@@ -16,12 +16,17 @@ export function queueQueryOf(query: URLSearchParams): string {
   return out.toString();
 }
 
-/** The queue, refreshed by live events (polled without them); the previous page stays while the next loads. */
+/**
+ * The queue, a page (100 frames) at a time as the list scrolls, refreshed by live events (polled
+ * without them); the previous pages stay while the next loads.
+ */
 export function useQueue(apiQuery: string) {
   const refetchInterval = usePollInterval(POLL_MS);
-  return useQuery({
+  return useInfiniteQuery({
     queryKey: ['queue', apiQuery],
-    queryFn: () => api.queue(apiQuery),
+    queryFn: ({ pageParam }) => api.queue(pageParam ? `${apiQuery}&cursor=${encodeURIComponent(pageParam)}` : apiQuery),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.next_cursor,
     refetchInterval,
     placeholderData: keepPreviousData,
   });

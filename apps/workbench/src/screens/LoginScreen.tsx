@@ -2,6 +2,7 @@ import { type FormEvent, useState } from 'react';
 import { ApiError } from '../api/client';
 import { useSignInOptions } from '../hooks/usePeople';
 import { useLogin } from '../hooks/useSession';
+import { Button, TextField } from '../ui';
 import './teams.css';
 
 /** Why single sign-on sent the person back (`/?sso_error=…`), in words. */
@@ -26,28 +27,19 @@ function PasswordForm() {
   const error =
     login.error instanceof ApiError ? login.error.detail : login.error ? 'Could not reach the server.' : null;
   return (
-    <form onSubmit={onSubmit} aria-label="Sign in">
-      <label htmlFor="login-email">Email</label>
-      <input
-        id="login-email"
-        type="email"
-        autoComplete="username"
-        value={email}
-        onChange={(e) => setEmail(e.target.value)}
-        required
-      />
-      <label htmlFor="login-password">Password</label>
-      <input
-        id="login-password"
+    <form onSubmit={onSubmit} aria-label="Sign in" className="form-stack">
+      <TextField label="Email" type="email" autoComplete="username" value={email} onChange={setEmail} isRequired />
+      <TextField
+        label="Password"
         type="password"
         autoComplete="current-password"
         value={password}
-        onChange={(e) => setPassword(e.target.value)}
-        required
+        onChange={setPassword}
+        isRequired
       />
-      <button type="submit" disabled={login.isPending}>
+      <Button type="submit" variant="primary" size="lg" isDisabled={login.isPending}>
         Sign in
-      </button>
+      </Button>
       {error && (
         <p role="alert" className="error">
           {error}
@@ -70,25 +62,31 @@ export function LoginScreen() {
   const returnTo = window.location.pathname + (back.size ? `?${back}` : '');
   return (
     <main className="login">
-      <h1>Framedesk workbench</h1>
-      {ssoError && (
-        <p role="alert" className="error">
-          {SSO_ERRORS[ssoError] ?? SSO_ERRORS['failed']}
-        </p>
-      )}
-      {options?.sso && (
-        <a className="btn primary sso-button" href={`${options.sso.url}?return_to=${encodeURIComponent(returnTo)}`}>
-          Sign in with {options.sso.name}
-        </a>
-      )}
-      {options && !options.password_login ? (
-        <details className="break-glass">
-          <summary>Administrator sign-in with a password</summary>
+      <div className="login-card">
+        <p className="login-brand">Framedesk</p>
+        <h1>Sign in to the workbench</h1>
+        {ssoError && (
+          <p role="alert" className="error">
+            {SSO_ERRORS[ssoError] ?? SSO_ERRORS['failed']}
+          </p>
+        )}
+        {options?.sso && (
+          <a
+            className="ui-button ui-button--primary ui-button--lg sso-button"
+            href={`${options.sso.url}?return_to=${encodeURIComponent(returnTo)}`}
+          >
+            Sign in with {options.sso.name}
+          </a>
+        )}
+        {options && !options.password_login ? (
+          <details className="break-glass">
+            <summary>Administrator sign-in with a password</summary>
+            <PasswordForm />
+          </details>
+        ) : (
           <PasswordForm />
-        </details>
-      ) : (
-        <PasswordForm />
-      )}
+        )}
+      </div>
     </main>
   );
 }

@@ -7,6 +7,7 @@ import { useBulkSelection } from '../hooks/useBulkSelection';
 import { useChannelCounts } from '../hooks/useQueue';
 import { usePollInterval } from '../hooks/useReviewEvents';
 import { useRoute } from '../hooks/useRoute';
+import { Button, Skeleton } from '../ui';
 
 function QueueDepths({ queues }: { readonly queues: Ops['queues'] }) {
   return (
@@ -61,7 +62,7 @@ export function OpsScreen() {
     onSuccess: () => bulk.clear(),
     onSettled: () => client.invalidateQueries({ queryKey: ['ops'] }),
   });
-  if (ops.isPending) return <p>Loading…</p>;
+  if (ops.isPending) return <Skeleton lines={6} />;
   if (ops.isError)
     return <p role="alert">{ops.error instanceof ApiError ? ops.error.detail : 'Could not load ops data.'}</p>;
   const { queues, submissions_by_status: byStatus } = ops.data;
@@ -70,7 +71,7 @@ export function OpsScreen() {
       <QueueWorkers />
       <h2>Queues</h2>
       <QueueDepths queues={queues} />
-      <p>
+      <p className="status-line">
         Submissions:{' '}
         {Object.entries(byStatus)
           .map(([status, n]) => `${status} ${n}`)
@@ -85,9 +86,9 @@ export function OpsScreen() {
       />
       {retry.error && <p role="alert">{retry.error instanceof ApiError ? retry.error.detail : 'Retry failed.'}</p>}
       {bulk.count > 0 && (
-        <button type="button" disabled={retry.isPending} onClick={() => retry.mutate(bulk.visible)}>
+        <Button variant="primary" isDisabled={retry.isPending} onPress={() => retry.mutate(bulk.visible)}>
           {`Retry selected (${bulk.count})`}
-        </button>
+        </Button>
       )}
       <FailedList
         failed={failed}

@@ -5,6 +5,7 @@ import { ChannelPicker } from '../components/ChannelPicker';
 import { InviteForm, InviteLink } from '../components/InviteForm';
 import { useChannelCounts } from '../hooks/useQueue';
 import { useChangePerson, useNewInvite, usePeople, useSignInOptions } from '../hooks/usePeople';
+import { Button } from '../ui';
 import './teams.css';
 
 type Channels = readonly { slug: string; name: string }[];
@@ -18,15 +19,15 @@ function ChannelsCell({ person, channels }: { readonly person: Person; readonly 
   return (
     <>
       <span>{person.channels.join(', ') || 'None'}</span>{' '}
-      <button
-        type="button"
-        className="btn small"
+      <Button
+        variant="secondary"
+        size="sm"
         aria-expanded={editing !== null}
         aria-label={`Edit channels of ${person.email}`}
-        onClick={() => setEditing(editing ? null : new Set(person.channels))}
+        onPress={() => setEditing(editing ? null : new Set(person.channels))}
       >
         Edit
-      </button>
+      </Button>
       {editing && (
         <form
           className="channel-editor"
@@ -41,9 +42,9 @@ function ChannelsCell({ person, channels }: { readonly person: Person; readonly 
             chosen={editing}
             onChange={setEditing}
           />
-          <button type="submit" className="btn primary small" disabled={change.isPending}>
+          <Button type="submit" variant="primary" size="sm" isDisabled={change.isPending}>
             Save channels
-          </button>
+          </Button>
           {change.error && (
             <p role="alert" className="error">
               {problem(change.error)}
@@ -77,28 +78,28 @@ function PersonRow({
           <span className="hint">
             {' '}
             (no password){' '}
-            <button
-              type="button"
-              className="btn small"
+            <Button
+              variant="secondary"
+              size="sm"
               aria-label={`Password link for ${person.email}`}
-              onClick={() => newInvite.mutate(person.id)}
+              onPress={() => newInvite.mutate(person.id)}
             >
               Password link
-            </button>
+            </Button>
           </span>
         )}
         {newInvite.data && <InviteLink email={person.email} invite={newInvite.data.invite} />}
       </th>
       <td>
         {admin ? 'Admin' : 'Reviewer'}{' '}
-        <button
-          type="button"
-          className="btn small"
+        <Button
+          variant="secondary"
+          size="sm"
           aria-label={`${admin ? 'Make reviewer' : 'Make admin'}: ${person.email}`}
-          onClick={() => change.mutate({ id: person.id, change: { role: admin ? 'reviewer' : 'admin' } })}
+          onPress={() => change.mutate({ id: person.id, change: { role: admin ? 'reviewer' : 'admin' } })}
         >
           {admin ? 'Make reviewer' : 'Make admin'}
-        </button>
+        </Button>
       </td>
       <td>
         <ChannelsCell person={person} channels={channels} />
@@ -112,14 +113,14 @@ function PersonRow({
       </td>
       <td>
         {disabled ? 'Disabled' : 'Active'}{' '}
-        <button
-          type="button"
-          className={disabled ? 'btn small' : 'btn small danger'}
+        <Button
+          variant={disabled ? 'secondary' : 'danger'}
+          size="sm"
           aria-label={`${disabled ? 'Enable' : 'Disable'} ${person.email}`}
-          onClick={() => change.mutate({ id: person.id, change: { disabled: !disabled } })}
+          onPress={() => change.mutate({ id: person.id, change: { disabled: !disabled } })}
         >
           {disabled ? 'Enable' : 'Disable'}
-        </button>
+        </Button>
         {(change.error || newInvite.error) && (
           <p role="alert" className="error">
             {problem(change.error ?? newInvite.error)}

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { setCsrfToken } from '../api/client';
 import { useRoute } from '../hooks/useRoute';
 import { detail, queueItem, stubApi } from '../testing/fake-api';
+import { Toaster } from '../ui';
 import { QueueScreen } from './QueueScreen';
 
 const a = queueItem('sub_a', 'Sunrise', 'news');
@@ -18,6 +19,7 @@ function renderScreen(undoMs = 60) {
   return render(
     <QueryClientProvider client={client}>
       <Screen undoMs={undoMs} />
+      <Toaster />
     </QueryClientProvider>,
   );
 }
@@ -60,10 +62,10 @@ describe('QueueScreen', () => {
     const { calls } = api();
     setCsrfToken('csrf-123');
     // Long enough that a loaded machine still checks "not sent yet" inside the undo window.
-    renderScreen(1_000);
+    renderScreen(3_000);
     await screen.findByRole('heading', { name: 'Sunrise' });
     fireEvent.click(screen.getByRole('button', { name: 'Promote' }));
-    expect(screen.getByRole('status').textContent).toContain('Promoted “Sunrise”');
+    expect((await screen.findByRole('status')).textContent).toContain('Promoted “Sunrise”');
     expect(await screen.findByRole('heading', { name: 'Sunset' })).toBeTruthy();
     expect(within(screen.getByRole('list', { name: 'Review queue' })).queryByText('Sunrise')).toBeNull();
     expect(calls.some((c) => c.path.endsWith('/decision'))).toBe(false);
@@ -72,7 +74,7 @@ describe('QueueScreen', () => {
         expect(calls.find((c) => c.path === '/review/submissions/sub_a/decision')?.body).toEqual({
           decision: 'promote',
         }),
-      { timeout: 5_000 },
+      { timeout: 10_000 },
     );
     expect(calls.find((c) => c.path.endsWith('/decision'))?.headers['x-csrf-token']).toBe('csrf-123');
     setCsrfToken('');
@@ -80,13 +82,13 @@ describe('QueueScreen', () => {
 
   it('undo (u) puts the frame back and nothing is sent', async () => {
     const { calls } = api();
-    renderScreen(300);
+    renderScreen(4_000);
     await screen.findByRole('heading', { name: 'Sunrise' });
     fireEvent.keyDown(window, { key: 'p' });
     await screen.findByRole('heading', { name: 'Sunset' });
     fireEvent.keyDown(window, { key: 'u' });
     expect(await screen.findByRole('heading', { name: 'Sunrise' })).toBeTruthy();
-    await new Promise((r) => setTimeout(r, 400));
+    await new Promise((r) => setTimeout(r, 4_100));
     expect(calls.some((c) => c.path.endsWith('/decision'))).toBe(false);
   });
 
@@ -95,9 +97,9 @@ describe('QueueScreen', () => {
     renderScreen(20);
     await screen.findByRole('heading', { name: 'Sunrise' });
     fireEvent.keyDown(window, { key: 'r' });
-    const confirm = screen.getByRole('button', { name: 'Confirm rejection' }) as HTMLButtonElement;
+    const confirm = (await screen.findByRole('button', { name: 'Confirm rejection' })) as HTMLButtonElement;
     expect(confirm.disabled).toBe(true);
-    fireEvent.change(screen.getByLabelText('Reason'), { target: { value: 'Low quality' } });
+    fireEvent.click(screen.getByRole('button', { name: /Low quality/ }));
     fireEvent.change(screen.getByLabelText('Note'), { target: { value: 'blurry' } });
     fireEvent.click(confirm);
     await waitFor(() =>

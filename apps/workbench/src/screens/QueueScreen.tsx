@@ -4,6 +4,7 @@ import { api, ApiError, conflictMessage } from '../api/client';
 import type { BatchResult, DecisionInput, SubmissionDetail } from '../api/types';
 import { BatchResults, BulkBar } from '../components/BulkBar';
 import { itemName, QueueList } from '../components/QueueList';
+import { QueueHeader, useDensity } from '../components/QueueHeader';
 import { QueueFilters } from '../components/QueueFilters';
 import { duplicateOf } from '../components/SimilarFrames';
 import { SubmissionDetailView } from '../components/SubmissionDetailView';
@@ -11,9 +12,10 @@ import { UndoToast } from '../components/UndoToast';
 import { useBulkSelection } from '../hooks/useBulkSelection';
 import { useClaim } from '../hooks/useClaim';
 import { useKeyboard } from '../hooks/useKeyboard';
-import { type PendingDecision, usePendingDecision } from '../hooks/usePendingDecision';
+import { type PendingDecision, UNDO_MS, usePendingDecision } from '../hooks/usePendingDecision';
 import { useQueue, queueQueryOf } from '../hooks/useQueue';
 import type { Route } from '../hooks/useRoute';
+import { Button, Skeleton } from '../ui';
 
 export interface QueueScreenProps {
   readonly route: Route;
@@ -34,7 +36,6 @@ export function QueueScreen({ route, reasons, undoMs }: QueueScreenProps) {
   hiddenRef.current = hidden;
   const [message, setMessage] = useState<string | null>(null);
   const [rejecting, setRejecting] = useState(false);
-  const [zoom, setZoom] = useState(false);
   const [zones, setZones] = useState(true);
   const [results, setResults] = useState<readonly BatchResult[]>([]);
   const titles = useRef(new Map<string, string>());
@@ -42,7 +43,9 @@ export function QueueScreen({ route, reasons, undoMs }: QueueScreenProps) {
   // On a phone the list and the detail take turns; this says the detail is in front.
   const [detailOpen, setDetailOpen] = useState(() => route.query.has('selected'));
 
-  const items = useMemo(() => (queue.data?.items ?? []).filter((i) => !hidden.has(i.id)), [queue.data, hidden]);
+  const [density, setDensity] = useDensity();
+  const loaded = useMemo(() => queue.data?.pages.flatMap((p) => p.items) ?? [], [queue.data]);
+  const items = useMemo(() => loaded.filter((i) => !hidden.has(i.id)), [loaded, hidden]);
   for (const item of items) titles.current.set(item.id, itemName(item));
   const bulk = useBulkSelection(items.map((i) => i.id));
   const selectedParam = route.query.get('selected');
@@ -66,6 +69,7 @@ export function QueueScreen({ route, reasons, undoMs }: QueueScreenProps) {
   const refresh = useCallback(() => {
     void client.invalidateQueries({ queryKey: ['queue'] });
     void client.invalidateQueries({ queryKey: ['channels'] });
+    void client.invalidateQueries({ queryKey: ['stats'] });
   }, [client]);
 
   const { pending, schedule, undo } = usePendingDecision({
@@ -183,34 +187,38 @@ export function QueueScreen({ route, reasons, undoMs }: QueueScreenProps) {
     u: onUndo,
     x: () => selectedId && bulk.toggle(selectedId),
     g: () => setQuery({ view: grid ? null : 'grid' }),
-    z: () => setZoom((z) => !z),
     c: () => setZones((z) => !z),
-    Escape: () => setRejecting(false),
   });
+
+  const { hasNextPage, isFetchingNextPage, isFetchNextPageError, fetchNextPage } = queue;
+  const fetchMore = useCallback(() => {
+    if (hasNextPage && !isFetchingNextPage && !isFetchNextPageError) void fetchNextPage();
+  }, [hasNextPage, isFetchingNextPage, isFetchNextPageError, fetchNextPage]);
+  const at = items.findIndex((i) => i.id === selectedId);
+  const neighbours = at < 0 ? [] : items.slice(Math.max(0, at - 4), at + 5);
 
   const screenClass = ['queue-screen', grid ? 'grid-mode' : '', detailOpen ? 'detail-open' : ''].join(' ').trim();
   return (
     <div className={screenClass}>
       <section className="queue-pane" aria-label="Queue">
         <QueueFilters query={route.query} onChange={(patch) => setQuery(patch)} />
-        <div className="queue-tools">
-          <button
-            type="button"
-            aria-pressed={grid}
-            aria-keyshortcuts="g"
-            onClick={() => setQuery({ view: grid ? null : 'grid' })}
-          >
-            Grid
-          </button>
-          <span className="hint">{`${items.length} waiting`}</span>
-        </div>
+        <QueueHeader
+          query={route.query}
+          waiting={items.length}
+          more={queue.hasNextPage}
+          oldest={items[0]?.created_at ?? null}
+          grid={grid}
+          onGrid={(on) => setQuery({ view: on ? 'grid' : null })}
+          density={density}
+          onDensity={setDensity}
+        />
         <BulkBar count={bulk.count} {...(reasons ? { reasons } : {})} onDecide={decideSelected} onClear={bulk.clear} />
         <BatchResults results={results} titles={titles.current} onDismiss={() => setResults([])} />
         {queue.isError && (
           <p role="alert">{queue.error instanceof ApiError ? queue.error.detail : 'Could not load the queue.'}</p>
         )}
         {queue.isPending ? (
-          <p>Loading…</p>
+          <Skeleton lines={8} />
         ) : (
           <QueueList
             items={items}
@@ -219,15 +227,17 @@ export function QueueScreen({ route, reasons, undoMs }: QueueScreenProps) {
             checked={bulk.checked}
             onCheck={bulk.toggle}
             grid={grid}
+            density={density}
+            hasMore={queue.hasNextPage}
+            onEndReached={fetchMore}
           />
         )}
-        <p className="hint">j/k move · p promote · r reject · u undo · x select · g grid · ? all keys</p>
       </section>
       {!grid && (
         <div className="detail-pane">
-          <button type="button" className="back" onClick={() => setDetailOpen(false)}>
+          <Button variant="ghost" size="sm" className="back" onPress={() => setDetailOpen(false)}>
             ← Back to the queue
-          </button>
+          </Button>
           {message && (
             <p className="conflict" role="alert">
               {message}
@@ -242,15 +252,17 @@ export function QueueScreen({ route, reasons, undoMs }: QueueScreenProps) {
               rejecting={rejecting}
               onRejecting={setRejecting}
               onDecide={decide}
-              zoom={zoom}
               zones={zones}
+              onZones={setZones}
+              neighbours={neighbours}
+              onOpen={select}
             />
           ) : (
-            <p className="empty">Pick a frame from the queue.</p>
+            <p className="hint">Pick a frame from the queue.</p>
           )}
         </div>
       )}
-      <UndoToast pending={pending} onUndo={onUndo} />
+      <UndoToast pending={pending} onUndo={onUndo} durationMs={undoMs ?? UNDO_MS} />
     </div>
   );
 }

@@ -3,6 +3,7 @@ import { api, ApiError } from '../api/client';
 import type { TimelinePage } from '../api/types';
 import { itemName } from '../components/QueueList';
 import { usePollInterval } from '../hooks/useReviewEvents';
+import { Button, EmptyState, Skeleton } from '../ui';
 
 type TimelineItem = TimelinePage['items'][number];
 
@@ -25,7 +26,7 @@ export function TimelineScreen({ slug, pageSize }: { readonly slug: string; read
     getNextPageParam: (last) => last.next_cursor,
     refetchInterval,
   });
-  if (timeline.isPending) return <p>Loading…</p>;
+  if (timeline.isPending) return <Skeleton lines={6} />;
   if (timeline.isError)
     return (
       <p role="alert">{timeline.error instanceof ApiError ? timeline.error.detail : 'Could not load the timeline.'}</p>
@@ -36,7 +37,7 @@ export function TimelineScreen({ slug, pageSize }: { readonly slug: string; read
     <section className="timeline">
       <h2>Timeline of {channel.name}</h2>
       {items.length === 0 ? (
-        <p className="empty">Nothing promoted yet.</p>
+        <EmptyState title="Nothing promoted yet">Promoted frames of this channel appear here by frame date.</EmptyState>
       ) : (
         <ol aria-label={`Timeline of ${channel.slug}`} className="timeline-days">
           {byDate(items).map(([date, group]) => (
@@ -50,10 +51,12 @@ export function TimelineScreen({ slug, pageSize }: { readonly slug: string; read
                     ) : (
                       <span className="thumb-placeholder" />
                     )}
-                    <span>
+                    <span className="timeline-text">
                       <strong>{itemName(item)}</strong>
-                      <br />
-                      {item.agent_slug} · promoted {item.promoted_at ? new Date(item.promoted_at).toLocaleString() : ''}
+                      <span className="meta-line">
+                        {item.agent_slug} · promoted{' '}
+                        {item.promoted_at ? new Date(item.promoted_at).toLocaleString() : ''}
+                      </span>
                     </span>
                   </li>
                 ))}
@@ -63,9 +66,9 @@ export function TimelineScreen({ slug, pageSize }: { readonly slug: string; read
         </ol>
       )}
       {timeline.hasNextPage && (
-        <button type="button" disabled={timeline.isFetchingNextPage} onClick={() => void timeline.fetchNextPage()}>
+        <Button isDisabled={timeline.isFetchingNextPage} onPress={() => void timeline.fetchNextPage()}>
           Load more
-        </button>
+        </Button>
       )}
     </section>
   );

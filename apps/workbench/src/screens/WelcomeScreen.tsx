@@ -3,6 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { ApiError, setCsrfToken } from '../api/client';
 import { peopleApi } from '../api/people';
 import { navigate } from '../hooks/useRoute';
+import { Button, TextField } from '../ui';
 import './teams.css';
 
 /** The invite token travels in the link's fragment (`/welcome#invite=…`), never to a server log. */
@@ -33,48 +34,48 @@ export function WelcomeScreen() {
   };
   return (
     <main className="login">
-      <h1>Welcome to Framedesk</h1>
-      {invite.isError && (
-        <p role="alert" className="error">
-          {invite.error instanceof ApiError ? invite.error.detail : 'The server did not answer.'}
-        </p>
-      )}
-      {invite.data && (
-        <form onSubmit={onSubmit} aria-label="Choose a password">
-          <p>
-            You were invited as <strong>{invite.data.email}</strong>. Choose a password (10 characters at least).
+      <div className="login-card">
+        <h1>Welcome to Framedesk</h1>
+        {invite.isError && (
+          <p role="alert" className="error">
+            {invite.error instanceof ApiError ? invite.error.detail : 'The server did not answer.'}
           </p>
-          <label htmlFor="welcome-password">Password</label>
-          <input
-            id="welcome-password"
-            type="password"
-            autoComplete="new-password"
-            minLength={10}
-            required
-            value={password}
-            onChange={(e) => setPassword(e.target.value)}
-          />
-          <label htmlFor="welcome-again">The same password again</label>
-          <input
-            id="welcome-again"
-            type="password"
-            autoComplete="new-password"
-            required
-            value={again}
-            aria-invalid={mismatch}
-            onChange={(e) => setAgain(e.target.value)}
-          />
-          {mismatch && <p className="error">The two passwords differ.</p>}
-          <button type="submit" className="btn primary" disabled={accept.isPending || mismatch}>
-            Set password and sign in
-          </button>
-          {accept.error && (
-            <p role="alert" className="error">
-              {accept.error instanceof ApiError ? accept.error.detail : 'The server did not answer.'}
+        )}
+        {invite.data && (
+          <form onSubmit={onSubmit} aria-label="Choose a password" className="form-stack">
+            <p>
+              You were invited as <strong>{invite.data.email}</strong>. Choose a password (10 characters at least).
             </p>
-          )}
-        </form>
-      )}
+            <TextField
+              label="Password"
+              type="password"
+              autoComplete="new-password"
+              minLength={10}
+              isRequired
+              value={password}
+              onChange={setPassword}
+            />
+            <TextField
+              label="The same password again"
+              type="password"
+              autoComplete="new-password"
+              isRequired
+              value={again}
+              isInvalid={mismatch}
+              onChange={setAgain}
+            />
+            {mismatch && <p className="error">The two passwords differ.</p>}
+            <Button type="submit" variant="primary" size="lg" isDisabled={accept.isPending || mismatch}>
+              Set password and sign in
+            </Button>
+            {accept.error && (
+              <p role="alert" className="error">
+                {accept.error instanceof ApiError ? accept.error.detail : 'The server did not answer.'}
+              </p>
+            )}
+          </form>
+        )}
+      </div>
     </main>
   );
 }

@@ -1,0 +1,12 @@
+// The workbench's design system: tokens (tokens.css) and the components every screen is built from.
+import './tokens.css';
+import './ui.css';
+
+export { Button, Toggle, type ButtonSize, type ButtonVariant } from './Button';
+export { Checkbox, Chevron, ComboBox, Select, TextField, type Option } from './fields';
+// DateRangePicker is imported from './DateRangePicker' directly, lazily (it is heavy).
+export type { DateRange } from './DateRangePicker';
+export { Dialog, DialogTrigger, PopoverDialog, Tooltip } from './overlays';
+export { Badge, EmptyState, Kbd, Skeleton, Tabs, type Tone } from './display';
+export { dismissToast, toast, Toaster } from './toast';
+export { applyStoredTheme, setTheme, useTheme, type ThemeChoice } from './theme';
