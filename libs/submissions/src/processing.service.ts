@@ -141,9 +141,6 @@ export function imageProcessingService(deps: ImageProcessingDeps) {
         variants: image.variants.map((v) => v.name),
       };
     },
-
-    /** Retries are exhausted: the submission ends `failed` with `processing_error`. */
-    exhausted: (submissionId: string, message: string) => fail(submissionId, 'processing_error', message),
   };
 }
 
