@@ -1,0 +1,31 @@
+import { expect } from 'vitest';
+import type { runFleetFaults } from './fleet-run';
+
+/** What every fleet run must show, whatever its length. */
+export function expectNothingLost(run: Awaited<ReturnType<typeof runFleetFaults>>): void {
+  const { figures: f, details: d } = run;
+  // A fault the fleet never recovered from shows as null (Infinity in JSON).
+  for (const [fault, r] of Object.entries(f.recovery)) expect(r.max_ms, `recovery after ${fault}`).not.toBeNull();
+  expect(d.serverErrors, 'answers 500').toEqual([]);
+  expect(d.unavailableWithoutRetryAfter, '503 without Retry-After').toBe(0);
+  expect(d.unexpected, 'answers no client expects').toEqual([]);
+  expect(d.lost, 'acknowledged but not final or reviewable').toEqual([]);
+  expect(d.duplicatedTransitions, 'a transition recorded twice (processed or decided twice)').toEqual([]);
+  expect(f.duplicated.submissions_created_without_ack, 'submissions no client saw acknowledged').toBe(0);
+  expect(d.decisionsLost, 'acknowledged decisions not applied').toEqual([]);
+  expect(d.decisionsTwice, 'one frame decided twice').toEqual([]);
+  expect(d.badUploads, 'uploads unfinished or with other bytes').toEqual([]);
+  expect(d.inFlightKeys, 'idempotency claims still held').toEqual([]);
+  expect(d.lockKeys, 'locks left in Redis').toEqual([]);
+  expect(f.stuck.active_jobs, 'jobs still active after their locks expired').toBe(0);
+  expect(d.missedLive, 'changes the live stream never delivered').toEqual([]);
+  expect(f.duplicated.live_events_delivered_twice).toBe(0);
+  expect(f.acknowledged.images + f.acknowledged.mcp_frames).toBeGreaterThan(0);
+  expect(f.acknowledged.video_uploads).toBeGreaterThan(0);
+  expect(f.decisions.promoted + f.decisions.rejected_in_bulk).toBeGreaterThan(0);
+  // Back to baseline: as many Redis connections, no more structural keys, no leaked descriptors.
+  expect(d.end.redis.clients).toBeLessThanOrEqual(d.baseline.redis.clients + 2);
+  expect(d.end.redis.structuralKeys).toBeLessThanOrEqual(d.baseline.redis.structuralKeys + 10);
+  for (const [name, fds] of Object.entries(d.end.fds))
+    expect(fds, `open fds of ${name}`).toBeLessThanOrEqual((d.baseline.fds[name] ?? fds) + 20);
+}
