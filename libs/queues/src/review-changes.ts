@@ -86,28 +86,67 @@ const afterId = (a: string, b: string): boolean => {
   return am! > bm! || (am === bm && as! > bs!);
 };
 
+/** How often a process reads the stream although nothing was announced (a publisher died after XADD). */
+const CATCH_UP_MS = 2_000;
+
 /**
  * One pub/sub connection per process (a duplicate of `redis`, opened with the first listener),
- * fanned out to every open event stream.
+ * fanned out to every open event stream. The capped stream is the truth; an announcement only
+ * wakes the process, which then reads the stream after the last entry it saw. So changes
+ * appended by several processes reach a listener in the stream's order even when their
+ * announcements arrive in another order, or never (a process killed between XADD and PUBLISH,
+ * a subscription re-made after Redis restarted); a periodic read catches those up.
  */
 export function reviewChangeSubscriber(redis: Redis, prefix: string): ReviewChangeSubscriber {
   const keys = reviewChangesKeys(prefix);
   const local = new EventEmitter();
   local.setMaxListeners(0);
   let connection: Promise<Redis> | null = null;
+  let seen: string | null = null;
+  let reading: Promise<void> | null = null;
+  let again = false;
+  let timer: NodeJS.Timeout | undefined;
+
+  /** Emits every entry after the last one seen, in order; one read at a time, re-run if woken meanwhile. */
+  const readStream = (): Promise<void> => {
+    if (reading) {
+      again = true;
+      return reading;
+    }
+    reading = (async () => {
+      do {
+        again = false;
+        try {
+          const rows = await redis.xrange(keys.stream, seen ? `(${seen}` : '-', '+', 'COUNT', KEEP);
+          for (const [id, fields] of rows) {
+            const body = fields[fields.indexOf('change') + 1];
+            seen = id;
+            if (body) local.emit('change', { id, change: JSON.parse(body) as ReviewChange });
+          }
+        } catch {
+          // Redis is down: the next announcement or catch-up reads again
+        }
+      } while (again);
+    })().finally(() => {
+      reading = null;
+    });
+    return reading;
+  };
 
   const connect = () => {
     connection ??= (async () => {
+      // Changes from now on: start after the stream's current last entry.
+      // (With Redis down, "now": stream ids are times in ms.)
+      const [last] = await redis.xrevrange(keys.stream, '+', '-', 'COUNT', 1).catch(() => [[`${Date.now()}-0`]]);
+      seen = last?.[0] ?? '0-0';
       const sub = redis.duplicate({ maxRetriesPerRequest: null, enableOfflineQueue: true });
       sub.on('error', () => undefined);
-      sub.on('message', (_channel: string, message: string) => {
-        try {
-          local.emit('change', JSON.parse(message) as ReviewChangeEvent);
-        } catch {
-          // not ours
-        }
-      });
+      sub.on('message', () => void readStream());
+      // Re-subscribed after a reconnect: what was appended meanwhile was not announced to us.
+      sub.on('ready', () => void readStream());
       await sub.subscribe(keys.channel);
+      timer = setInterval(() => void readStream(), CATCH_UP_MS);
+      timer.unref();
       return sub;
     })();
     return connection;
@@ -138,6 +177,7 @@ export function reviewChangeSubscriber(redis: Redis, prefix: string): ReviewChan
       return () => local.off('change', onChange);
     },
     async close() {
+      clearInterval(timer);
       const sub = await connection?.catch(() => null);
       connection = null;
       sub?.disconnect();
