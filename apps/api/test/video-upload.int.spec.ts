@@ -165,6 +165,32 @@ describe('local video provider: uploads to needs_review', () => {
     expect(late.status).toBe(409);
   });
 
+  it('tus: storage unreachable while tus reads the upload is 503 with Retry-After (never 500); the upload goes on once it is back', async () => {
+    const seeded = await h.seedUpload({ byteSize: clip.length, protocol: 'tus' });
+    const store = h.deps.tusStore;
+    const getUpload = store.getUpload.bind(store);
+    let calls = 0;
+    // The first read (our own check that the upload exists) works; tus's own read meets the outage.
+    store.getUpload = async (id: string) => {
+      if (++calls === 2) throw Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+      return getUpload(id);
+    };
+    try {
+      const head = await fetch(seeded.uploadUrl, { method: 'HEAD', headers: TUS });
+      expect(head.status).toBe(503);
+      expect(head.headers.get('retry-after')).toBe('5');
+      const body = await fetch(seeded.uploadUrl, {
+        method: 'PATCH',
+        headers: { ...TUS, 'Content-Type': 'application/offset+octet-stream', 'Upload-Offset': '0' },
+        body: clip,
+      });
+      expect(body.status).toBe(204);
+    } finally {
+      store.getUpload = getUpload;
+    }
+    expect((await statusOf(h, seeded.submissionId))?.status).toBe('media_processing');
+  });
+
   it('refuses more bytes than declared (413): basic keeps nothing, a tus PATCH changes nothing', async () => {
     const small = await h.seedUpload({ byteSize: clip.length - 100, protocol: 'basic' });
     const response = await fetch(small.uploadUrl, { method: 'POST', body: basicForm(clip) });

@@ -7,6 +7,7 @@ import type { Locker } from '@tus/utils';
 import { type Request as ExpressRequest, type RequestHandler, type Response as ExpressResponse } from 'express';
 import { VIDEO_SNIFF_BYTES } from '@framedesk/media';
 import { isTusNotFound, type SessionTusStore } from './tus-store';
+import { asUnavailable } from './unavailable';
 
 const TUS_VERSION = '1.0.0';
 const MOUNT = '/uploads/tus';
@@ -63,9 +64,12 @@ export function tusHandler(deps: TusDeps): RequestHandler {
       return {};
     },
     async onResponseError(req, error) {
-      if (error instanceof DomainError) {
-        failures.set(req, error);
-        return { status_code: error.status, body: error.message };
+      // Storage (or PostgreSQL) down while tus reads or writes the upload: 503 with Retry-After,
+      // the client resumes from HEAD later; tus would answer a bare 500.
+      const failure = error instanceof DomainError ? error : asUnavailable(error);
+      if (failure) {
+        failures.set(req, failure);
+        return { status_code: failure.status, body: failure.message };
       }
       return undefined;
     },

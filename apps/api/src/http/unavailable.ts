@@ -25,7 +25,19 @@ const POSTGRES_UNAVAILABLE = /^(08\d{3}|57P0[1-4])$/;
 const DROPPED =
   /Connection terminated|terminating connection|database system is (starting up|shutting down|in recovery mode)|Client has encountered a connection error/i;
 
+// The AWS SDK's names for storage it could not reach or that answered 5xx.
+const STORAGE_UNAVAILABLE = new Set([
+  'TimeoutError',
+  'NetworkingError',
+  'ServiceUnavailable',
+  'SlowDown',
+  'InternalError',
+  'RequestTimeout',
+]);
+
 interface ErrorLike {
+  name?: unknown;
+  $metadata?: { httpStatusCode?: unknown };
   code?: unknown;
   errorCode?: unknown;
   kind?: unknown;
@@ -54,6 +66,8 @@ function isDown(e: ErrorLike): boolean {
   return (
     codes.some((c) => PRISMA_UNAVAILABLE.has(c) || NETWORK_UNAVAILABLE.has(c) || POSTGRES_UNAVAILABLE.test(c)) ||
     (typeof e.kind === 'string' && ADAPTER_UNAVAILABLE.has(e.kind)) ||
+    (typeof e.name === 'string' && STORAGE_UNAVAILABLE.has(e.name)) ||
+    (typeof e.$metadata?.httpStatusCode === 'number' && e.$metadata.httpStatusCode >= 500) ||
     (typeof e.message === 'string' && DROPPED.test(e.message))
   );
 }
