@@ -7,7 +7,11 @@ import { runFleetFaults } from './fleet-run';
 const SECONDS = Number(process.env['FLEET_SECONDS'] ?? 600);
 
 describe(`fleet faults, long run: ${SECONDS} s`, () => {
-  it('loses, duplicates and strands nothing; clients never see a 500', { timeout: (SECONDS + 600) * 1000 }, async () => {
-    expectNothingLost(await runFleetFaults({ name: 'fleet-faults-long', seconds: SECONDS, faultEverySeconds: 15 }));
-  });
+  it(
+    'loses, duplicates and strands nothing; clients never see a 500',
+    { timeout: (SECONDS + 600) * 1000 },
+    async () => {
+      expectNothingLost(await runFleetFaults({ name: 'fleet-faults-long', seconds: SECONDS, faultEverySeconds: 15 }));
+    },
+  );
 });

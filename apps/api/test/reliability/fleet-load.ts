@@ -75,7 +75,10 @@ async function send(url: string, init: RequestInit = {}, timeoutMs = 15_000): Pr
 
 /** No answer, 5xx, a key still in flight or an upload locked by another instance: try again. */
 const retryable = (a: Answer) =>
-  a.status === 0 || a.status >= 500 || a.status === 423 || (a.status === 409 && a.body?.['code'] !== 'invalid_transition');
+  a.status === 0 ||
+  a.status >= 500 ||
+  a.status === 423 ||
+  (a.status === 409 && a.body?.['code'] !== 'invalid_transition');
 
 const pause = (a: Answer) => Math.min(2_000, Number(a.headers.get('retry-after') ?? 0) * 1000 || 300);
 
@@ -94,8 +97,8 @@ export interface LoadContext {
   readonly fleet: Fleet;
   readonly tally: Tally;
   readonly acked: Acked[];
-  /** Clients stop starting new work at this time. */
-  readonly stopAt: number;
+  /** Clients stop starting new work at this time (moved on if the fault rotation needs longer). */
+  stopAt: number;
   /** Retries give up at this time (a fault must be over long before). */
   readonly giveUpAt: number;
 }
@@ -195,11 +198,11 @@ function slowPatch(url: string, offset: number, body: Buffer): Promise<{ status:
     });
     req.on('error', () => resolve({ status: 0, offset: -1 }));
     req.on('timeout', () => req.destroy());
-    const piece = 4096;
+    const piece = 2048;
     let at = 0;
     const write = () => {
       if (at >= body.length) return void req.end();
-      req.write(body.subarray(at, (at += piece)), () => setTimeout(write, 40));
+      req.write(body.subarray(at, (at += piece)), () => setTimeout(write, 50));
     };
     write();
   });
@@ -220,7 +223,11 @@ export async function tusUploader(ctx: LoadContext, clip: Buffer, uploads: Uploa
     const created = await untilAnswered(tally, 'POST /v1/media-uploads', ctx.giveUpAt, () =>
       send(`${fleet.url}/v1/media-uploads`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${fleet.agentKey}`, 'content-type': 'application/json', 'idempotency-key': key },
+        headers: {
+          authorization: `Bearer ${fleet.agentKey}`,
+          'content-type': 'application/json',
+          'idempotency-key': key,
+        },
         body: JSON.stringify({
           agent_slug: 'cam',
           channel_slug: FLEET_CHANNEL,
@@ -235,7 +242,12 @@ export async function tusUploader(ctx: LoadContext, clip: Buffer, uploads: Uploa
       tally.unexpected.push(`upload session ${created.status} ${JSON.stringify(created.body)}`);
       continue;
     }
-    const upload: Upload = { submissionId: String(created.body?.['submission_id']), sha256, interruptions: 0, done: false };
+    const upload: Upload = {
+      submissionId: String(created.body?.['submission_id']),
+      sha256,
+      interruptions: 0,
+      done: false,
+    };
     uploads.push(upload);
     ctx.acked.push({ id: upload.submissionId, kind: 'video', key });
     const url = String(created.body?.['upload_url']);
@@ -287,10 +299,13 @@ export async function reviewer(ctx: LoadContext, email: string, decided: Decided
       if (round % 2 === 0) {
         for (const item of mine.slice(0, 2)) {
           const a = await untilAnswered(tally, 'POST /review/submissions/:id/decision', ctx.giveUpAt, () =>
-            client.call('POST', `/review/submissions/${item.id}/decision`, { decision: 'promote' }).then(asAnswer, () => failed),
+            client
+              .call('POST', `/review/submissions/${item.id}/decision`, { decision: 'promote' })
+              .then(asAnswer, () => failed),
           );
           if (a.status === 200) decided.push({ id: item.id, status: 'promoted', reviewer: email });
-          else if (a.status !== 409 && a.status !== 404) tally.unexpected.push(`decision ${a.status} ${JSON.stringify(a.body)}`);
+          else if (a.status !== 409 && a.status !== 404)
+            tally.unexpected.push(`decision ${a.status} ${JSON.stringify(a.body)}`);
         }
       } else {
         const body = { ids: mine.map((m) => m.id), decision: 'reject', reason: 'Duplicate' };

@@ -1,10 +1,10 @@
 // One fleet fault run: mixed load through the balancer while faults rotate, then the count of
 // what was acknowledged against what the database, storage, Redis and the live stream hold.
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { makeClip, makePng } from '@framedesk/testing';
 import { Redis } from 'ioredis';
 import { type Fleet, REVIEWERS, startFleet } from './fleet';
@@ -24,6 +24,7 @@ import {
 } from './fleet-load';
 import { reportFigures, sleep, submitFrame } from './harness';
 
+const root = resolve(import.meta.dirname, '../../../..');
 const FINAL_OR_REVIEWABLE = new Set(['needs_review', 'promoted', 'rejected']);
 
 export interface FleetRunOptions {
@@ -47,7 +48,11 @@ const FAULTS: Record<string, Fault> = {
   'api-B-sigkill': async (f) => (await f.killApi('B'), await sleep(1_000), await f.startApi('B')),
   'worker-1-sigkill': async (f) => (await f.killWorker(1), await sleep(500), await f.startWorker(1)),
   'postgres-restart': async (f) => (await f.postgres.stop('immediate'), await sleep(2_000), await f.postgres.start()),
-  'storage-unavailable-10s': async (f) => (f.storageDoor.refuse(true), await sleep(10_000), f.storageDoor.refuse(false)),
+  'storage-unavailable-10s': async (f) => (
+    f.storageDoor.refuse(true),
+    await sleep(10_000),
+    f.storageDoor.refuse(false)
+  ),
 };
 
 const quantile = (values: number[], q: number) => {
@@ -55,8 +60,11 @@ const quantile = (values: number[], q: number) => {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]! : null;
 };
 
-/** After a fault: a new frame through the balancer, retried, until it is processed. */
-async function recoveryProbe(fleet: Fleet, ctx: LoadContext, seed: number): Promise<boolean> {
+/**
+ * After a fault: the time until the fleet works again, i.e. a new frame is acknowledged through
+ * the balancer (the agent retrying) and some frame was processed after the fault ended.
+ */
+async function recoveryProbe(fleet: Fleet, ctx: LoadContext, faultEnded: Date): Promise<boolean> {
   const key = randomUUID();
   const giveUp = Math.min(ctx.giveUpAt, Date.now() + 120_000);
   let id: string | undefined;
@@ -64,19 +72,24 @@ async function recoveryProbe(fleet: Fleet, ctx: LoadContext, seed: number): Prom
     const a = await submitFrame(fleet.url, fleet.agentKey, {
       agent: 'cam',
       channel: 'news',
-      png: makePng(24, 18, { seed: 5_000_000 + seed }),
+      png: makePng(24, 18, { seed: faultEnded.getTime() % 1_000_000 }),
       idempotencyKey: key,
       timeoutMs: 10_000,
     });
     if (a.status === 202) id = String(a.body?.['id']);
-    else await sleep(250);
+    else await sleep(100);
   }
   if (!id) return false;
   ctx.acked.push({ id, kind: 'image', key });
   while (Date.now() < giveUp) {
-    const rows = await fleet.sql.query<{ status: string }>('SELECT status::text FROM submissions WHERE id = $1', [id]).catch(() => null);
-    if (rows && FINAL_OR_REVIEWABLE.has(rows.rows[0]?.status ?? '')) return true;
-    await sleep(200);
+    const rows = await fleet.sql
+      .query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM submission_events WHERE to_status = 'needs_review' AND created_at > $1",
+        [faultEnded],
+      )
+      .catch(() => null);
+    if ((rows?.rows[0]?.n ?? 0) > 0) return true;
+    await sleep(100);
   }
   return false;
 }
@@ -117,7 +130,9 @@ function streamRecorder(fleet: Fleet) {
 async function redisFigures(fleet: Fleet) {
   const redis = new Redis(fleet.redis.url, { maxRetriesPerRequest: 1 });
   try {
-    const list = String(await redis.client('LIST')).trim().split('\n');
+    const list = String(await redis.client('LIST'))
+      .trim()
+      .split('\n');
     const clients = list.length - 1; // minus this one
     const clientNames: Record<string, number> = {};
     for (const line of list) {
@@ -185,14 +200,16 @@ export async function runFleetFaults(options: FleetRunOptions) {
     // Faults rotate until the load stops; each is followed by a probe timing the recovery.
     const injected: Record<string, number[]> = {};
     const names = Object.keys(FAULTS);
-    for (let i = 0; Date.now() + 12_000 < ctx.stopAt; i++) {
+    // Every kind at least once, however short the run; the load goes on a little after the last.
+    for (let i = 0; i < names.length || Date.now() + 12_000 < ctx.stopAt; i++) {
       const name = names[i % names.length]!;
       const at = Date.now();
       await FAULTS[name]!(fleet);
-      const recovered = await recoveryProbe(fleet, ctx, i);
+      const recovered = await recoveryProbe(fleet, ctx, new Date());
       (injected[name] ??= []).push(recovered ? Date.now() - at : Number.POSITIVE_INFINITY);
       await sleep(Math.max(0, at + options.faultEverySeconds * 1000 - Date.now()));
     }
+    ctx.stopAt = Math.max(ctx.stopAt, Date.now() + 5_000);
     await clients;
     const loadSeconds = (Date.now() - loadStart) / 1000;
 
@@ -208,7 +225,7 @@ export async function runFleetFaults(options: FleetRunOptions) {
         ).rows.map((r) => [r.id, r.status]),
       );
     let statuses = await statusOf();
-    for (let deadline = Date.now() + 180_000; Date.now() < deadline; ) {
+    for (let deadline = Date.now() + 180_000; Date.now() < deadline;) {
       if (ids.every((id) => FINAL_OR_REVIEWABLE.has(statuses.get(id) ?? ''))) break;
       await sleep(500);
       statuses = await statusOf();
@@ -321,6 +338,7 @@ export async function runFleetFaults(options: FleetRunOptions) {
       },
       variant_writes: { rows: expectedVariantWrites, puts_on_the_wire: variantWrites },
       balancer: fleet.balancer.stats,
+      storage_door: fleet.storageDoor.stats,
       redis: {
         clients: [baseline.redis.clients, end.redis.clients],
         structural_keys: [baseline.redis.structuralKeys, end.redis.structuralKeys],
@@ -329,6 +347,9 @@ export async function runFleetFaults(options: FleetRunOptions) {
       fds: { baseline: baseline.fds, end: end.fds },
     };
     reportFigures(options.name, figures);
+    // Every process's log (warnings and errors), for whoever reads a failure.
+    mkdirSync(join(root, 'test-results'), { recursive: true });
+    writeFileSync(join(root, `test-results/${options.name}.log`), fleet.output());
     return {
       figures,
       details: {

@@ -150,9 +150,7 @@ export async function startFleet(options: { env?: Record<string, string> } = {})
       workers[i] = proc;
       await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60_000, proc);
     };
-    cleanups.push(async () =>
-      Promise.all([...Object.values(apis), ...workers].map((p) => p?.stop('SIGKILL'))),
-    );
+    cleanups.push(async () => Promise.all([...Object.values(apis), ...workers].map((p) => p?.stop('SIGKILL'))));
     await Promise.all([startApi('A'), startApi('B'), startWorker(0), startWorker(1)]);
 
     const db = createDatabase({ url: databaseUrl, poolSize: 1 });
