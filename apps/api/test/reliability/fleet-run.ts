@@ -38,21 +38,46 @@ export interface FleetRunOptions {
 type Fault = (fleet: Fleet) => Promise<void>;
 
 /** The rotation. Each returns once the fault is over (the process restarted, the door open again). */
+const restartApi =
+  (name: 'A' | 'B'): Fault =>
+  async (f) => {
+    await f.killApi(name); // SIGKILL: requests and PATCHes in flight on it are cut
+    await sleep(1_000);
+    await f.startApi(name);
+  };
+const restartWorker =
+  (i: number): Fault =>
+  async (f) => {
+    await f.killWorker(i); // SIGKILL mid-job: its jobs stall and go to the other worker
+    await sleep(500);
+    await f.startWorker(i);
+  };
 const FAULTS: Record<string, Fault> = {
-  'api-A-sigkill': async (f) => (await f.killApi('A'), await sleep(1_000), await f.startApi('A')),
-  'worker-0-sigkill': async (f) => (await f.killWorker(0), await sleep(500), await f.startWorker(0)),
+  'api-A-sigkill': restartApi('A'),
+  'worker-0-sigkill': restartWorker(0),
   'balancer-drop': async (f) => {
-    for (let i = 0; i < 3; i++) (f.balancer.dropAll(), await sleep(300));
+    for (let i = 0; i < 3; i++) {
+      f.balancer.dropAll();
+      await sleep(300);
+    }
   },
-  'redis-restart': async (f) => (await f.redis.stop('SIGKILL'), await sleep(2_000), await f.redis.start()),
-  'api-B-sigkill': async (f) => (await f.killApi('B'), await sleep(1_000), await f.startApi('B')),
-  'worker-1-sigkill': async (f) => (await f.killWorker(1), await sleep(500), await f.startWorker(1)),
-  'postgres-restart': async (f) => (await f.postgres.stop('immediate'), await sleep(2_000), await f.postgres.start()),
-  'storage-unavailable-10s': async (f) => (
-    f.storageDoor.refuse(true),
-    await sleep(10_000),
-    f.storageDoor.refuse(false)
-  ),
+  'redis-restart': async (f) => {
+    await f.redis.stop('SIGKILL'); // no persistence: it comes back empty
+    await sleep(2_000);
+    await f.redis.start();
+  },
+  'api-B-sigkill': restartApi('B'),
+  'worker-1-sigkill': restartWorker(1),
+  'postgres-restart': async (f) => {
+    await f.postgres.stop('immediate'); // a crash: recovery on start
+    await sleep(2_000);
+    await f.postgres.start();
+  },
+  'storage-unavailable-10s': async (f) => {
+    f.storageDoor.refuse(true);
+    await sleep(10_000);
+    f.storageDoor.refuse(false);
+  },
 };
 
 const quantile = (values: number[], q: number) => {
@@ -162,213 +187,227 @@ async function redisFigures(fleet: Fleet) {
   }
 }
 
+/** Everything the clients did and saw, and the faults with their recovery times. */
+async function driveLoad(fleet: Fleet, options: FleetRunOptions, clip: Buffer) {
+  const tally = new Tally();
+  const acked: Acked[] = [];
+  const decided: Decided[] = [];
+  const uploads: Upload[] = [];
+  const live: LiveEvent[] = [];
+  const liveStats = { reconnects: 0 };
+  const loadStart = Date.now();
+  const ctx: LoadContext = {
+    fleet,
+    tally,
+    acked,
+    stopAt: loadStart + options.seconds * 1000,
+    giveUpAt: loadStart + options.seconds * 1000 + 180_000,
+  };
+  let liveDone = false;
+  const recorder = streamRecorder(fleet);
+  const liveRun = liveStream(ctx, REVIEWERS[0], live, liveStats, () => liveDone);
+  const clients = Promise.all([
+    imageAgent(ctx, 0),
+    imageAgent(ctx, 1),
+    mcpAgent(ctx),
+    poller(ctx),
+    tusUploader(ctx, clip, uploads),
+    reviewer(ctx, REVIEWERS[0], decided, 0),
+    reviewer(ctx, REVIEWERS[1], decided, 1),
+  ]);
+
+  await sleep(6_000); // every process has served some of each kind of request
+  const baseline = { redis: await redisFigures(fleet), fds: fleet.fds() };
+  // Faults rotate until the load stops; each is followed by a probe timing the recovery.
+  const injected: Record<string, number[]> = {};
+  const names = Object.keys(FAULTS);
+  // Every kind at least once, however short the run; the load goes on a little after the last.
+  for (let i = 0; i < names.length || Date.now() + 12_000 < ctx.stopAt; i++) {
+    const name = names[i % names.length]!;
+    const at = Date.now();
+    await FAULTS[name]!(fleet);
+    const recovered = await recoveryProbe(fleet, ctx, new Date());
+    (injected[name] ??= []).push(recovered ? Date.now() - at : Number.POSITIVE_INFINITY);
+    await sleep(Math.max(0, at + options.faultEverySeconds * 1000 - Date.now()));
+  }
+  ctx.stopAt = Math.max(ctx.stopAt, Date.now() + 5_000);
+  await clients;
+  const loadSeconds = (Date.now() - loadStart) / 1000;
+
+  // Everything acknowledged reaches a final or reviewable state.
+  const ids = [...new Set(acked.map((a) => a.id))];
+  const statusOf = async () =>
+    new Map(
+      (
+        await fleet.sql.query<{ id: string; status: string }>(
+          'SELECT id, status::text FROM submissions WHERE id = ANY($1)',
+          [ids],
+        )
+      ).rows.map((r) => [r.id, r.status]),
+    );
+  let statuses = await statusOf();
+  for (let deadline = Date.now() + 180_000; Date.now() < deadline;) {
+    if (ids.every((id) => FINAL_OR_REVIEWABLE.has(statuses.get(id) ?? ''))) break;
+    await sleep(500);
+    statuses = await statusOf();
+  }
+  const lost = ids.filter((id) => !FINAL_OR_REVIEWABLE.has(statuses.get(id) ?? ''));
+
+  // Let locks and claims expire (WORKER_LOCK_SECONDS=3, tus lock TTL), the live stream catch up.
+  await sleep(8_000);
+  liveDone = true;
+  await liveRun;
+  await recorder.stop();
+  return { tally, acked, decided, uploads, live, liveStats, recorder, injected, baseline, loadSeconds, statuses, lost };
+}
+
+/** What the database, storage, Redis and the live stream hold, against what the clients saw. */
+async function countRun(fleet: Fleet, load: Awaited<ReturnType<typeof driveLoad>>, clip: Buffer, started: number) {
+  const { tally, acked, decided, uploads, live, liveStats, recorder, injected, baseline, loadSeconds, statuses, lost } =
+    load;
+  const ids = [...new Set(acked.map((a) => a.id))];
+  const end = { redis: await redisFigures(fleet), fds: fleet.fds() };
+  const q = <T extends Record<string, unknown>>(text: string, params: unknown[] = []) =>
+    fleet.sql.query<T>(text, params).then((r) => r.rows);
+
+  const duplicatedTransitions = await q<{ id: string; to: string; n: number }>(
+    `SELECT submission_id AS id, to_status::text AS to, count(*)::int AS n FROM submission_events
+     WHERE type = 'transition' GROUP BY 1, 2 HAVING count(*) > 1`,
+  );
+  const [{ n: created }] = (await q<{ n: number }>('SELECT count(*)::int AS n FROM submissions')) as [{ n: number }];
+  const inFlightKeys = await q<{ key: string }>("SELECT key FROM idempotency_records WHERE state = 'in_flight'");
+  const variantRows = await q<{ id: string; n: number }>(
+    "SELECT submission_id AS id, count(*)::int AS n FROM media_objects WHERE kind = 'variant' GROUP BY 1",
+  );
+  const originals = new Map(
+    (
+      await q<{ id: string; sha256: string; size: string }>(
+        "SELECT submission_id AS id, sha256, byte_size::text AS size FROM media_objects WHERE kind = 'original' AND submission_id = ANY($1)",
+        [uploads.map((u) => u.submissionId)],
+      )
+    ).map((r) => [r.id, r]),
+  );
+  const badUploads = uploads.filter((u) => {
+    const o = originals.get(u.submissionId);
+    return !u.done || !o || o.sha256 !== u.sha256 || Number(o.size) !== clip.length;
+  });
+  const decidedById = new Map<string, Decided[]>();
+  for (const d of decided) decidedById.set(d.id, [...(decidedById.get(d.id) ?? []), d]);
+  const decisionsLost = decided.filter((d) => statuses.get(d.id) !== d.status && (statuses.get(d.id) ?? '') !== '');
+  const decisionsTwice = [...decidedById.values()].filter((list) => list.length > 1);
+
+  // The live stream: every change the stream held after the first connection reached the client.
+  const firstLive = live[0]?.id;
+  const seenLive = new Map<string, number>();
+  for (const e of live) seenLive.set(e.id, (seenLive.get(e.id) ?? 0) + 1);
+  const after = (a: string, b: string) => {
+    const [am, as] = a.split('-').map(Number);
+    const [bm, bs] = b.split('-').map(Number);
+    return am! > bm! || (am === bm && as! > bs!);
+  };
+  const missedLive = firstLive
+    ? [...recorder.seen.keys()].filter((id) => after(id, firstLive) && !seenLive.has(id))
+    : ['no event reached the live stream'];
+  const liveTwice = [...seenLive.values()].filter((n) => n > 1).length;
+
+  const expectedVariantWrites = variantRows.reduce((sum, r) => sum + r.n, 0);
+  const variantWrites = [...fleet.variantWrites.values()].reduce((a, b) => a + b, 0);
+  const byKind = (kind: Acked['kind']) => acked.filter((a) => a.kind === kind).length;
+  const recovery = Object.fromEntries(
+    Object.entries(injected).map(([name, times]) => [
+      name,
+      { count: times.length, p50_ms: quantile(times, 0.5), max_ms: Math.max(...times) },
+    ]),
+  );
+  const figures = {
+    seconds_of_load: Math.round(loadSeconds),
+    wall_seconds: Math.round((Date.now() - started) / 1000),
+    requests: tally.requests,
+    answers_by_status: tally.byStatus,
+    acknowledged: { images: byKind('image'), mcp_frames: byKind('mcp'), video_uploads: byKind('video') },
+    uploads: {
+      sessions: uploads.length,
+      completed: uploads.filter((u) => u.done).length,
+      interrupted_and_resumed: uploads.reduce((n, u) => n + u.interruptions, 0),
+      checksum_mismatches: badUploads.length,
+    },
+    decisions: {
+      promoted: decided.filter((d) => d.status === 'promoted').length,
+      rejected_in_bulk: decided.filter((d) => d.status === 'rejected').length,
+    },
+    faults: Object.fromEntries(Object.entries(injected).map(([k, v]) => [k, v.length])),
+    faults_total: Object.values(injected).reduce((n, v) => n + v.length, 0),
+    recovery,
+    lost: lost.length,
+    duplicated: {
+      transitions: duplicatedTransitions.length,
+      submissions_created_without_ack: created - ids.length,
+      decisions_applied_twice: decisionsTwice.length,
+      live_events_delivered_twice: liveTwice,
+    },
+    decisions_lost: decisionsLost.length,
+    stuck: {
+      idempotency_claims_in_flight: inFlightKeys.length,
+      active_jobs: end.redis.activeJobs,
+      lock_keys: end.redis.lockKeys.length,
+    },
+    clients: {
+      retries: tally.retries,
+      unavailable_503_with_retry_after: tally.unavailableWithRetryAfter,
+      unavailable_503_without_retry_after: tally.unavailableWithoutRetryAfter,
+      server_errors_500: tally.serverErrors.length,
+      no_answer: tally.byStatus['0'] ?? 0,
+      unexpected: tally.unexpected.length,
+    },
+    live_stream: {
+      events: live.length,
+      reconnects: liveStats.reconnects,
+      stream_entries_recorded: recorder.seen.size,
+      missed: missedLive.length,
+    },
+    variant_writes: { rows: expectedVariantWrites, puts_on_the_wire: variantWrites },
+    balancer: fleet.balancer.stats,
+    storage_door: fleet.storageDoor.stats,
+    redis: {
+      clients: [baseline.redis.clients, end.redis.clients],
+      structural_keys: [baseline.redis.structuralKeys, end.redis.structuralKeys],
+      keys: [baseline.redis.keys, end.redis.keys],
+    },
+    fds: { baseline: baseline.fds, end: end.fds },
+  };
+  return {
+    figures,
+    details: {
+      lost: lost.map((id) => `${id} ${statuses.get(id)}`),
+      duplicatedTransitions,
+      inFlightKeys: inFlightKeys.map((r) => r.key),
+      badUploads,
+      decisionsLost,
+      decisionsTwice,
+      missedLive,
+      serverErrors: tally.serverErrors,
+      unexpected: tally.unexpected,
+      lockKeys: end.redis.lockKeys,
+      unavailableWithoutRetryAfter: tally.unavailableWithoutRetryAfter,
+      baseline,
+      end,
+    },
+  };
+}
+
 export async function runFleetFaults(options: FleetRunOptions) {
   const started = Date.now();
   const fleet = await startFleet();
   const scratch = await mkdtemp(join(tmpdir(), 'fd-fleet-clip-'));
   try {
     const clip = readFileSync(makeClip(scratch, 'clip.mp4', 1, '160x120'));
-    const tally = new Tally();
-    const acked: Acked[] = [];
-    const decided: Decided[] = [];
-    const uploads: Upload[] = [];
-    const live: LiveEvent[] = [];
-    const liveStats = { reconnects: 0 };
-    const loadStart = Date.now();
-    const ctx: LoadContext = {
-      fleet,
-      tally,
-      acked,
-      stopAt: loadStart + options.seconds * 1000,
-      giveUpAt: loadStart + options.seconds * 1000 + 180_000,
-    };
-    let liveDone = false;
-    const recorder = streamRecorder(fleet);
-    const liveRun = liveStream(ctx, REVIEWERS[0], live, liveStats, () => liveDone);
-    const clients = Promise.all([
-      imageAgent(ctx, 0),
-      imageAgent(ctx, 1),
-      mcpAgent(ctx),
-      poller(ctx),
-      tusUploader(ctx, clip, uploads),
-      reviewer(ctx, REVIEWERS[0], decided, 0),
-      reviewer(ctx, REVIEWERS[1], decided, 1),
-    ]);
-
-    await sleep(6_000); // every process has served some of each kind of request
-    const baseline = { redis: await redisFigures(fleet), fds: fleet.fds() };
-    // Faults rotate until the load stops; each is followed by a probe timing the recovery.
-    const injected: Record<string, number[]> = {};
-    const names = Object.keys(FAULTS);
-    // Every kind at least once, however short the run; the load goes on a little after the last.
-    for (let i = 0; i < names.length || Date.now() + 12_000 < ctx.stopAt; i++) {
-      const name = names[i % names.length]!;
-      const at = Date.now();
-      await FAULTS[name]!(fleet);
-      const recovered = await recoveryProbe(fleet, ctx, new Date());
-      (injected[name] ??= []).push(recovered ? Date.now() - at : Number.POSITIVE_INFINITY);
-      await sleep(Math.max(0, at + options.faultEverySeconds * 1000 - Date.now()));
-    }
-    ctx.stopAt = Math.max(ctx.stopAt, Date.now() + 5_000);
-    await clients;
-    const loadSeconds = (Date.now() - loadStart) / 1000;
-
-    // Everything acknowledged reaches a final or reviewable state.
-    const ids = [...new Set(acked.map((a) => a.id))];
-    const statusOf = async () =>
-      new Map(
-        (
-          await fleet.sql.query<{ id: string; status: string }>(
-            'SELECT id, status::text FROM submissions WHERE id = ANY($1)',
-            [ids],
-          )
-        ).rows.map((r) => [r.id, r.status]),
-      );
-    let statuses = await statusOf();
-    for (let deadline = Date.now() + 180_000; Date.now() < deadline;) {
-      if (ids.every((id) => FINAL_OR_REVIEWABLE.has(statuses.get(id) ?? ''))) break;
-      await sleep(500);
-      statuses = await statusOf();
-    }
-    const lost = ids.filter((id) => !FINAL_OR_REVIEWABLE.has(statuses.get(id) ?? ''));
-
-    // Let locks and claims expire (WORKER_LOCK_SECONDS=3, tus lock TTL), the live stream catch up.
-    await sleep(8_000);
-    liveDone = true;
-    await liveRun;
-    await recorder.stop();
-    const end = { redis: await redisFigures(fleet), fds: fleet.fds() };
-    const q = <T extends Record<string, unknown>>(text: string, params: unknown[] = []) =>
-      fleet.sql.query<T>(text, params).then((r) => r.rows);
-
-    const duplicatedTransitions = await q<{ id: string; to: string; n: number }>(
-      `SELECT submission_id AS id, to_status::text AS to, count(*)::int AS n FROM submission_events
-       WHERE type = 'transition' GROUP BY 1, 2 HAVING count(*) > 1`,
-    );
-    const [{ n: created }] = (await q<{ n: number }>('SELECT count(*)::int AS n FROM submissions')) as [{ n: number }];
-    const inFlightKeys = await q<{ key: string }>("SELECT key FROM idempotency_records WHERE state = 'in_flight'");
-    const variantRows = await q<{ id: string; n: number }>(
-      "SELECT submission_id AS id, count(*)::int AS n FROM media_objects WHERE kind = 'variant' GROUP BY 1",
-    );
-    const originals = new Map(
-      (
-        await q<{ id: string; sha256: string; size: string }>(
-          "SELECT submission_id AS id, sha256, byte_size::text AS size FROM media_objects WHERE kind = 'original' AND submission_id = ANY($1)",
-          [uploads.map((u) => u.submissionId)],
-        )
-      ).map((r) => [r.id, r]),
-    );
-    const badUploads = uploads.filter((u) => {
-      const o = originals.get(u.submissionId);
-      return !u.done || !o || o.sha256 !== u.sha256 || Number(o.size) !== clip.length;
-    });
-    const decidedById = new Map<string, Decided[]>();
-    for (const d of decided) decidedById.set(d.id, [...(decidedById.get(d.id) ?? []), d]);
-    const decisionsLost = decided.filter((d) => statuses.get(d.id) !== d.status && (statuses.get(d.id) ?? '') !== '');
-    const decisionsTwice = [...decidedById.values()].filter((list) => list.length > 1);
-
-    // The live stream: every change the stream held after the first connection reached the client.
-    const firstLive = live[0]?.id;
-    const seenLive = new Map<string, number>();
-    for (const e of live) seenLive.set(e.id, (seenLive.get(e.id) ?? 0) + 1);
-    const after = (a: string, b: string) => {
-      const [am, as] = a.split('-').map(Number);
-      const [bm, bs] = b.split('-').map(Number);
-      return am! > bm! || (am === bm && as! > bs!);
-    };
-    const missedLive = firstLive
-      ? [...recorder.seen.keys()].filter((id) => after(id, firstLive) && !seenLive.has(id))
-      : ['no event reached the live stream'];
-    const liveTwice = [...seenLive.values()].filter((n) => n > 1).length;
-
-    const expectedVariantWrites = variantRows.reduce((sum, r) => sum + r.n, 0);
-    const variantWrites = [...fleet.variantWrites.values()].reduce((a, b) => a + b, 0);
-    const byKind = (kind: Acked['kind']) => acked.filter((a) => a.kind === kind).length;
-    const recovery = Object.fromEntries(
-      Object.entries(injected).map(([name, times]) => [
-        name,
-        { count: times.length, p50_ms: quantile(times, 0.5), max_ms: Math.max(...times) },
-      ]),
-    );
-    const figures = {
-      seconds_of_load: Math.round(loadSeconds),
-      wall_seconds: Math.round((Date.now() - started) / 1000),
-      requests: tally.requests,
-      answers_by_status: tally.byStatus,
-      acknowledged: { images: byKind('image'), mcp_frames: byKind('mcp'), video_uploads: byKind('video') },
-      uploads: {
-        sessions: uploads.length,
-        completed: uploads.filter((u) => u.done).length,
-        interrupted_and_resumed: uploads.reduce((n, u) => n + u.interruptions, 0),
-        checksum_mismatches: badUploads.length,
-      },
-      decisions: {
-        promoted: decided.filter((d) => d.status === 'promoted').length,
-        rejected_in_bulk: decided.filter((d) => d.status === 'rejected').length,
-      },
-      faults: Object.fromEntries(Object.entries(injected).map(([k, v]) => [k, v.length])),
-      faults_total: Object.values(injected).reduce((n, v) => n + v.length, 0),
-      recovery,
-      lost: lost.length,
-      duplicated: {
-        transitions: duplicatedTransitions.length,
-        submissions_created_without_ack: created - ids.length,
-        decisions_applied_twice: decisionsTwice.length,
-        live_events_delivered_twice: liveTwice,
-      },
-      decisions_lost: decisionsLost.length,
-      stuck: {
-        idempotency_claims_in_flight: inFlightKeys.length,
-        active_jobs: end.redis.activeJobs,
-        lock_keys: end.redis.lockKeys.length,
-      },
-      clients: {
-        retries: tally.retries,
-        unavailable_503_with_retry_after: tally.unavailableWithRetryAfter,
-        unavailable_503_without_retry_after: tally.unavailableWithoutRetryAfter,
-        server_errors_500: tally.serverErrors.length,
-        no_answer: tally.byStatus['0'] ?? 0,
-        unexpected: tally.unexpected.length,
-      },
-      live_stream: {
-        events: live.length,
-        reconnects: liveStats.reconnects,
-        stream_entries_recorded: recorder.seen.size,
-        missed: missedLive.length,
-      },
-      variant_writes: { rows: expectedVariantWrites, puts_on_the_wire: variantWrites },
-      balancer: fleet.balancer.stats,
-      storage_door: fleet.storageDoor.stats,
-      redis: {
-        clients: [baseline.redis.clients, end.redis.clients],
-        structural_keys: [baseline.redis.structuralKeys, end.redis.structuralKeys],
-        keys: [baseline.redis.keys, end.redis.keys],
-      },
-      fds: { baseline: baseline.fds, end: end.fds },
-    };
+    const load = await driveLoad(fleet, options, clip);
+    const { figures, details } = await countRun(fleet, load, clip, started);
     reportFigures(options.name, figures);
     // Every process's log (warnings and errors), for whoever reads a failure.
     mkdirSync(join(root, 'test-results'), { recursive: true });
     writeFileSync(join(root, `test-results/${options.name}.log`), fleet.output());
-    return {
-      figures,
-      details: {
-        lost: lost.map((id) => `${id} ${statuses.get(id)}`),
-        duplicatedTransitions,
-        inFlightKeys: inFlightKeys.map((r) => r.key),
-        badUploads,
-        decisionsLost,
-        decisionsTwice,
-        missedLive,
-        serverErrors: tally.serverErrors,
-        unexpected: tally.unexpected,
-        lockKeys: end.redis.lockKeys,
-        unavailableWithoutRetryAfter: tally.unavailableWithoutRetryAfter,
-        baseline,
-        end,
-      },
-      output: fleet.output(),
-    };
+    return { figures, details };
   } finally {
     await fleet.stop();
     await rm(scratch, { recursive: true, force: true });

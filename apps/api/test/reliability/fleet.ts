@@ -204,14 +204,3 @@ export async function startFleet(options: { env?: Record<string, string> } = {})
     throw error;
   }
 }
-
-/** Retries `read` until it returns a value, for at most `timeoutMs` (services may be restarting). */
-export async function eventually<T>(read: () => Promise<T | null | undefined>, timeoutMs: number): Promise<T | null> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await read().catch(() => null);
-    if (value !== null && value !== undefined) return value;
-    await sleep(250);
-  }
-  return null;
-}
