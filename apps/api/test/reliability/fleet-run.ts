@@ -261,6 +261,35 @@ async function driveLoad(fleet: Fleet, options: FleetRunOptions, clip: Buffer) {
   return { tally, acked, decided, uploads, live, liveStats, recorder, injected, baseline, loadSeconds, statuses, lost };
 }
 
+/** Uploads unfinished, or whose stored original is not the clip (sha256 and size). */
+async function uploadsNotIntact(fleet: Fleet, uploads: Upload[], clip: Buffer): Promise<Upload[]> {
+  const { rows } = await fleet.sql.query<{ id: string; sha256: string; size: string }>(
+    "SELECT submission_id AS id, sha256, byte_size::text AS size FROM media_objects WHERE kind = 'original' AND submission_id = ANY($1)",
+    [uploads.map((u) => u.submissionId)],
+  );
+  const originals = new Map(rows.map((r) => [r.id, r]));
+  return uploads.filter((u) => {
+    const o = originals.get(u.submissionId);
+    return !u.done || !o || o.sha256 !== u.sha256 || Number(o.size) !== clip.length;
+  });
+}
+
+/** Every change the Redis stream held after the live client's first event reached it, once. */
+function liveStreamCheck(live: LiveEvent[], recorded: Map<string, string>) {
+  const firstLive = live[0]?.id;
+  const seenLive = new Map<string, number>();
+  for (const e of live) seenLive.set(e.id, (seenLive.get(e.id) ?? 0) + 1);
+  const after = (a: string, b: string) => {
+    const [am, as] = a.split('-').map(Number);
+    const [bm, bs] = b.split('-').map(Number);
+    return am! > bm! || (am === bm && as! > bs!);
+  };
+  const missedLive = firstLive
+    ? [...recorded.keys()].filter((id) => after(id, firstLive) && !seenLive.has(id))
+    : ['no event reached the live stream'];
+  return { missedLive, liveTwice: [...seenLive.values()].filter((n) => n > 1).length };
+}
+
 /** What the database, storage, Redis and the live stream hold, against what the clients saw. */
 async function countRun(fleet: Fleet, load: Awaited<ReturnType<typeof driveLoad>>, clip: Buffer, started: number) {
   const { tally, acked, decided, uploads, live, liveStats, recorder, injected, baseline, loadSeconds, statuses, lost } =
@@ -279,36 +308,13 @@ async function countRun(fleet: Fleet, load: Awaited<ReturnType<typeof driveLoad>
   const variantRows = await q<{ id: string; n: number }>(
     "SELECT submission_id AS id, count(*)::int AS n FROM media_objects WHERE kind = 'variant' GROUP BY 1",
   );
-  const originals = new Map(
-    (
-      await q<{ id: string; sha256: string; size: string }>(
-        "SELECT submission_id AS id, sha256, byte_size::text AS size FROM media_objects WHERE kind = 'original' AND submission_id = ANY($1)",
-        [uploads.map((u) => u.submissionId)],
-      )
-    ).map((r) => [r.id, r]),
-  );
-  const badUploads = uploads.filter((u) => {
-    const o = originals.get(u.submissionId);
-    return !u.done || !o || o.sha256 !== u.sha256 || Number(o.size) !== clip.length;
-  });
+  const badUploads = await uploadsNotIntact(fleet, uploads, clip);
   const decidedById = new Map<string, Decided[]>();
   for (const d of decided) decidedById.set(d.id, [...(decidedById.get(d.id) ?? []), d]);
   const decisionsLost = decided.filter((d) => statuses.get(d.id) !== d.status && (statuses.get(d.id) ?? '') !== '');
   const decisionsTwice = [...decidedById.values()].filter((list) => list.length > 1);
 
-  // The live stream: every change the stream held after the first connection reached the client.
-  const firstLive = live[0]?.id;
-  const seenLive = new Map<string, number>();
-  for (const e of live) seenLive.set(e.id, (seenLive.get(e.id) ?? 0) + 1);
-  const after = (a: string, b: string) => {
-    const [am, as] = a.split('-').map(Number);
-    const [bm, bs] = b.split('-').map(Number);
-    return am! > bm! || (am === bm && as! > bs!);
-  };
-  const missedLive = firstLive
-    ? [...recorder.seen.keys()].filter((id) => after(id, firstLive) && !seenLive.has(id))
-    : ['no event reached the live stream'];
-  const liveTwice = [...seenLive.values()].filter((n) => n > 1).length;
+  const { missedLive, liveTwice } = liveStreamCheck(live, recorder.seen);
 
   const expectedVariantWrites = variantRows.reduce((sum, r) => sum + r.n, 0);
   const variantWrites = [...fleet.variantWrites.values()].reduce((a, b) => a + b, 0);

@@ -73,6 +73,51 @@ function variantCounter(into: Map<string, number>) {
   };
 }
 
+/** What every app process of the fleet runs with: the private services, S3 through its door, fast locks. */
+async function fleetEnv(at: {
+  work: string;
+  databaseUrl: string;
+  redis: PrivateRedis;
+  prefix: string;
+  s3: TestS3;
+  storageDoor: TcpProxy;
+  balancer: TcpProxy;
+}): Promise<Record<string, string>> {
+  return {
+    NODE_ENV: 'test',
+    DATABASE_URL: at.databaseUrl,
+    REDIS_URL: at.redis.url,
+    REDIS_PREFIX: at.prefix,
+    ...at.s3.env,
+    S3_ENDPOINT: at.storageDoor.url,
+    // Behind a balancer, the public URL is the balancer's.
+    FRAMEDESK_CONFIG: await writeTestConfig(at.work, at.balancer.url, (config) => {
+      config.media.small_video_max_bytes = 1000; // every clip goes over tus
+    }),
+    API_HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    WORKER_CONCURRENCY: '2',
+    WORKER_LOCK_SECONDS: '3',
+    RECONCILE_AFTER_SECONDS: '3',
+    RECONCILE_INTERVAL_SECONDS: '2',
+  };
+}
+
+/** The agent (allowed on the channel, with a key) and the two admin reviewers; returns the key. */
+async function seedAccounts(databaseUrl: string): Promise<string> {
+  const db = createDatabase({ url: databaseUrl, poolSize: 1 });
+  try {
+    const agent = await db.repos.agents.create(FLEET_AGENT);
+    await db.repos.agents.allowChannels(agent.id, [(await db.repos.channels.ensure(FLEET_CHANNEL)).channel.id]);
+    for (const email of REVIEWERS)
+      await createReviewer(db, { email, password: REVIEWER_PASSWORD, role: 'admin', channels: [] });
+    return (await apiKeysService(db).issue(agent.id)).key;
+  } finally {
+    await db.close();
+  }
+}
+
 export async function startFleet(options: { env?: Record<string, string> } = {}): Promise<Fleet> {
   const work = await mkdtemp(join(tmpdir(), 'fd-fleet-'));
   const cleanups: (() => Promise<unknown>)[] = [async () => rm(work, { recursive: true, force: true })];
@@ -100,23 +145,8 @@ export async function startFleet(options: { env?: Record<string, string> } = {})
     const balancer = await startTcpProxy([ports.A, ports.B]);
     cleanups.push(() => balancer.close());
     const prefix = `fdfleet_${Math.random().toString(36).slice(2, 8)}`;
-    const env: Record<string, string> = {
-      NODE_ENV: 'test',
-      DATABASE_URL: databaseUrl,
-      REDIS_URL: redis.url,
-      REDIS_PREFIX: prefix,
-      ...s3.env,
-      S3_ENDPOINT: storageDoor.url,
-      FRAMEDESK_CONFIG: await writeTestConfig(work, balancer.url, (config) => {
-        config.media.small_video_max_bytes = 1000; // every clip goes over tus
-      }),
-      API_HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_PER_MINUTE: '1000000',
-      WORKER_CONCURRENCY: '2',
-      WORKER_LOCK_SECONDS: '3',
-      RECONCILE_AFTER_SECONDS: '3',
-      RECONCILE_INTERVAL_SECONDS: '2',
+    const env = {
+      ...(await fleetEnv({ work, databaseUrl, redis, prefix, s3, storageDoor, balancer })),
       ...options.env,
     };
 
@@ -153,17 +183,7 @@ export async function startFleet(options: { env?: Record<string, string> } = {})
     cleanups.push(async () => Promise.all([...Object.values(apis), ...workers].map((p) => p?.stop('SIGKILL'))));
     await Promise.all([startApi('A'), startApi('B'), startWorker(0), startWorker(1)]);
 
-    const db = createDatabase({ url: databaseUrl, poolSize: 1 });
-    let agentKey: string;
-    try {
-      const agent = await db.repos.agents.create(FLEET_AGENT);
-      await db.repos.agents.allowChannels(agent.id, [(await db.repos.channels.ensure(FLEET_CHANNEL)).channel.id]);
-      agentKey = (await apiKeysService(db).issue(agent.id)).key;
-      for (const email of REVIEWERS)
-        await createReviewer(db, { email, password: REVIEWER_PASSWORD, role: 'admin', channels: [] });
-    } finally {
-      await db.close();
-    }
+    const agentKey = await seedAccounts(databaseUrl);
     const sql = new pg.Pool({ connectionString: databaseUrl, max: 2 });
     sql.on('error', () => undefined); // a restarted server drops idle clients; the next query reconnects
     cleanups.push(() => sql.end());
