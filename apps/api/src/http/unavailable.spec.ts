@@ -21,6 +21,12 @@ describe('asUnavailable', () => {
       new Error('put failed', { cause: Object.assign(new Error('no space left on device'), { code: 'ENOSPC' }) }),
     ],
     ['an adapter kind', { meta: { driverAdapterError: { cause: { kind: 'DatabaseNotReachable' } } } }],
+    [
+      'Redis restarting under the upload lock (ioredis)',
+      new Error("Stream isn't writeable and enableOfflineQueue options is false"),
+    ],
+    ['Redis gone (ioredis)', new Error('Connection is closed.')],
+    ['Prisma without a code', new Error("Raw query failed. Code: `N/A`. Message: `Can't reach database server at x`")],
     ['S3 timing out (AWS SDK)', Object.assign(new Error('timed out'), { name: 'TimeoutError' })],
     [
       'S3 answering 503 (AWS SDK)',

@@ -6,26 +6,26 @@ export function expectNothingLost(run: Awaited<ReturnType<typeof runFleetFaults>
   const { figures: f, details: d } = run;
   // A fault the fleet never recovered from shows as null (Infinity in JSON).
   for (const [fault, r] of Object.entries(f.recovery)) expect(r.max_ms, `recovery after ${fault}`).not.toBeNull();
-  expect(d.serverErrors, 'answers 500').toEqual([]);
-  expect(d.unavailableWithoutRetryAfter, '503 without Retry-After').toBe(0);
-  expect(d.unexpected, 'answers no client expects').toEqual([]);
-  expect(d.lost, 'acknowledged but not final or reviewable').toEqual([]);
-  expect(d.duplicatedTransitions, 'a transition recorded twice (processed or decided twice)').toEqual([]);
-  expect(f.duplicated.submissions_created_without_ack, 'submissions no client saw acknowledged').toBe(0);
-  expect(d.decisionsLost, 'acknowledged decisions not applied').toEqual([]);
-  expect(d.decisionsTwice, 'one frame decided twice').toEqual([]);
-  expect(d.badUploads, 'uploads unfinished or with other bytes').toEqual([]);
-  expect(d.inFlightKeys, 'idempotency claims still held').toEqual([]);
-  expect(d.lockKeys, 'locks left in Redis').toEqual([]);
-  expect(f.stuck.active_jobs, 'jobs still active after their locks expired').toBe(0);
-  expect(d.missedLive, 'changes the live stream never delivered').toEqual([]);
-  expect(f.duplicated.live_events_delivered_twice).toBe(0);
-  expect(f.acknowledged.images + f.acknowledged.mcp_frames).toBeGreaterThan(0);
-  expect(f.acknowledged.video_uploads).toBeGreaterThan(0);
-  expect(f.decisions.promoted + f.decisions.rejected_in_bulk).toBeGreaterThan(0);
+  expect.soft(d.serverErrors, 'answers 500').toEqual([]);
+  expect.soft(d.unavailableWithoutRetryAfter, '503 without Retry-After').toBe(0);
+  expect.soft(d.unexpected, 'answers no client expects').toEqual([]);
+  expect.soft(d.lost, 'acknowledged but not final or reviewable').toEqual([]);
+  expect.soft(d.duplicatedTransitions, 'a transition recorded twice (processed or decided twice)').toEqual([]);
+  expect.soft(f.duplicated.submissions_created_without_ack, 'submissions no client saw acknowledged').toBe(0);
+  expect.soft(d.decisionsLost, 'acknowledged decisions not applied').toEqual([]);
+  expect.soft(d.decisionsTwice, 'one frame decided twice').toEqual([]);
+  expect.soft(d.badUploads, 'uploads unfinished or with other bytes').toEqual([]);
+  expect.soft(d.inFlightKeys, 'idempotency claims still held').toEqual([]);
+  expect.soft(d.lockKeys, 'locks left in Redis').toEqual([]);
+  expect.soft(f.stuck.active_jobs, 'jobs still active after their locks expired').toBe(0);
+  expect.soft(d.missedLive, 'changes the live stream never delivered').toEqual([]);
+  expect.soft(f.duplicated.live_events_delivered_twice).toBe(0);
+  expect.soft(f.acknowledged.images + f.acknowledged.mcp_frames).toBeGreaterThan(0);
+  expect.soft(f.acknowledged.video_uploads).toBeGreaterThan(0);
+  expect.soft(f.decisions.promoted + f.decisions.rejected_in_bulk).toBeGreaterThan(0);
   // Back to baseline: as many Redis connections, no more structural keys, no leaked descriptors.
-  expect(d.end.redis.clients).toBeLessThanOrEqual(d.baseline.redis.clients + 2);
-  expect(d.end.redis.structuralKeys).toBeLessThanOrEqual(d.baseline.redis.structuralKeys + 10);
+  expect.soft(d.end.redis.clients).toBeLessThanOrEqual(d.baseline.redis.clients + 2);
+  expect.soft(d.end.redis.structuralKeys).toBeLessThanOrEqual(d.baseline.redis.structuralKeys + 10);
   for (const [name, fds] of Object.entries(d.end.fds))
-    expect(fds, `open fds of ${name}`).toBeLessThanOrEqual((d.baseline.fds[name] ?? fds) + 20);
+    expect.soft(fds, `open fds of ${name}`).toBeLessThanOrEqual((d.baseline.fds[name] ?? fds) + 20);
 }

@@ -152,8 +152,11 @@ export async function mcpAgent(ctx: LoadContext): Promise<void> {
       result = (a.body?.['result'] as Record<string, unknown> | undefined) ?? undefined;
       const content = result?.['structuredContent'] as Record<string, unknown> | undefined;
       // A tool error carries the HTTP status and code the REST door would have answered.
-      if (a.status === 200 && result?.['isError'])
-        return { status: Number(content?.['status'] ?? 0), headers: NO_HEADERS, body: content ?? null };
+      if (a.status === 200 && result?.['isError']) {
+        const retryAfter = content?.['retry_after_seconds'];
+        const headers = retryAfter === undefined ? NO_HEADERS : new Headers({ 'retry-after': String(retryAfter) });
+        return { status: Number(content?.['status'] ?? 0), headers, body: content ?? null };
+      }
       return a;
     });
     const id = (result?.['structuredContent'] as Record<string, unknown> | undefined)?.['id'];

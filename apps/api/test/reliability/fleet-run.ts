@@ -413,6 +413,7 @@ export async function runFleetFaults(options: FleetRunOptions) {
     // Every process's log (warnings and errors), for whoever reads a failure.
     mkdirSync(join(root, 'test-results'), { recursive: true });
     writeFileSync(join(root, `test-results/${options.name}.log`), fleet.output());
+    writeFileSync(join(root, `test-results/${options.name}-details.json`), JSON.stringify(details, null, 2));
     return { figures, details };
   } finally {
     await fleet.stop();
