@@ -191,6 +191,27 @@ describe('local video provider: uploads to needs_review', () => {
     expect((await statusOf(h, seeded.submissionId))?.status).toBe('media_processing');
   });
 
+  it('tus: the last PATCH stored every byte but the completion failed: the next HEAD completes it (never "all here" for media not taken in)', async () => {
+    const seeded = await h.seedUpload({ byteSize: clip.length, protocol: 'tus' });
+    const uploads = h.deps.videoUploads;
+    const completeStored = uploads.completeStored.bind(uploads);
+    uploads.completeStored = async () => {
+      throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }); // storage down
+    };
+    try {
+      const last = await patch(seeded.uploadUrl, 0, clip);
+      expect(last.status).toBe(503);
+    } finally {
+      uploads.completeStored = completeStored;
+    }
+    expect((await statusOf(h, seeded.submissionId))?.status).toBe('waiting_for_upload');
+    const head = await fetch(seeded.uploadUrl, { method: 'HEAD', headers: TUS });
+    expect([head.status, head.headers.get('upload-offset')]).toEqual([200, String(clip.length)]);
+    expect((await statusOf(h, seeded.submissionId))?.status).toBe('media_processing');
+    const stored = await h.db.repos.mediaObjects.find(seeded.submissionId, 'original', 'original');
+    expect(stored?.byteSize).toBe(BigInt(clip.length));
+  });
+
   it('refuses more bytes than declared (413): basic keeps nothing, a tus PATCH changes nothing', async () => {
     const small = await h.seedUpload({ byteSize: clip.length - 100, protocol: 'basic' });
     const response = await fetch(small.uploadUrl, { method: 'POST', body: basicForm(clip) });

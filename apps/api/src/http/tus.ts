@@ -92,6 +92,26 @@ export function tusHandler(deps: TusDeps): RequestHandler {
     }
   }
 
+  /**
+   * A HEAD on an upload whose bytes are all stored but whose session is still open (the
+   * completion after the last PATCH failed: storage or PostgreSQL down, the instance killed)
+   * finishes it now, under the upload's lock, so "all bytes here" is never answered for media
+   * the service has not taken in. Returns whether it finished one; throws (503) if it cannot.
+   */
+  async function finishStored(session: MediaUploadWithSubmission, requestId: string | undefined): Promise<boolean> {
+    const upload = await deps.store.getUpload(session.id);
+    if (upload.size === undefined || upload.offset !== upload.size) return false;
+    const lock = deps.locker.newLock(session.id);
+    await lock.lock(new AbortController().signal, () => undefined);
+    try {
+      await deps.uploads.completeStored(session, await deps.store.read(session.id), { requestId });
+    } finally {
+      await lock.unlock();
+    }
+    await deps.store.discard(session.id).catch(() => undefined);
+    return true;
+  }
+
   /** The container check on the first bytes, before tus (and so the store) sees any. */
   async function sniffed(req: ExpressRequest, res: ExpressResponse, size: number): Promise<Readable> {
     const { head, body } = await peekHead(req, Math.min(VIDEO_SNIFF_BYTES, size));
@@ -184,6 +204,12 @@ export function tusHandler(deps: TusDeps): RequestHandler {
         session = await deps.uploads.authorize(idOf(req.originalUrl), tokenOf(req.originalUrl)).catch(() => undefined);
       }
       const body = session && req.method !== 'OPTIONS' ? await prepare(req, res, session) : null;
+      if (session && req.method === 'HEAD' && (await finishStored(session, res.locals['requestId'] as string))) {
+        const size = String(session.byteSize);
+        res.setHeader('Upload-Offset', size);
+        res.setHeader('Upload-Length', size);
+        return void res.status(200).end();
+      }
       const request = toWebRequest(req, body);
       if (session) sessions.set(request, session);
       requestIds.set(request, res.locals['requestId'] as string);
