@@ -23,7 +23,7 @@ import {
   writeTestConfig,
 } from '@framedesk/testing';
 import pg from 'pg';
-import { ORIGINALS_BUCKET, sleep } from './harness';
+import { ORIGINALS_BUCKET } from './harness';
 import { openFds } from './raw-http';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy';
 
