@@ -183,7 +183,11 @@ export async function poller(ctx: LoadContext): Promise<void> {
 }
 
 /** Sends `body` in small pieces, slowly, so a fault lands mid-PATCH; resolves with the status (0: cut). */
-function slowPatch(url: string, offset: number, body: Buffer): Promise<{ status: number; offset: number }> {
+function slowPatch(
+  url: string,
+  offset: number,
+  body: Buffer,
+): Promise<{ status: number; offset: number; headers: Headers }> {
   return new Promise((resolve) => {
     const req = httpRequest(url, {
       method: 'PATCH',
@@ -197,9 +201,14 @@ function slowPatch(url: string, offset: number, body: Buffer): Promise<{ status:
     });
     req.on('response', (res) => {
       res.resume();
-      resolve({ status: res.statusCode ?? 0, offset: Number(res.headers['upload-offset'] ?? -1) });
+      const retryAfter = res.headers['retry-after'];
+      resolve({
+        status: res.statusCode ?? 0,
+        offset: Number(res.headers['upload-offset'] ?? -1),
+        headers: new Headers(retryAfter ? { 'retry-after': String(retryAfter) } : {}),
+      });
     });
-    req.on('error', () => resolve({ status: 0, offset: -1 }));
+    req.on('error', () => resolve({ status: 0, offset: -1, headers: NO_HEADERS }));
     req.on('timeout', () => req.destroy());
     const piece = 2048;
     let at = 0;
@@ -259,6 +268,12 @@ export async function tusUploader(ctx: LoadContext, clip: Buffer, uploads: Uploa
         send(url, { method: 'HEAD', headers: { 'Tus-Resumable': '1.0.0' } }),
       );
       const offset = Number(head.headers.get('upload-offset') ?? NaN);
+      // 409 to a HEAD: the session no longer takes bytes. After a cut PATCH that is the upload
+      // having completed; the submission says so.
+      if (head.status === 409 && (await submissionMoved(ctx, upload.submissionId))) {
+        upload.done = true;
+        break;
+      }
       if (head.status !== 200 || !Number.isFinite(offset)) {
         tally.unexpected.push(`HEAD upload ${head.status}`);
         break;
@@ -268,7 +283,7 @@ export async function tusUploader(ctx: LoadContext, clip: Buffer, uploads: Uploa
         break;
       }
       const patched = await slowPatch(url, offset, clip.subarray(offset));
-      tally.record('PATCH upload', { status: patched.status, headers: NO_HEADERS, body: null });
+      tally.record('PATCH upload', { status: patched.status, headers: patched.headers, body: null });
       if (patched.status === 204 && patched.offset === clip.length) upload.done = true;
       else if (retryable({ status: patched.status, headers: NO_HEADERS, body: null }) || patched.status === 409) {
         upload.interruptions++;
@@ -280,6 +295,14 @@ export async function tusUploader(ctx: LoadContext, clip: Buffer, uploads: Uploa
       }
     }
   }
+}
+
+/** Whether the video submission has left `waiting_for_upload` (its media was taken in). */
+async function submissionMoved(ctx: LoadContext, id: string): Promise<boolean> {
+  const a = await untilAnswered(ctx.tally, 'GET /v1/frame-submissions/:id', ctx.giveUpAt, () =>
+    send(`${ctx.fleet.url}/v1/frame-submissions/${id}`, { headers: { authorization: `Bearer ${ctx.fleet.agentKey}` } }),
+  );
+  return a.status === 200 && a.body?.['status'] !== 'waiting_for_upload';
 }
 
 /** A reviewer through the balancer: signs in (again, if a fault ended the session's request), decides. */
