@@ -83,11 +83,17 @@ const retryable = (a: Answer) =>
 const pause = (a: Answer) => Math.min(2_000, Number(a.headers.get('retry-after') ?? 0) * 1000 || 300);
 
 /** Sends until the answer is not retryable (or `until` passes); every answer is recorded. */
-async function untilAnswered(tally: Tally, what: string, until: number, attempt: () => Promise<Answer>) {
+async function untilAnswered(
+  tally: Tally,
+  what: string,
+  until: number,
+  attempt: () => Promise<Answer>,
+  retry: (a: Answer) => boolean = retryable,
+) {
   for (let tries = 0; ; tries++) {
     const answer = await attempt();
     tally.record(what, answer);
-    if (!retryable(answer) || Date.now() > until) return answer;
+    if (!retry(answer) || Date.now() > until) return answer;
     tally.retries++;
     await sleep(pause(answer));
   }
@@ -264,8 +270,13 @@ export async function tusUploader(ctx: LoadContext, clip: Buffer, uploads: Uploa
     ctx.acked.push({ id: upload.submissionId, kind: 'video', key });
     const url = String(created.body?.['upload_url']);
     while (!upload.done && Date.now() < ctx.giveUpAt) {
-      const head = await untilAnswered(tally, 'HEAD upload', ctx.giveUpAt, () =>
-        send(url, { method: 'HEAD', headers: { 'Tus-Resumable': '1.0.0' } }),
+      // A HEAD has no body: a 409 (the session takes no more bytes) is not retried but checked.
+      const head = await untilAnswered(
+        tally,
+        'HEAD upload',
+        ctx.giveUpAt,
+        () => send(url, { method: 'HEAD', headers: { 'Tus-Resumable': '1.0.0' } }),
+        (a) => a.status !== 409 && retryable(a),
       );
       const offset = Number(head.headers.get('upload-offset') ?? NaN);
       // 409 to a HEAD: the session no longer takes bytes. After a cut PATCH that is the upload
