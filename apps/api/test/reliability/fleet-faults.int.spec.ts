@@ -10,7 +10,7 @@ import { runFleetFaults } from './fleet-run';
 describe('fleet faults (short)', () => {
   it(
     'loses, duplicates and strands nothing the clients saw acknowledged; clients never see a 500',
-    { timeout: 400_000 },
+    { timeout: 600_000 },
     async () => {
       const run = await runFleetFaults({
         name: 'fleet-faults-short',
