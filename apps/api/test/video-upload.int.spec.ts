@@ -165,6 +165,53 @@ describe('local video provider: uploads to needs_review', () => {
     expect(late.status).toBe(409);
   });
 
+  it('tus: storage unreachable while tus reads the upload is 503 with Retry-After (never 500); the upload goes on once it is back', async () => {
+    const seeded = await h.seedUpload({ byteSize: clip.length, protocol: 'tus' });
+    const store = h.deps.tusStore;
+    const getUpload = store.getUpload.bind(store);
+    let calls = 0;
+    // The first read (our own check that the upload exists) works; tus's own read meets the outage.
+    store.getUpload = async (id: string) => {
+      if (++calls === 2) throw Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+      return getUpload(id);
+    };
+    try {
+      const head = await fetch(seeded.uploadUrl, { method: 'HEAD', headers: TUS });
+      expect(head.status).toBe(503);
+      expect(head.headers.get('retry-after')).toBe('5');
+      const body = await fetch(seeded.uploadUrl, {
+        method: 'PATCH',
+        headers: { ...TUS, 'Content-Type': 'application/offset+octet-stream', 'Upload-Offset': '0' },
+        body: clip,
+      });
+      expect(body.status).toBe(204);
+    } finally {
+      store.getUpload = getUpload;
+    }
+    expect((await statusOf(h, seeded.submissionId))?.status).toBe('media_processing');
+  });
+
+  it('tus: the last PATCH stored every byte but the completion failed: the next HEAD completes it (never "all here" for media not taken in)', async () => {
+    const seeded = await h.seedUpload({ byteSize: clip.length, protocol: 'tus' });
+    const uploads = h.deps.videoUploads;
+    const completeStored = uploads.completeStored.bind(uploads);
+    uploads.completeStored = async () => {
+      throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }); // storage down
+    };
+    try {
+      const last = await patch(seeded.uploadUrl, 0, clip);
+      expect(last.status).toBe(503);
+    } finally {
+      uploads.completeStored = completeStored;
+    }
+    expect((await statusOf(h, seeded.submissionId))?.status).toBe('waiting_for_upload');
+    const head = await fetch(seeded.uploadUrl, { method: 'HEAD', headers: TUS });
+    expect([head.status, head.headers.get('upload-offset')]).toEqual([200, String(clip.length)]);
+    expect((await statusOf(h, seeded.submissionId))?.status).toBe('media_processing');
+    const stored = await h.db.repos.mediaObjects.find(seeded.submissionId, 'original', 'original');
+    expect(stored?.byteSize).toBe(BigInt(clip.length));
+  });
+
   it('refuses more bytes than declared (413): basic keeps nothing, a tus PATCH changes nothing', async () => {
     const small = await h.seedUpload({ byteSize: clip.length - 100, protocol: 'basic' });
     const response = await fetch(small.uploadUrl, { method: 'POST', body: basicForm(clip) });

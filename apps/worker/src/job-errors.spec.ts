@@ -36,9 +36,21 @@ describe('classifyJobError', () => {
     );
   });
 
-  it('anything else is unknown (retried a few times, then processing_error)', () => {
-    expect(classifyJobError(new TypeError('x is undefined'))).toEqual({ kind: 'unknown' });
-    expect(classifyJobError(errno('ENOENT'))).toEqual({ kind: 'unknown' });
+  it('anything else is unknown, with a short reason for the operations page (held like a server fault)', () => {
+    expect(classifyJobError(new TypeError('x is undefined'))).toEqual({
+      kind: 'unknown',
+      reason: 'unclassified error (TypeError: x is undefined)',
+    });
+    expect(classifyJobError(errno('ENOENT'))).toEqual({
+      kind: 'unknown',
+      reason: 'unclassified error (Error: ENOENT simulated)',
+    });
+    const long = classifyJobError(new Error(`${'x'.repeat(400)}\nstack-like second line`));
+    expect(long.kind === 'unknown' && long.reason).toBe(`unclassified error (Error: ${'x'.repeat(160)})`);
+    expect(classifyJobError('a thrown string')).toEqual({
+      kind: 'unknown',
+      reason: 'unclassified error (Error: a thrown string)',
+    });
   });
 });
 

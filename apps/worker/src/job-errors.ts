@@ -6,10 +6,14 @@ import { UnrecoverableError } from '@framedesk/queues';
  * - `media`: the media's own fault, already recorded on the submission (`failed` with a code);
  * - `server`: this server lacks something (a tool, storage, PostgreSQL, Redis, disk space): the
  *   job is retried with a capped back-off for as long as that lasts, the submission never fails;
- * - `unknown`: anything else, retried a few times, then `failed` with `processing_error`.
+ * - `unknown`: anything else. Nothing proves the media at fault, so a job that carries a
+ *   submission treats it as a server fault (held with back-off, listed on the operations page
+ *   with `reason`); the submission never ends `failed` for it. Other jobs are retried, then fail.
  */
 export type JobErrorClass =
-  { readonly kind: 'media' } | { readonly kind: 'server'; readonly reason: string } | { readonly kind: 'unknown' };
+  | { readonly kind: 'media' }
+  | { readonly kind: 'server'; readonly reason: string }
+  | { readonly kind: 'unknown'; readonly reason: string };
 
 const ERRNO_REASONS: Readonly<Record<string, string>> = {
   ENOSPC: 'disk full',
@@ -78,7 +82,14 @@ export function classifyJobError(error: unknown): JobErrorClass {
     const reason = serverReason(e);
     if (reason) return { kind: 'server', reason };
   }
-  return { kind: 'unknown' };
+  return { kind: 'unknown', reason: unclassifiedReason(error) };
+}
+
+/** What the operations page shows for an error nothing explains: its name and first line, short. */
+function unclassifiedReason(error: unknown): string {
+  const e = error instanceof Error ? error : new Error(String(error));
+  const line = (e.message.split('\n')[0] ?? '').trim().slice(0, 160);
+  return `unclassified error (${e.name}${line ? `: ${line}` : ''})`;
 }
 
 /** Back-off between tries of a job held up by a server fault: doubling from `baseMs`, never above `maxMs`. */

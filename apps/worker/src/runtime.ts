@@ -187,13 +187,16 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
     } catch (error) {
       const err = error instanceof Error ? error : new Error(String(error));
       const kind = classifyJobError(err);
-      if (kind.kind === 'server') {
-        // Not the media's fault: never `failed`; tried again, backing off, for as long as it lasts.
+      // A server fault, or an error nothing explains in a job that carries a submission: not
+      // proven the media's fault, so never `failed`; tried again, backing off, while it lasts.
+      const held =
+        kind.kind === 'server' || (kind.kind === 'unknown' && handler.carriesSubmission) ? kind.reason : null;
+      if (held !== null) {
         stats.serverFaults++;
         observed.recordOutcome('held');
         metrics.jobFinished(queue, name, 'retried', seconds());
-        const delay = await holdForServerFault(queue, job, token, kind.reason);
-        jobLogger.error({ err, reason: kind.reason, retryInSeconds: delay / 1000 }, `server fault: ${kind.reason}`);
+        const delay = await holdForServerFault(queue, job, token, held);
+        jobLogger.error({ err, reason: held, retryInSeconds: delay / 1000 }, `server fault: ${held}`);
         throw new DelayedError();
       }
       await clearFault(queue, job);
@@ -201,14 +204,6 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
       const last = permanent || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
       observed.recordOutcome(last ? 'failed' : 'retried');
       metrics.jobFinished(queue, name, last ? 'failed' : 'retried', seconds());
-      if (!permanent && last && handler.exhausted) {
-        // If this fails too, the submission stays in the pipeline and the reconciler retries it.
-        await (handler.exhausted as (payload: unknown, error: Error, context: JobContext) => Promise<void>)(
-          job.data,
-          err,
-          context,
-        ).catch((e: unknown) => jobLogger.error({ err: e }, 'recording exhausted retries failed'));
-      }
       if (!permanent) jobLogger.warn({ err, willRetry: !last }, 'job failed');
       throw err;
     }

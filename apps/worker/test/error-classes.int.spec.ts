@@ -151,6 +151,58 @@ describe('job error classes (worker runtime, real PostgreSQL, Redis, ffmpeg)', (
     await runtime.close();
   });
 
+  it('unknown error: one nothing explains is held like a server fault past its five attempts, listed on ops, never failed', async () => {
+    let broken = true;
+    const storage: ObjectStorage = {
+      ...h.storage,
+      async get(...args) {
+        if (broken) throw new Error('storage said something nobody expected');
+        return h.storage.get(...args);
+      },
+    };
+    const runtime = await h.startRuntime({ ...FAST, queues: ['image-processing'], storage });
+    const id = await h.seedImage(makePng(50, 50));
+    await h.producer.enqueue('image.process', { submissionId: id }); // production options: 5 attempts
+    const fault = await waitFor('seven held tries (more than the five attempts)', async () => {
+      const f = await faultOf('image.process', id);
+      return f && f.tries >= 7 ? f : null;
+    });
+    expect(fault.reason).toBe('unclassified error (Error: storage said something nobody expected)');
+    expect((await h.db.repos.submissions.findById(id))?.status).toBe('media_processing');
+    const overview = await workersOverview(h.producer, createWorkerStatusStore(h.redis, h.settings.REDIS_PREFIX));
+    expect(overview.server_faults).toContainEqual(
+      expect.objectContaining({ queue: 'image-processing', submission_id: id, reason: fault.reason }),
+    );
+    broken = false;
+    expect((await h.waitForStatus(id, ['needs_review', 'failed'])).status).toBe('needs_review');
+    expect(await everFailed(id)).toBe(false);
+    await runtime.close();
+  });
+
+  it('unknown error in a video job is held the same way (no processing_error), then the video finishes', async () => {
+    let broken = true;
+    const storage: ObjectStorage = {
+      ...h.storage,
+      async get(...args) {
+        if (broken) throw new RangeError('an unexplained failure');
+        return h.storage.get(...args);
+      },
+    };
+    const runtime = await h.startRuntime({ ...FAST, queues: ['video-processing'], storage });
+    const id = await h.seedVideo(clip);
+    await h.producer.enqueue('video.process', { submissionId: id });
+    const fault = await waitFor('six held tries', async () => {
+      const f = await faultOf('video.process', id);
+      return f && f.tries >= 6 ? f : null;
+    });
+    expect(fault.reason).toBe('unclassified error (RangeError: an unexplained failure)');
+    expect(await everFailed(id)).toBe(false);
+    broken = false;
+    expect((await h.waitForStatus(id, ['needs_review', 'failed'])).status).toBe('needs_review');
+    expect(await everFailed(id)).toBe(false);
+    await runtime.close();
+  });
+
   it('server fault: PostgreSQL unreachable keeps the queue unconsumed (the job waits, the submission stays received)', async () => {
     const down = await h.startRuntime({
       queues: ['image-processing'],

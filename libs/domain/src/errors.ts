@@ -74,8 +74,9 @@ export function isDomainError(value: unknown): value is DomainError {
 }
 
 /**
- * Why a submission ended `failed` (its `failure.code`). Permanent ones are decided at once;
- * `processing_error` is what transient errors become once retries are exhausted.
+ * Why a submission ended `failed` (its `failure.code`), always decided at once by a proven
+ * cause. `processing_error` means the original is gone from storage; errors nothing explains
+ * never fail a submission (the worker holds the job, docs/reliability.md "Job error classes").
  */
 export const FAILURE_CODES = [
   'invalid_image',

@@ -185,6 +185,21 @@ describe('image processing (real PostgreSQL, fs storage)', () => {
     return id;
   }
 
+  it('an original gone from storage ends failed with processing_error at once, naming the cause (no retries)', async () => {
+    const config = await exampleConfig();
+    const bucket = config.storage.vendor_originals_bucket;
+    const id = await seedImage(makeNoisePng(16, 16), bucket);
+    await storage.delete(bucket, storageKeys.original(id, 'png'));
+    const result = await imageProcessingService({ db, storage, config }).process(id);
+    expect(result).toMatchObject({ outcome: 'failed', code: 'processing_error' });
+    const row = await db.repos.submissions.findById(id);
+    expect([row?.status, row?.failureCode, row?.failureMessage]).toEqual([
+      'failed',
+      'processing_error',
+      'The original image is missing from storage.',
+    ]);
+  });
+
   it('stores every variant row and the fingerprint of the original, as perceptualHash gives it', async () => {
     const config = await exampleConfig();
     const png = makeNoisePng(320, 180);

@@ -153,9 +153,6 @@ export function imageProcessingService(deps: ImageProcessingDeps) {
         variants,
       };
     },
-
-    /** Retries are exhausted: the submission ends `failed` with `processing_error`. */
-    exhausted: (submissionId: string, message: string) => fail(submissionId, 'processing_error', message),
   };
 }
 

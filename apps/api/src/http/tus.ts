@@ -7,6 +7,7 @@ import type { Locker } from '@tus/utils';
 import { type Request as ExpressRequest, type RequestHandler, type Response as ExpressResponse } from 'express';
 import { VIDEO_SNIFF_BYTES } from '@framedesk/media';
 import { isTusNotFound, type SessionTusStore } from './tus-store';
+import { asUnavailable } from './unavailable';
 
 const TUS_VERSION = '1.0.0';
 const MOUNT = '/uploads/tus';
@@ -63,9 +64,12 @@ export function tusHandler(deps: TusDeps): RequestHandler {
       return {};
     },
     async onResponseError(req, error) {
-      if (error instanceof DomainError) {
-        failures.set(req, error);
-        return { status_code: error.status, body: error.message };
+      // Storage (or PostgreSQL) down while tus reads or writes the upload: 503 with Retry-After,
+      // the client resumes from HEAD later; tus would answer a bare 500.
+      const failure = error instanceof DomainError ? error : asUnavailable(error);
+      if (failure) {
+        failures.set(req, failure);
+        return { status_code: failure.status, body: failure.message };
       }
       return undefined;
     },
@@ -86,6 +90,26 @@ export function tusHandler(deps: TusDeps): RequestHandler {
     } finally {
       await lock.unlock();
     }
+  }
+
+  /**
+   * A HEAD on an upload whose bytes are all stored but whose session is still open (the
+   * completion after the last PATCH failed: storage or PostgreSQL down, the instance killed)
+   * finishes it now, under the upload's lock, so "all bytes here" is never answered for media
+   * the service has not taken in. Returns whether it finished one; throws (503) if it cannot.
+   */
+  async function finishStored(session: MediaUploadWithSubmission, requestId: string | undefined): Promise<boolean> {
+    const upload = await deps.store.getUpload(session.id);
+    if (upload.size === undefined || upload.offset !== upload.size) return false;
+    const lock = deps.locker.newLock(session.id);
+    await lock.lock(new AbortController().signal, () => undefined);
+    try {
+      await deps.uploads.completeStored(session, await deps.store.read(session.id), { requestId });
+    } finally {
+      await lock.unlock();
+    }
+    await deps.store.discard(session.id).catch(() => undefined);
+    return true;
   }
 
   /** The container check on the first bytes, before tus (and so the store) sees any. */
@@ -180,6 +204,12 @@ export function tusHandler(deps: TusDeps): RequestHandler {
         session = await deps.uploads.authorize(idOf(req.originalUrl), tokenOf(req.originalUrl)).catch(() => undefined);
       }
       const body = session && req.method !== 'OPTIONS' ? await prepare(req, res, session) : null;
+      if (session && req.method === 'HEAD' && (await finishStored(session, res.locals['requestId'] as string))) {
+        const size = String(session.byteSize);
+        res.setHeader('Upload-Offset', size);
+        res.setHeader('Upload-Length', size);
+        return void res.status(200).end();
+      }
       const request = toWebRequest(req, body);
       if (session) sessions.set(request, session);
       requestIds.set(request, res.locals['requestId'] as string);

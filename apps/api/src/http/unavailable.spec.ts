@@ -21,6 +21,21 @@ describe('asUnavailable', () => {
       new Error('put failed', { cause: Object.assign(new Error('no space left on device'), { code: 'ENOSPC' }) }),
     ],
     ['an adapter kind', { meta: { driverAdapterError: { cause: { kind: 'DatabaseNotReachable' } } } }],
+    [
+      'Redis restarting under the upload lock (ioredis)',
+      new Error("Stream isn't writeable and enableOfflineQueue options is false"),
+    ],
+    ['Redis gone (ioredis)', new Error('Connection is closed.')],
+    ['Prisma without a code', new Error("Raw query failed. Code: `N/A`. Message: `Can't reach database server at x`")],
+    ['S3 timing out (AWS SDK)', Object.assign(new Error('timed out'), { name: 'TimeoutError' })],
+    [
+      'S3 answering 503 (AWS SDK)',
+      Object.assign(new Error('Slow Down'), { name: 'SlowDown', $metadata: { httpStatusCode: 503 } }),
+    ],
+    [
+      'S3 answering any 5xx',
+      Object.assign(new Error('x'), { name: 'UnknownError', $metadata: { httpStatusCode: 502 } }),
+    ],
   ])('maps %s to 503 with Retry-After', (_name, error) => {
     const mapped = asUnavailable(error);
     expect(mapped?.code).toBe('service_unavailable');

@@ -21,11 +21,25 @@ const NETWORK_UNAVAILABLE = new Set([
 ]);
 // PostgreSQL SQLSTATEs of a server going away: connection exceptions (08…) and operator intervention (57P0…).
 const POSTGRES_UNAVAILABLE = /^(08\d{3}|57P0[1-4])$/;
-// node-postgres reports a dropped socket with a message and no code.
+// node-postgres reports a dropped socket with a message and no code; so does Prisma at times.
 const DROPPED =
-  /Connection terminated|terminating connection|database system is (starting up|shutting down|in recovery mode)|Client has encountered a connection error/i;
+  /Connection terminated|terminating connection|database system is (starting up|shutting down|in recovery mode)|Client has encountered a connection error|Can't reach database server/i;
+// ioredis while Redis is down or restarting (the upload lock, the rate limiter's store).
+const REDIS_DOWN = /^(Stream isn't writeable|Connection is closed|Reached the max retries per request limit)/;
+
+// The AWS SDK's names for storage it could not reach or that answered 5xx.
+const STORAGE_UNAVAILABLE = new Set([
+  'TimeoutError',
+  'NetworkingError',
+  'ServiceUnavailable',
+  'SlowDown',
+  'InternalError',
+  'RequestTimeout',
+]);
 
 interface ErrorLike {
+  name?: unknown;
+  $metadata?: { httpStatusCode?: unknown };
   code?: unknown;
   errorCode?: unknown;
   kind?: unknown;
@@ -54,7 +68,10 @@ function isDown(e: ErrorLike): boolean {
   return (
     codes.some((c) => PRISMA_UNAVAILABLE.has(c) || NETWORK_UNAVAILABLE.has(c) || POSTGRES_UNAVAILABLE.test(c)) ||
     (typeof e.kind === 'string' && ADAPTER_UNAVAILABLE.has(e.kind)) ||
-    (typeof e.message === 'string' && DROPPED.test(e.message))
+    (typeof e.name === 'string' && STORAGE_UNAVAILABLE.has(e.name)) ||
+    (typeof e.$metadata?.httpStatusCode === 'number' && e.$metadata.httpStatusCode >= 500) ||
+    (typeof e.message === 'string' && (DROPPED.test(e.message) || REDIS_DOWN.test(e.message))) ||
+    e.name === 'MaxRetriesPerRequestError'
   );
 }
 

@@ -3,6 +3,7 @@ import { defineJob } from './job-handler';
 
 export const imageProcessJob = defineJob({
   name: 'image.process',
+  carriesSubmission: true,
   async run({ submissionId }, { deps, logger, recordOutcome }) {
     const result = await deps.images.process(submissionId);
     recordOutcome(result.outcome);
@@ -22,9 +23,5 @@ export const imageProcessJob = defineJob({
         );
         return;
     }
-  },
-  async exhausted({ submissionId }, error, { deps, logger }) {
-    logger.error({ err: error }, 'image processing retries exhausted');
-    await deps.images.exhausted(submissionId, 'Processing failed after several attempts.');
   },
 });

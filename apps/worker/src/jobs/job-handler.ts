@@ -42,12 +42,13 @@ export interface JobContext {
 /**
  * One handler per job name (STYLE.md 6). `run` returns early on guards and calls a service; it
  * throws to have BullMQ retry (transient) or throws UnrecoverableError after recording a
- * permanent failure. `exhausted` runs when the last attempt of a transient failure fails.
+ * permanent failure. A handler that `carriesSubmission` never lets an error nothing explains
+ * fail its submission: the runtime holds the job like a server fault (back-off, operations page).
  */
 export interface JobHandler<J extends JobName> {
   readonly name: J;
+  readonly carriesSubmission?: true;
   run(payload: JobPayloads[J], context: JobContext): Promise<void>;
-  exhausted?(payload: JobPayloads[J], error: Error, context: JobContext): Promise<void>;
 }
 
 export type AnyJobHandler = { [J in JobName]: JobHandler<J> }[JobName];

@@ -1,4 +1,3 @@
-import { markSubmissionFailed } from '@framedesk/submissions';
 import { UnrecoverableError } from '@framedesk/queues';
 import { defineJob } from './job-handler';
 
@@ -9,6 +8,7 @@ import { defineJob } from './job-handler';
  */
 export const videoProcessJob = defineJob({
   name: 'video.process',
+  carriesSubmission: true,
   async run({ submissionId }, { deps, logger, origin, recordOutcome }) {
     const outcome = await deps.video.processVideo(submissionId, origin);
     recordOutcome(outcome);
@@ -32,10 +32,5 @@ export const videoProcessJob = defineJob({
         logger.info({ status: outcome }, 'video processed');
         return;
     }
-  },
-  async exhausted({ submissionId }, error, { deps, logger }) {
-    logger.error({ err: error }, 'video processing retries exhausted');
-    const code = deps.settings.VIDEO_PROVIDER === 'local' ? 'processing_error' : 'provider_error';
-    await markSubmissionFailed(deps.db, submissionId, code, 'Video processing failed after several attempts.');
   },
 });

@@ -1,0 +1,226 @@
+// A fleet on services a test may break: two API processes behind a round-robin TCP balancer
+// (tcp-proxy.ts), two worker processes, S3 storage (the test S3 server, reached through a proxy
+// that can refuse), one private PostgreSQL cluster and one private Redis. Faults are real:
+// SIGKILL, crash-restarts, refused connections.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
+import { apiKeysService, createReviewer } from '@framedesk/access';
+import { createDatabase } from '@framedesk/db';
+import {
+  buildApp,
+  freePort,
+  type PrivatePostgres,
+  type PrivateRedis,
+  type RunningProcess,
+  startApp,
+  startPrivatePostgres,
+  startPrivateRedis,
+  startTestS3,
+  type TestS3,
+  waitForHttp,
+  writeTestConfig,
+} from '@framedesk/testing';
+import pg from 'pg';
+import { ORIGINALS_BUCKET } from './harness';
+import { openFds } from './raw-http';
+import { startTcpProxy, type TcpProxy } from './tcp-proxy';
+
+const workspaceRoot = resolve(import.meta.dirname, '../../../..');
+
+export type ApiName = 'A' | 'B';
+export const FLEET_AGENT = 'cam';
+export const FLEET_CHANNEL = 'news';
+export const REVIEWER_PASSWORD = 'correct horse battery';
+export const REVIEWERS = ['ann@example.com', 'ben@example.com'] as const;
+
+export interface Fleet {
+  /** The balancer: what every client talks to. */
+  readonly url: string;
+  readonly balancer: TcpProxy;
+  readonly storageDoor: TcpProxy;
+  readonly redis: PrivateRedis;
+  readonly postgres: PrivatePostgres;
+  readonly prefix: string;
+  readonly agentKey: string;
+  readonly sql: pg.Pool;
+  /** Variant objects written to S3, by submission id (counted on the wire). */
+  readonly variantWrites: Map<string, number>;
+  apiProcess(name: ApiName): RunningProcess | undefined;
+  killApi(name: ApiName): Promise<void>;
+  startApi(name: ApiName): Promise<void>;
+  workerProcess(i: number): RunningProcess | undefined;
+  killWorker(i: number): Promise<void>;
+  startWorker(i: number): Promise<void>;
+  /** Open file descriptors of every running app process, by name (A, B, w0, w1). */
+  fds(): Record<string, number>;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+const VARIANT_PUT = new RegExp(`PUT /${ORIGINALS_BUCKET}/variants/(sub_[0-9A-Za-z]+)/[\\w-]+\\.webp`, 'g');
+
+/** Counts variant PUTs per submission from the bytes clients send to S3 (request lines are ASCII). */
+function variantCounter(into: Map<string, number>) {
+  const tails = new Map<number, string>();
+  return (connection: number, chunk: Buffer) => {
+    const text = (tails.get(connection) ?? '') + chunk.toString('latin1');
+    for (const match of text.matchAll(VARIANT_PUT)) into.set(match[1]!, (into.get(match[1]!) ?? 0) + 1);
+    // Keep a tail shorter than one request line, so a line cut across chunks is seen once.
+    const cut = text.lastIndexOf('\r\n');
+    tails.set(connection, cut >= 0 ? text.slice(cut).slice(-200) : text.slice(-200));
+  };
+}
+
+/** What every app process of the fleet runs with: the private services, S3 through its door, fast locks. */
+async function fleetEnv(at: {
+  work: string;
+  databaseUrl: string;
+  redis: PrivateRedis;
+  prefix: string;
+  s3: TestS3;
+  storageDoor: TcpProxy;
+  balancer: TcpProxy;
+}): Promise<Record<string, string>> {
+  return {
+    NODE_ENV: 'test',
+    DATABASE_URL: at.databaseUrl,
+    REDIS_URL: at.redis.url,
+    REDIS_PREFIX: at.prefix,
+    ...at.s3.env,
+    S3_ENDPOINT: at.storageDoor.url,
+    // Behind a balancer, the public URL is the balancer's.
+    FRAMEDESK_CONFIG: await writeTestConfig(at.work, at.balancer.url, (config) => {
+      config.media.small_video_max_bytes = 1000; // every clip goes over tus
+    }),
+    API_HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    WORKER_CONCURRENCY: '2',
+    WORKER_LOCK_SECONDS: '3',
+    RECONCILE_AFTER_SECONDS: '3',
+    RECONCILE_INTERVAL_SECONDS: '2',
+  };
+}
+
+/** The agent (allowed on the channel, with a key) and the two admin reviewers; returns the key. */
+async function seedAccounts(databaseUrl: string): Promise<string> {
+  const db = createDatabase({ url: databaseUrl, poolSize: 1 });
+  try {
+    const agent = await db.repos.agents.create(FLEET_AGENT);
+    await db.repos.agents.allowChannels(agent.id, [(await db.repos.channels.ensure(FLEET_CHANNEL)).channel.id]);
+    for (const email of REVIEWERS)
+      await createReviewer(db, { email, password: REVIEWER_PASSWORD, role: 'admin', channels: [] });
+    return (await apiKeysService(db).issue(agent.id)).key;
+  } finally {
+    await db.close();
+  }
+}
+
+export async function startFleet(options: { env?: Record<string, string> } = {}): Promise<Fleet> {
+  const work = await mkdtemp(join(tmpdir(), 'fd-fleet-'));
+  const cleanups: (() => Promise<unknown>)[] = [async () => rm(work, { recursive: true, force: true })];
+  const cleanup = async () => {
+    for (const fn of cleanups.splice(0).reverse()) await fn().catch(() => undefined);
+  };
+  try {
+    // Inside the workspace, so the bundles resolve their npm packages from its node_modules.
+    const buildDir = join(workspaceRoot, 'node_modules/.cache/framedesk-fleet', basename(work));
+    cleanups.push(async () => rm(buildDir, { recursive: true, force: true }));
+    const [apiEntry, workerEntry] = await Promise.all([buildApp('api', buildDir), buildApp('worker', buildDir)]);
+    const redis = await startPrivateRedis();
+    cleanups.push(() => redis.close());
+    const postgres = await startPrivatePostgres();
+    cleanups.push(() => postgres.close());
+    const databaseUrl = await postgres.createDatabase();
+    const s3: TestS3 = await startTestS3(join(work, 's3'), [ORIGINALS_BUCKET]);
+    cleanups.push(() => s3.close());
+    const variantWrites = new Map<string, number>();
+    const storageDoor = await startTcpProxy([Number(new URL(s3.endpoint).port)], {
+      onClientData: variantCounter(variantWrites),
+    });
+    cleanups.push(() => storageDoor.close());
+    const ports: Record<ApiName, number> = { A: await freePort(), B: await freePort() };
+    const balancer = await startTcpProxy([ports.A, ports.B]);
+    cleanups.push(() => balancer.close());
+    const prefix = `fdfleet_${Math.random().toString(36).slice(2, 8)}`;
+    const env = {
+      ...(await fleetEnv({ work, databaseUrl, redis, prefix, s3, storageDoor, balancer })),
+      ...options.env,
+    };
+
+    const apis: Partial<Record<ApiName, RunningProcess>> = {};
+    const workers: (RunningProcess | undefined)[] = [];
+    const output: string[] = [];
+    const alive = (p: RunningProcess | undefined) => !!p && p.child.exitCode === null && p.child.signalCode === null;
+    const keep = (p: RunningProcess) => p.child.once('exit', () => output.push(p.output()));
+    const startApi = async (name: ApiName) => {
+      const tmp = join(work, `tmp-${name}`);
+      mkdirSync(tmp, { recursive: true });
+      const proc = startApp(
+        'api',
+        { ...env, API_PORT: String(ports[name]), STORAGE_FS_ROOT: join(work, `api-${name}`), TMPDIR: tmp },
+        [],
+        { entry: apiEntry },
+      );
+      keep(proc);
+      apis[name] = proc;
+      await waitForHttp(`http://127.0.0.1:${ports[name]}/healthz`, 60_000, proc);
+    };
+    const startWorker = async (i: number) => {
+      const port = await freePort();
+      const proc = startApp(
+        'worker',
+        { ...env, WORKER_HEALTH_PORT: String(port), STORAGE_FS_ROOT: join(work, `worker-${i}`) },
+        [],
+        { entry: workerEntry },
+      );
+      keep(proc);
+      workers[i] = proc;
+      await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60_000, proc);
+    };
+    cleanups.push(async () => Promise.all([...Object.values(apis), ...workers].map((p) => p?.stop('SIGKILL'))));
+    await Promise.all([startApi('A'), startApi('B'), startWorker(0), startWorker(1)]);
+
+    const agentKey = await seedAccounts(databaseUrl);
+    const sql = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+    sql.on('error', () => undefined); // a restarted server drops idle clients; the next query reconnects
+    cleanups.push(() => sql.end());
+
+    return {
+      url: balancer.url,
+      balancer,
+      storageDoor,
+      redis,
+      postgres,
+      prefix,
+      agentKey,
+      sql,
+      variantWrites,
+      apiProcess: (name) => apis[name],
+      async killApi(name) {
+        await apis[name]?.stop('SIGKILL');
+      },
+      startApi,
+      workerProcess: (i) => workers[i],
+      async killWorker(i) {
+        await workers[i]?.stop('SIGKILL');
+      },
+      startWorker,
+      fds() {
+        const out: Record<string, number> = {};
+        for (const [name, p] of Object.entries(apis)) if (alive(p)) out[name] = openFds(p!.child.pid!);
+        workers.forEach((p, i) => {
+          if (alive(p)) out[`w${i}`] = openFds(p!.child.pid!);
+        });
+        return out;
+      },
+      output: () => [...output, ...[...Object.values(apis), ...workers].filter(alive).map((p) => p!.output())].join(''),
+      stop: cleanup,
+    };
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+}
