@@ -1,4 +1,4 @@
-import { type KeyboardEvent, type PointerEvent, useEffect, useRef, useState } from 'react';
+import { type KeyboardEvent, type PointerEvent, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import type { SubmissionDetail } from '../api/types';
 import { useKeyboard } from '../hooks/useKeyboard';
 import { Button, Toggle } from '../ui';
@@ -26,10 +26,15 @@ export function zoomView(view: View, current: number, factor: number, at = { x: 
 function useSize<T extends HTMLElement>() {
   const ref = useRef<T>(null);
   const [size, setSize] = useState({ width: 0, height: 0 });
-  useEffect(() => {
+  // Measured before the first paint: a frame first drawn for a 0×0 stage and then moved is a
+  // layout shift (Lighthouse counted 0.08 CLS on the detail for it).
+  useLayoutEffect(() => {
     const el = ref.current;
-    if (!el || typeof ResizeObserver === 'undefined') return;
-    const observer = new ResizeObserver(() => setSize({ width: el.clientWidth, height: el.clientHeight }));
+    if (!el) return;
+    const measure = () => setSize({ width: el.clientWidth, height: el.clientHeight });
+    measure();
+    if (typeof ResizeObserver === 'undefined') return;
+    const observer = new ResizeObserver(measure);
     observer.observe(el);
     return () => observer.disconnect();
   }, []);
