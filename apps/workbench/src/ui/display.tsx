@@ -30,7 +30,13 @@ export function Kbd({ children }: { readonly children: ReactNode }) {
 /** A grey placeholder of the content's shape while it loads. */
 export function Skeleton({ lines = 3, className }: { readonly lines?: number; readonly className?: string }) {
   return (
-    <div className={['ui-skeleton', className].filter(Boolean).join(' ')} aria-busy="true" aria-label="Loading">
+    // A name needs a role that takes one (axe: aria-label on a plain div is prohibited).
+    <div
+      className={['ui-skeleton', className].filter(Boolean).join(' ')}
+      role="progressbar"
+      aria-busy="true"
+      aria-label="Loading"
+    >
       {Array.from({ length: lines }, (_, i) => (
         <span key={i} className="ui-skeleton-line" style={{ width: `${90 - ((i * 17) % 40)}%` }} />
       ))}
