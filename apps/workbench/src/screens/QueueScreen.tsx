@@ -194,6 +194,13 @@ export function QueueScreen({ route, reasons, undoMs }: QueueScreenProps) {
   const fetchMore = useCallback(() => {
     if (hasNextPage && !isFetchingNextPage && !isFetchNextPageError) void fetchNextPage();
   }, [hasNextPage, isFetchingNextPage, isFetchNextPageError, fetchNextPage]);
+  // A page that failed to load is tried again a few seconds later: without this, one failed page
+  // (the API busy for a moment) left the list stuck at its end until the reviewer reloaded.
+  useEffect(() => {
+    if (!isFetchNextPageError) return;
+    const timer = setTimeout(() => void fetchNextPage(), 3_000);
+    return () => clearTimeout(timer);
+  }, [isFetchNextPageError, fetchNextPage]);
   const at = items.findIndex((i) => i.id === selectedId);
   const neighbours = at < 0 ? [] : items.slice(Math.max(0, at - 4), at + 5);
 
