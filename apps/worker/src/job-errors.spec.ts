@@ -31,6 +31,12 @@ describe('classifyJobError', () => {
       'PostgreSQL unreachable [P1001]',
     );
     expect(reason(new Error('Connection is closed.'))).toBe('Redis unreachable');
+    // The API's 503 and the worker's hold read one list per dependency: PostgreSQL restarting
+    // (SQLSTATE 57P01 inside Prisma's driver-adapter error) is a server fault here too.
+    const adminShutdown = { name: 'DriverAdapterError', cause: { originalCode: '57P01', kind: 'postgres' } };
+    expect(reason(Object.assign(new Error('terminated'), { meta: { driverAdapterError: adminShutdown } }))).toBe(
+      'PostgreSQL unreachable [57P01]',
+    );
     expect(reason(Object.assign(new Error('x'), { name: 'InternalError', $metadata: { httpStatusCode: 503 } }))).toBe(
       'storage unavailable (InternalError)',
     );

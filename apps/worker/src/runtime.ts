@@ -6,17 +6,15 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import {
   createQueueProducer,
+  type QueueProducer,
   createQueueWorker,
   createRedis,
   createWorkerStatusStore,
-  DelayedError,
   reviewChangePublisher,
   withReviewChanges,
   type Job,
-  type JobName,
   QUEUE_NAMES,
   type QueueName,
-  UnrecoverableError,
   type WorkerReadinessReport,
 } from '@framedesk/queues';
 import { createStorage, type ObjectStorage } from '@framedesk/storage';
@@ -30,10 +28,10 @@ import {
   retentionService,
 } from '@framedesk/submissions';
 import { createVideoProvider } from '@framedesk/video-provider';
-import type { AnyJobHandler, JobContext, WorkerDeps } from './jobs/job-handler';
-import { classifyJobError, serverFaultDelayMs } from './job-errors';
+import type { AnyJobHandler, WorkerDeps } from './jobs/job-handler';
+import { createJobProcessor } from './job-processor';
 import { buildHandlerRegistry, JOB_HANDLERS } from './jobs/registry';
-import { observeJob, type ObservedJob } from './job-observer';
+import { observeJob } from './job-observer';
 import { createQueueGates } from './queue-gates';
 import { checkNeeds, needsOf } from './readiness';
 import { createWorkerMetrics } from './worker-metrics';
@@ -82,35 +80,14 @@ export function parseQueueSelection(value: string): { queues: QueueName[]; unkno
   return { queues: QUEUE_NAMES.filter((q) => names.includes(q)), unknown };
 }
 
-/**
- * The worker process: one BullMQ worker per selected queue, each running `WORKER_CONCURRENCY`
- * jobs, all dispatching through the one handler registry.
- */
-export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise<WorkerRuntime> {
-  const { settings, config, logger } = options;
-  const registry = buildHandlerRegistry(options.handlers ?? JOB_HANDLERS);
-  configureImageProcessing();
-
-  const connection = createRedis(settings.REDIS_URL, 'worker');
-  connection.on('error', (error) => logger.warn({ err: error }, 'redis error'));
-  const database = createDatabase({ url: settings.DATABASE_URL, poolSize: settings.DATABASE_POOL_SIZE });
-  const queues = createQueueProducer(connection, settings.REDIS_PREFIX);
-  const metrics = createWorkerMetrics(options.metrics, { queues, db: database });
-  // Status changes (a frame now waiting for review) are announced to open workbenches, and counted.
-  const db: Database = withTransitionMetrics(
-    withReviewChanges(database, reviewChangePublisher(connection, settings.REDIS_PREFIX)),
-    metrics.pipeline,
-  );
-  const storage = options.storage ?? createStorage(settings);
+/** What every job handler is handed: the database, storage, queues and the services over them. */
+function createWorkerDeps(base: Pick<WorkerDeps, 'settings' | 'config' | 'db' | 'queues' | 'storage'>): WorkerDeps {
+  const { settings, config, db, queues, storage } = base;
   const nearDuplicates = nearDuplicateSettings(settings);
   // Throws at start-up when the configuration does not fit the chosen driver.
   const provider = createVideoProvider(settings, config);
-  const deps: WorkerDeps = {
-    settings,
-    config,
-    db,
-    storage,
-    queues,
+  return {
+    ...base,
     images: imageProcessingService({ db, storage, config, nearDuplicates }),
     reconciler: reconcilerService({ db, queues, reconcileAfterSeconds: settings.RECONCILE_AFTER_SECONDS }),
     video: createVideoService({
@@ -132,82 +109,52 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
     }),
     repair: mediaRepairService({ db, storage, config }),
   };
+}
+
+/**
+ * Declares the periodic maintenance jobs now and again every little while (a flushed Redis gets
+ * them back). Not awaited: with Redis down the worker still starts (and says so on /readyz).
+ */
+function scheduleMaintenance(queues: QueueProducer, settings: Settings, logger: Logger): NodeJS.Timeout {
+  const schedule = async () => {
+    await queues.schedule('maintenance.reconcile', settings.RECONCILE_INTERVAL_SECONDS * 1000);
+    await queues.schedule('maintenance.sweep', SWEEP_EVERY_MS);
+    await queues.schedule('maintenance.retention', settings.RETENTION_INTERVAL_SECONDS * 1000);
+  };
+  const scheduleLogged = () =>
+    void schedule().catch((error: unknown) => logger.warn({ err: error }, 'scheduling failed'));
+  scheduleLogged();
+  const refresh = setInterval(scheduleLogged, scheduleRefreshMs(settings.RECONCILE_INTERVAL_SECONDS));
+  refresh.unref();
+  return refresh;
+}
+
+/**
+ * The worker process: one BullMQ worker per selected queue, each running `WORKER_CONCURRENCY`
+ * jobs, all dispatching through the one handler registry.
+ */
+export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise<WorkerRuntime> {
+  const { settings, config, logger } = options;
+  const registry = buildHandlerRegistry(options.handlers ?? JOB_HANDLERS);
+  configureImageProcessing();
+
+  const connection = createRedis(settings.REDIS_URL, 'worker');
+  connection.on('error', (error) => logger.warn({ err: error }, 'redis error'));
+  const database = createDatabase({ url: settings.DATABASE_URL, poolSize: settings.DATABASE_POOL_SIZE });
+  const queues = createQueueProducer(connection, settings.REDIS_PREFIX);
+  const metrics = createWorkerMetrics(options.metrics, { queues, db: database });
+  // Status changes (a frame now waiting for review) are announced to open workbenches, and counted.
+  const db: Database = withTransitionMetrics(
+    withReviewChanges(database, reviewChangePublisher(connection, settings.REDIS_PREFIX)),
+    metrics.pipeline,
+  );
+  const deps = createWorkerDeps({ settings, config, db, queues, storage: options.storage ?? createStorage(settings) });
+  const { storage } = deps;
   const stats = { stalled: 0, completed: 0, failed: 0, serverFaults: 0 };
   const status = createWorkerStatusStore(connection, settings.REDIS_PREFIX);
   const backoff = options.serverFaultBackoff ?? { baseMs: 5_000, maxMs: 300_000 };
 
-  /** The job waits (delayed, attempts untouched) until the fault is gone; the submission stays where it is. */
-  async function holdForServerFault(queue: QueueName, job: Job, token: string | undefined, reason: string) {
-    const previous = await status.findFault(queue, job.id!).catch(() => null);
-    const tries = (previous?.tries ?? 0) + 1;
-    const delay = serverFaultDelayMs(tries, backoff.baseMs, backoff.maxMs);
-    const submissionId = (job.data as { submissionId?: string }).submissionId;
-    await status
-      .recordFault({
-        queue,
-        job: job.name as JobName,
-        jobId: job.id!,
-        ...(submissionId ? { submissionId } : {}),
-        reason,
-        since: previous?.since ?? new Date().toISOString(),
-        tries,
-        nextTryAt: new Date(Date.now() + delay).toISOString(),
-      })
-      .catch(() => undefined);
-    await job.moveToDelayed(Date.now() + delay, token);
-    return delay;
-  }
-
-  /**
-   * A fault is recorded only for a job that ran before (held, then run again: BullMQ counts every
-   * start), so a job on its first start has none to clear and costs Redis nothing here.
-   */
-  const clearFault = async (queue: QueueName, job: Job) => {
-    if (job.attemptsStarted > 1) await status.clearFault(queue, job.id!).catch(() => undefined);
-  };
-
-  const processJob = async (queue: QueueName, job: Job, token: string | undefined, observed: ObservedJob) => {
-    const name = job.name as JobName;
-    const jobLogger = observed.logger;
-    const handler = registry.get(name);
-    if (!handler) throw new UnrecoverableError(`no handler for job ${name}`);
-    const context: JobContext = {
-      deps,
-      logger: jobLogger,
-      job,
-      origin: observed.origin,
-      recordOutcome: observed.recordOutcome,
-    };
-    const started = process.hrtime.bigint();
-    const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
-    try {
-      await (handler.run as (payload: unknown, context: JobContext) => Promise<void>)(job.data, context);
-      metrics.jobFinished(queue, name, 'completed', seconds());
-      await clearFault(queue, job);
-    } catch (error) {
-      const err = error instanceof Error ? error : new Error(String(error));
-      const kind = classifyJobError(err);
-      // A server fault, or an error nothing explains in a job that carries a submission: not
-      // proven the media's fault, so never `failed`; tried again, backing off, while it lasts.
-      const held =
-        kind.kind === 'server' || (kind.kind === 'unknown' && handler.carriesSubmission) ? kind.reason : null;
-      if (held !== null) {
-        stats.serverFaults++;
-        observed.recordOutcome('held');
-        metrics.jobFinished(queue, name, 'retried', seconds());
-        const delay = await holdForServerFault(queue, job, token, held);
-        jobLogger.error({ err, reason: held, retryInSeconds: delay / 1000 }, `server fault: ${held}`);
-        throw new DelayedError();
-      }
-      await clearFault(queue, job);
-      const permanent = err instanceof UnrecoverableError;
-      const last = permanent || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-      observed.recordOutcome(last ? 'failed' : 'retried');
-      metrics.jobFinished(queue, name, last ? 'failed' : 'retried', seconds());
-      if (!permanent) jobLogger.warn({ err, willRetry: !last }, 'job failed');
-      throw err;
-    }
-  };
+  const processJob = createJobProcessor({ registry, deps, metrics, stats, status, backoff });
   const processor = (queue: QueueName) => (job: Job, token?: string) =>
     observeJob({ queue, job, logger, metrics: metrics.pipeline, db }, (observed) =>
       processJob(queue, job, token, observed),
@@ -248,20 +195,7 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
     publish: (report) => status.publishReadiness(report, (intervalMs * 3) / 1000 + 5),
   });
 
-  let refresh: NodeJS.Timeout | undefined;
-  if (served.includes('maintenance')) {
-    const schedule = async () => {
-      await queues.schedule('maintenance.reconcile', settings.RECONCILE_INTERVAL_SECONDS * 1000);
-      await queues.schedule('maintenance.sweep', SWEEP_EVERY_MS);
-      await queues.schedule('maintenance.retention', settings.RETENTION_INTERVAL_SECONDS * 1000);
-    };
-    const scheduleLogged = () =>
-      void schedule().catch((error: unknown) => logger.warn({ err: error }, 'scheduling failed'));
-    // Not awaited: with Redis down the worker still starts (and says so on /readyz).
-    scheduleLogged();
-    refresh = setInterval(scheduleLogged, scheduleRefreshMs(settings.RECONCILE_INTERVAL_SECONDS));
-    refresh.unref();
-  }
+  const refresh = served.includes('maintenance') ? scheduleMaintenance(queues, settings, logger) : undefined;
   await gates.check();
   logger.info(
     { queues: served, concurrency: settings.WORKER_CONCURRENCY, ready: gates.ready() },

@@ -1,6 +1,7 @@
 export { createDatabase, type Database, type DatabaseOptions, type TransitionOptions } from './client';
 export type { Repositories } from './repositories';
 export { ALL_CHANNELS, type ChannelScope } from './channel-scope';
+export { databaseUnreachableReason } from './unreachable';
 export type { AccountChange, AccountEventRow, ReviewerListRow } from './accounts.repository';
 export {
   ACCESS_CHANGES_CHANNEL,

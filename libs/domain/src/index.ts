@@ -3,3 +3,4 @@ export * from './errors';
 export * from './ids';
 export * from './values';
 export * from './retention';
+export * from './error-chain';

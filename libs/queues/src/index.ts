@@ -6,3 +6,4 @@ export * from './redis-locker';
 export * from './worker-status';
 export * from './workers-overview';
 export * from './review-changes';
+export * from './unreachable';

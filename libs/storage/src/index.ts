@@ -4,3 +4,4 @@ export * from './s3.storage';
 export * from './create-storage';
 export * from './keys';
 export * from './tus-store';
+export * from './unavailable';
