@@ -4,10 +4,15 @@ import { mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, makeClip, reviewerCookie, runApp, type Stack, startStack } from '@framedesk/testing';
+import { createQueueProducer, createRedis, jobIdFor } from '@framedesk/queues';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-/** Longer than the job's retries could ever last (5 attempts, 2 s exponential back-off ≈ 30 s). */
-const HELD_FOR_MS = 45_000;
+/**
+ * Five of the worker's readiness checks (every 2 s): a worker that would take video jobs has taken
+ * this one by then. The test then asserts it was never started, not only that it has not failed
+ * yet (its retries alone would last ≈ 30 s: 5 attempts, 2 s exponential back-off).
+ */
+const HELD_FOR_MS = 10_000;
 
 /**
  * A machine without ffprobe, as a new user has it: the worker says so on /readyz and does not
@@ -140,6 +145,15 @@ describe('first run without ffprobe (api + worker processes)', () => {
       const wait = uploadedAt + HELD_FOR_MS - Date.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       expect(await statusOf(submissionId)).toBe('media_processing');
+      const redis = createRedis(stack.env['REDIS_URL']!, 'producer');
+      const queues = createQueueProducer(redis, stack.env['REDIS_PREFIX']!);
+      try {
+        const job = await queues.queue('video-processing').getJob(jobIdFor('video.process', { submissionId }));
+        expect(job?.attemptsStarted).toBe(0);
+      } finally {
+        await queues.close();
+        redis.disconnect();
+      }
 
       await symlink(execFileSync('sh', ['-c', 'command -v ffprobe']).toString().trim(), ffprobe);
       const deadline = Date.now() + 60_000;
