@@ -2,7 +2,7 @@
 // `npm test`: the same set-up as `npm start`, then every project's typecheck, lint and tests
 // (unit, integration against the real PostgreSQL and Redis, browser tests in chromium).
 // Each test file makes its own database and Redis key prefix, so runs never see each other.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { root, setup, testServicesEnv } from './setup.mjs';
@@ -58,16 +58,48 @@ const env = {
   NX_TUI: 'false',
   ...testServicesEnv(),
 };
-const targets = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['typecheck', 'lint', 'test'];
-const run = spawnSync(
-  'npx',
-  ['nx', 'run-many', '-t', ...targets, '--parallel=2', '--outputStyle=stream', '--skip-nx-cache'],
-  {
-    cwd: root,
-    env,
-    stdio: 'inherit',
-  },
-);
+/**
+ * The whole suite, in lanes that run at the same time, each an `nx run-many` one task at a time.
+ * Nx alone would run the libraries first and the apps last, so the longest task (the api's
+ * integration and fault tests, ~11 min) started after everything else; the lanes start it at
+ * once beside the other long ones. Two lanes are mostly processes waiting on each other (stacks
+ * of API and worker processes); the third is the CPU's: the one typecheck and one lint of the whole
+ * workspace (tools/workspace/project.json), then the small projects and the browser tests.
+ */
+const LANES = [
+  [{ targets: ['test'], projects: ['api'] }],
+  [{ targets: ['test'], projects: ['workspace', 'worker', 'cli'] }],
+  [
+    { targets: ['typecheck-all', 'lint-all'], projects: ['workspace'] },
+    { targets: ['test', 'e2e'], exclude: ['api', 'workspace', 'worker', 'cli'] },
+  ],
+];
+
+/** One `nx run-many`, a task at a time; resolves with its exit code. */
+const nx = ({ targets, projects, exclude }) =>
+  new Promise((resolve) => {
+    const scope = projects ? [`--projects=${projects.join(',')}`] : exclude ? [`--exclude=${exclude.join(',')}`] : [];
+    const args = ['nx', 'run-many', '-t', ...targets, ...scope, '--outputStyle=stream', '--skip-nx-cache'];
+    const child = spawn('npx', [...args, `--parallel=${projects || exclude ? 1 : 2}`], {
+      cwd: root,
+      env,
+      stdio: 'inherit',
+    });
+    child.on('exit', (code) => resolve(code ?? 1));
+  });
+
+const requested = process.argv.slice(2);
+const codes =
+  requested.length > 0
+    ? [await nx({ targets: requested })]
+    : await Promise.all(
+        LANES.map(async (steps) => {
+          let worst = 0;
+          for (const step of steps) worst = Math.max(worst, await nx(step));
+          return worst;
+        }),
+      );
+const status = codes.find((code) => code !== 0) ?? 0;
 
 // One closing line over every project's vitest report.
 let passed = 0;
@@ -81,6 +113,6 @@ if (existsSync(results)) {
     skipped += (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
   }
 }
-if (run.status !== 0 && failed === 0) failed = 1; // a typecheck, lint or crashed run counts as a failure
+if (status !== 0 && failed === 0) failed = 1; // a typecheck, lint or crashed run counts as a failure
 console.log(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
-process.exit(run.status ?? 1);
+process.exit(status);
