@@ -31,8 +31,9 @@ export function defineProject(projectDir: string, overrides: ViteUserConfig = {}
       name: basename(projectDir),
       include: ['src/**/*.spec.ts', 'src/**/*.spec.tsx', 'test/**/*.spec.ts'],
       environment: 'node',
-      testTimeout: 30_000,
-      hookTimeout: 60_000,
+      // Integration tests start processes (tsx compiles them as they load): generous on a busy machine.
+      testTimeout: 60_000,
+      hookTimeout: 120_000,
       reporters: ['default'],
       passWithNoTests: true,
       ...overrides.test,

@@ -61,7 +61,7 @@ interface Shell {
   readonly output: string;
 }
 
-function sh(command: string, cwd: string, env: Record<string, string>, timeoutMs = 300_000): Promise<Shell> {
+function sh(command: string, cwd: string, env: Record<string, string>, timeoutMs = 600_000): Promise<Shell> {
   return new Promise((done) => {
     const child = spawn('sh', ['-c', command], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';

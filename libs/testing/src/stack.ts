@@ -151,7 +151,7 @@ export function runApp(
   });
 }
 
-export async function waitForHttp(url: string, timeoutMs = 30_000, process?: RunningProcess): Promise<void> {
+export async function waitForHttp(url: string, timeoutMs = 60_000, process?: RunningProcess): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (process && process.child.exitCode !== null) {
@@ -262,12 +262,12 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       entry: entries.worker,
     });
     workers.push(worker);
-    await waitForHttp(`http://127.0.0.1:${port}/healthz`, 30_000, worker);
+    await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60_000, worker);
     return worker;
   };
   const cli = (args: string[], stdin?: string) => runApp('cli', args, env, stdin);
   try {
-    await waitForHttp(`${apiUrl}/healthz`, 30_000, api);
+    await waitForHttp(`${apiUrl}/healthz`, 60_000, api);
     for (let i = 0; i < (options.workers ?? 1); i++) await startWorker();
   } catch (error) {
     await Promise.all([api.stop('SIGKILL'), ...workers.map((w) => w.stop('SIGKILL'))]);
