@@ -26,10 +26,16 @@ export function useRowWindow({
   readonly rowHeight: number;
   readonly overscan: number;
 }) {
-  const [view, setView] = useState({ top: 0, height: 0 });
+  // The first row in view and the scroller's height: a scroll within one row renders nothing.
+  const [view, setView] = useState({ row: 0, height: 0 });
   useLayoutEffect(() => {
     if (!scroller) return;
-    const update = () => setView({ top: scroller.scrollTop, height: scroller.clientHeight });
+    const update = () =>
+      setView((was) => {
+        const row = Math.floor(scroller.scrollTop / rowHeight);
+        const height = scroller.clientHeight;
+        return was.row === row && was.height === height ? was : { row, height };
+      });
     update();
     scroller.addEventListener('scroll', update, { passive: true });
     const resize = typeof ResizeObserver === 'undefined' ? null : new ResizeObserver(update);
@@ -38,11 +44,11 @@ export function useRowWindow({
       scroller.removeEventListener('scroll', update);
       resize?.disconnect();
     };
-  }, [scroller]);
+  }, [scroller, rowHeight]);
 
-  const height = view.height || UNLAID_HEIGHT;
-  const first = Math.max(0, Math.floor(view.top / rowHeight) - overscan);
-  const last = Math.min(count - 1, Math.ceil((view.top + height) / rowHeight) - 1 + overscan);
+  const inView = Math.ceil((view.height || UNLAID_HEIGHT) / rowHeight);
+  const first = Math.max(0, view.row - overscan);
+  const last = Math.min(count - 1, view.row + inView + overscan);
   const rows: WindowRow[] = [];
   for (let index = first; index <= last; index++) rows.push({ index, start: index * rowHeight });
 
