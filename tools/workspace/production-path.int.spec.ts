@@ -6,10 +6,11 @@
 // drift from what works (it once yielded no workbench: `npm run build` did not build it).
 import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -41,6 +42,16 @@ function productionBlocks(text: string): string[][] {
 }
 
 const PROCESSES = ['npm run api', 'npm run worker'];
+
+/** All of the workbench's JavaScript, gzipped, at most (docs/workbench.md, "Budget"). */
+const WORKBENCH_JAVASCRIPT_BUDGET = 200_000;
+
+/** Every .js file under a build's folder with its gzipped size in bytes, and their sum. */
+function gzippedJavaScript(dir: string): { files: Record<string, number>; total: number } {
+  const names = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.js'));
+  const files = Object.fromEntries(names.map((name) => [name, gzipSync(readFileSync(join(dir, name))).length]));
+  return { files, total: Object.values(files).reduce((sum, bytes) => sum + bytes, 0) };
+}
 
 /**
  * What an operator's fresh shell has: no variables of the npm script or the test runner that
@@ -160,6 +171,10 @@ describe('the README\'s "Running in production" section, word for word', () => {
       await copyTree(copy);
       for (const step of steps.filter((line) => !PROCESSES.includes(line))) await mustRun(step, copy, operatorEnv(env));
       expect(existsSync(join(copy, 'apps/workbench/dist/index.html'))).toBe(true);
+      const workbench = gzippedJavaScript(join(copy, 'apps/workbench/dist'));
+      expect(workbench.total, JSON.stringify(workbench.files, null, 1)).toBeLessThanOrEqual(
+        WORKBENCH_JAVASCRIPT_BUDGET,
+      );
       expect(existsSync(join(copy, 'node_modules/tsx')), 'production dependencies only').toBe(false);
 
       const production = operatorEnv({ ...env, NODE_ENV: 'production' });

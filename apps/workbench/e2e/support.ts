@@ -234,10 +234,12 @@ export function javaScriptBudget(dist: string): JavaScriptBudget {
   const entryKey = Object.keys(manifest).find((k) => manifest[k]!.isEntry)!;
   const entry = closure(entryKey);
   const screens: Record<string, number> = { 'sign-in (entry)': total(entry) };
-  for (const lazy of manifest[entryKey]!.dynamicImports ?? []) screens[lazy] = total(closure(lazy, new Set(entry)));
+  // Screens are what the first page's code (the entry or a chunk it imports) loads lazily.
+  for (const lazy of [...entry].flatMap((key) => manifest[key]!.dynamicImports ?? []))
+    screens[lazy] = total(closure(lazy, new Set(entry)));
   const onDemand: Record<string, number> = {};
   for (const key of Object.keys(manifest))
-    for (const lazy of key === entryKey ? [] : (manifest[key]!.dynamicImports ?? []))
+    for (const lazy of entry.has(key) ? [] : (manifest[key]!.dynamicImports ?? []))
       onDemand[lazy] = total([...closure(lazy)].filter((k) => !entry.has(k) && !closure(key).has(k)));
   return { screens, onDemand, all: total(Object.keys(manifest)) };
 }

@@ -1,3 +1,4 @@
+export * from './values';
 export * from './schemas';
 export * from './openapi';
 export * from './review';

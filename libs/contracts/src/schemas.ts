@@ -1,4 +1,5 @@
 import { type Static, type TSchema, type TUnsafe, Type } from '@sinclair/typebox';
+import { API_MEDIA_TYPES, API_SUBMISSION_STATUSES, API_VISIBILITIES, UPLOAD_PROTOCOLS } from './values';
 
 /**
  * The agent API's request and response shapes (DESIGN.md §4) as JSON Schema. The API validates
@@ -8,19 +9,6 @@ import { type Static, type TSchema, type TUnsafe, Type } from '@sinclair/typebox
 const stringEnum = <const T extends readonly string[]>(values: T, description?: string): TUnsafe<T[number]> =>
   Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
 const nullable = <S extends TSchema>(schema: S) => Type.Union([schema, Type.Null()]);
-
-export const API_SUBMISSION_STATUSES = [
-  'received',
-  'waiting_for_upload',
-  'media_processing',
-  'needs_review',
-  'promoted',
-  'rejected',
-  'failed',
-] as const;
-export const API_VISIBILITIES = ['draft', 'team_visible', 'promotion_eligible'] as const;
-export const API_MEDIA_TYPES = ['image', 'video'] as const;
-export const UPLOAD_PROTOCOLS = ['basic', 'tus'] as const;
 
 export const SlugSchema = Type.String({
   pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$',

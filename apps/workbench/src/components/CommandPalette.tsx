@@ -1,8 +1,8 @@
-import { Command } from 'cmdk';
 import { useState } from 'react';
 import type { ChannelCount } from '../api/types';
 import { navigate } from '../hooks/useRoute';
 import { Dialog, Kbd, setTheme } from '../ui';
+import { CommandGroup, CommandItem, CommandMenu } from '../ui/CommandMenu';
 import { channelLabel } from './ChannelSwitcher';
 
 export interface CommandPaletteProps {
@@ -45,83 +45,87 @@ export function CommandPalette({ isOpen, onOpenChange, channels, admin, onShortc
   };
   return (
     <Dialog title="Command palette" hideTitle isOpen={isOpen} onOpenChange={onOpenChange} className="palette-modal">
-      <Command label="Search commands" className="palette" loop>
-        <Command.Input
-          className="ui-input palette-input"
-          value={search}
-          onValueChange={setSearch}
-          placeholder="Type a channel, a frame id or an action…"
-          autoFocus
-        />
-        <Command.List className="palette-list" label="Commands">
-          <Command.Empty className="palette-empty">Nothing matches.</Command.Empty>
-          {looksLikeId(search) && (
-            <Command.Group heading="Frame" forceMount>
-              <Command.Item
-                forceMount
-                value={`open frame ${search}`}
-                onSelect={() => run(() => navigate(`/?selected=${encodeURIComponent(search.trim())}`))}
-              >
-                Open frame {search.trim()}
-              </Command.Item>
-            </Command.Group>
+      <CommandMenu
+        label="Search commands"
+        listLabel="Commands"
+        search={search}
+        onSearch={setSearch}
+        placeholder="Type a channel, a frame id or an action…"
+        empty="Nothing matches."
+      >
+        {looksLikeId(search) && (
+          <CommandGroup heading="Frame">
+            <CommandItem
+              id="frame"
+              keywords={`open frame ${search}`}
+              onAction={() => run(() => navigate(`/?selected=${encodeURIComponent(search.trim())}`))}
+            >
+              Open frame {search.trim()}
+            </CommandItem>
+          </CommandGroup>
+        )}
+        <CommandGroup heading="Go to">
+          <CommandItem id="queue" keywords="queue all channels" onAction={() => run(() => navigate('/'))}>
+            Queue: all channels
+          </CommandItem>
+          {admin && (
+            <CommandItem id="ops" keywords="ops operations failed" onAction={() => run(() => navigate('/ops'))}>
+              Ops
+            </CommandItem>
           )}
-          <Command.Group heading="Go to">
-            <Command.Item value="queue all channels" onSelect={() => run(() => navigate('/'))}>
-              Queue: all channels
-            </Command.Item>
-            {admin && (
-              <Command.Item value="ops operations failed" onSelect={() => run(() => navigate('/ops'))}>
-                Ops
-              </Command.Item>
-            )}
-            {admin && (
-              <Command.Item value="people admins reviewers" onSelect={() => run(() => navigate('/people'))}>
-                People
-              </Command.Item>
-            )}
-          </Command.Group>
-          <Command.Group heading="Channels">
-            {channels.map((c) => (
-              <Command.Item
-                key={c.slug}
-                value={`queue channel ${c.slug} ${c.name}`}
-                onSelect={() => run(() => navigate(`/?channel=${encodeURIComponent(c.slug)}`))}
-              >
-                Queue of {channelLabel(c)} <span className="palette-meta">{c.needs_review} waiting</span>
-              </Command.Item>
-            ))}
-            {channels.map((c) => (
-              <Command.Item
-                key={`t-${c.slug}`}
-                value={`timeline channel ${c.slug} ${c.name}`}
-                onSelect={() => run(() => navigate(`/channels/${encodeURIComponent(c.slug)}`))}
-              >
-                Timeline of {channelLabel(c)}
-              </Command.Item>
-            ))}
-          </Command.Group>
-          <Command.Group heading="Actions">
-            {ACTIONS.map(([key, label]) => (
-              <Command.Item key={key} value={`${label} ${key}`} onSelect={() => run(() => pressKey(key))}>
-                {label} <Kbd>{key}</Kbd>
-              </Command.Item>
-            ))}
-            <Command.Item value="keyboard shortcuts key map" onSelect={() => run(onShortcuts)}>
-              Keyboard shortcuts <Kbd>?</Kbd>
-            </Command.Item>
-            <Command.Item value="theme dark" onSelect={() => run(() => setTheme('dark'))}>
-              Theme: dark
-            </Command.Item>
-            <Command.Item value="theme light" onSelect={() => run(() => setTheme('light'))}>
-              Theme: light
-            </Command.Item>
-            <Command.Item value="theme system" onSelect={() => run(() => setTheme('system'))}>
-              Theme: follow the system
-            </Command.Item>
-          </Command.Group>
-        </Command.List>
-      </Command>
+          {admin && (
+            <CommandItem id="people" keywords="people admins reviewers" onAction={() => run(() => navigate('/people'))}>
+              People
+            </CommandItem>
+          )}
+        </CommandGroup>
+        <CommandGroup heading="Channels">
+          {channels.map((c) => (
+            <CommandItem
+              key={c.slug}
+              id={`queue-${c.slug}`}
+              keywords={`queue channel ${c.slug} ${c.name}`}
+              onAction={() => run(() => navigate(`/?channel=${encodeURIComponent(c.slug)}`))}
+            >
+              Queue of {channelLabel(c)} <span className="palette-meta">{c.needs_review} waiting</span>
+            </CommandItem>
+          ))}
+          {channels.map((c) => (
+            <CommandItem
+              key={`t-${c.slug}`}
+              id={`timeline-${c.slug}`}
+              keywords={`timeline channel ${c.slug} ${c.name}`}
+              onAction={() => run(() => navigate(`/channels/${encodeURIComponent(c.slug)}`))}
+            >
+              Timeline of {channelLabel(c)}
+            </CommandItem>
+          ))}
+        </CommandGroup>
+        <CommandGroup heading="Actions">
+          {ACTIONS.map(([key, label]) => (
+            <CommandItem
+              key={key}
+              id={`key-${key}`}
+              keywords={`${label} ${key}`}
+              onAction={() => run(() => pressKey(key))}
+            >
+              {label} <Kbd>{key}</Kbd>
+            </CommandItem>
+          ))}
+          <CommandItem id="shortcuts" keywords="keyboard shortcuts key map" onAction={() => run(onShortcuts)}>
+            Keyboard shortcuts <Kbd>?</Kbd>
+          </CommandItem>
+          <CommandItem id="theme-dark" keywords="theme dark" onAction={() => run(() => setTheme('dark'))}>
+            Theme: dark
+          </CommandItem>
+          <CommandItem id="theme-light" keywords="theme light" onAction={() => run(() => setTheme('light'))}>
+            Theme: light
+          </CommandItem>
+          <CommandItem id="theme-system" keywords="theme system" onAction={() => run(() => setTheme('system'))}>
+            Theme: follow the system
+          </CommandItem>
+        </CommandGroup>
+      </CommandMenu>
     </Dialog>
   );
 }

@@ -1,6 +1,6 @@
-import { observeElementRect, useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { QueueItem } from '../api/types';
+import { useRowWindow } from '../hooks/useRowWindow';
 import { Badge, Button, Checkbox, EmptyState } from '../ui';
 import { MediaIcon, RelativeTime } from './QueueMeta';
 import { SimilarBadge } from './SimilarBadge';
@@ -28,7 +28,6 @@ export function itemName(item: Pick<QueueItem, 'title' | 'id'>): string {
 
 const ROW_HEIGHT: Record<Density, number> = { comfortable: 84, compact: 52 };
 const GRID_MIN = 240;
-const UNLAID = { width: 400, height: 800 };
 
 /** One frame of the queue: its bulk checkbox and the button that opens it. */
 function QueueEntry({
@@ -93,15 +92,14 @@ function QueueEntry({
 }
 
 /** Width of an element, kept up to date. */
-function useWidth(ref: React.RefObject<HTMLElement | null>): number {
+function useWidth(el: HTMLElement | null): number {
   const [width, setWidth] = useState(0);
   useEffect(() => {
-    const el = ref.current;
     if (!el || typeof ResizeObserver === 'undefined') return;
     const observer = new ResizeObserver(() => setWidth(el.clientWidth));
     observer.observe(el);
     return () => observer.disconnect();
-  }, [ref]);
+  }, [el]);
   return width;
 }
 
@@ -111,44 +109,36 @@ function useWidth(ref: React.RefObject<HTMLElement | null>): number {
  */
 export function QueueList(props: QueueListProps) {
   const { items, selectedId, onSelect, checked, onCheck, grid = false, density = 'comfortable' } = props;
-  const scroller = useRef<HTMLDivElement>(null);
+  const [scroller, setScroller] = useState<HTMLDivElement | null>(null);
   const width = useWidth(scroller);
   const cols = grid ? Math.max(1, Math.floor((width || GRID_MIN) / GRID_MIN)) : 1;
   const cell = grid ? (width || GRID_MIN) / cols : 0;
   const rowHeight = grid ? Math.round(cell + 72) : ROW_HEIGHT[density];
   const rows = Math.ceil(items.length / cols);
-  const virtualizer = useVirtualizer({
-    count: rows,
-    getScrollElement: () => scroller.current,
-    estimateSize: () => rowHeight,
-    overscan: 6,
-    initialRect: UNLAID,
-    // Without layout (hidden, or a DOM without CSS) a few rows are still rendered, not none.
-    observeElementRect: (instance, cb) => observeElementRect(instance, (rect) => cb(rect.height ? rect : UNLAID)),
-  });
-  useEffect(() => virtualizer.measure(), [rowHeight, cols, virtualizer]);
+  const view = useRowWindow({ scroller, count: rows, rowHeight, overscan: 6 });
 
-  const last = virtualizer.getVirtualItems().at(-1);
+  const last = view.rows.at(-1)?.index;
   const { hasMore, onEndReached } = props;
   useEffect(() => {
-    if (hasMore && onEndReached && last && last.index >= rows - 8) onEndReached();
+    if (hasMore && onEndReached && last !== undefined && last >= rows - 8) onEndReached();
   }, [hasMore, onEndReached, last, rows]);
 
   const selectedIndex = selectedId ? items.findIndex((i) => i.id === selectedId) : -1;
+  const { scrollToRow } = view;
   useEffect(() => {
-    if (selectedIndex >= 0) virtualizer.scrollToIndex(Math.floor(selectedIndex / cols), { align: 'auto' });
-  }, [selectedIndex, cols, virtualizer]);
+    if (selectedIndex >= 0) scrollToRow(Math.floor(selectedIndex / cols));
+  }, [selectedIndex, cols, scrollToRow]);
 
   if (items.length === 0)
     return <EmptyState title="Nothing waits for review.">New frames appear here as agents send them.</EmptyState>;
   return (
-    <div ref={scroller} className={`queue-scroll density-${density}`} data-testid="queue-scroll">
+    <div ref={setScroller} className={`queue-scroll density-${density}`} data-testid="queue-scroll">
       <ul
         className={grid ? 'queue queue-grid' : 'queue'}
         aria-label="Review queue"
-        style={{ height: virtualizer.getTotalSize() }}
+        style={{ height: view.totalHeight }}
       >
-        {virtualizer.getVirtualItems().flatMap((row) =>
+        {view.rows.flatMap((row) =>
           items.slice(row.index * cols, row.index * cols + cols).map((item, col) => (
             <QueueEntry
               key={item.id}

@@ -2,8 +2,9 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { setCsrfToken } from '../api/client';
+import { useReviewEvents } from '../hooks/useReviewEvents';
 import { useRoute } from '../hooks/useRoute';
-import { detail, queueItem, stubApi } from '../testing/fake-api';
+import { detail, queueItem, stubApi, stubQuietEventStream } from '../testing/fake-api';
 import { Toaster } from '../ui';
 import { QueueScreen } from './QueueScreen';
 
@@ -11,6 +12,7 @@ const a = queueItem('sub_a', 'Sunrise', 'news');
 const b = queueItem('sub_b', 'Sunset', 'sports');
 
 function Screen({ undoMs }: { undoMs: number }) {
+  useReviewEvents();
   return <QueueScreen route={useRoute()} undoMs={undoMs} />;
 }
 
@@ -109,6 +111,34 @@ describe('QueueScreen', () => {
         note: 'blurry',
       }),
     );
+  });
+
+  it('tries a page of the queue that failed to load again after 3 s, and then shows its rows', async () => {
+    const moon = queueItem('sub_c', 'Moonrise', 'news');
+    let secondPageAnswers = 0;
+    const { calls } = stubApi((call) => {
+      if (call.path.startsWith('/review/queue') && call.path.includes('cursor=page2')) {
+        secondPageAnswers += 1;
+        if (secondPageAnswers === 1) return { status: 503, body: { code: 'unavailable', detail: 'busy' } };
+        return { status: 200, body: { items: [moon], next_cursor: null } };
+      }
+      if (call.path.startsWith('/review/queue')) return { status: 200, body: { items: [a, b], next_cursor: 'page2' } };
+      if (call.path === '/review/submissions/sub_a') return { status: 200, body: detail(a) };
+      if (call.path.endsWith('/claim')) return { status: 200, body: {} };
+      return undefined;
+    });
+    stubQuietEventStream();
+    renderScreen();
+    const list = await screen.findByRole('list', { name: 'Review queue' });
+    await waitFor(() => expect(secondPageAnswers).toBe(1));
+    const failedAt = Date.now();
+    expect(within(list).getByText('Sunset')).toBeTruthy();
+    expect(await within(list).findByText('Moonrise', {}, { timeout: 10_000 })).toBeTruthy();
+    expect(Date.now() - failedAt).toBeGreaterThanOrEqual(2_900);
+    // Only the failed page was asked for again (the live stream is open, so the queue does not poll).
+    const firstPages = calls.filter((c) => c.path.startsWith('/review/queue') && !c.path.includes('cursor='));
+    expect(firstPages).toHaveLength(1);
+    expect(secondPageAnswers).toBe(2);
   });
 
   it('says plainly when another reviewer decided first (409)', async () => {

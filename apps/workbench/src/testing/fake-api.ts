@@ -33,6 +33,23 @@ export function stubApi(handler: Handler) {
   return { calls, fetchMock };
 }
 
+/**
+ * Stubs EventSource with a live-event stream that opens at once and stays quiet: screens then do
+ * not poll (useReviewEvents), so nothing but the code under test asks the API again.
+ */
+export function stubQuietEventStream() {
+  class QuietEventSource {
+    onopen: (() => void) | null = null;
+    onerror: (() => void) | null = null;
+    constructor(readonly url: string) {
+      setTimeout(() => this.onopen?.(), 0);
+    }
+    addEventListener(): void {}
+    close(): void {}
+  }
+  vi.stubGlobal('EventSource', QuietEventSource);
+}
+
 export function queueItem(id: string, title: string, channel = 'news'): QueueItem {
   return {
     id,

@@ -4,7 +4,8 @@ import './ui.css';
 
 export { Button, Toggle, type ButtonSize, type ButtonVariant } from './Button';
 export { Checkbox, Chevron, ComboBox, Select, TextField, type Option } from './fields';
-// DateRangePicker is imported from './DateRangePicker' directly, lazily (it is heavy).
+// DateRangePicker and CommandMenu are imported from their files directly, lazily (the date
+// picker is heavy; the command menu lives in the palette's chunk).
 export type { DateRange } from './DateRangePicker';
 export { Dialog, DialogTrigger, PopoverDialog, Tooltip } from './overlays';
 export { Badge, EmptyState, Kbd, Skeleton, Tabs, type Tone } from './display';
