@@ -1,4 +1,6 @@
-// The admin CLI as people run it: a real process against a real database of its own.
+// The admin CLI against a real database of its own: as people run it (a real process) where the
+// process itself is under test (one JSON line on stdout, the api and worker refusing to start),
+// in the test's own process (`runCli`, the same `run` main.ts calls) for the commands' logic.
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -6,6 +8,7 @@ import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, runApp, type TestDatabase } from '@framedesk/testing';
+import { runCli } from './in-process';
 
 const root = resolve(import.meta.dirname, '../../..');
 
@@ -57,28 +60,25 @@ describe('framedesk CLI', () => {
     expect(channels.map((c) => c.slug)).toEqual(['c1']);
   });
 
-  it('lists, creates and revokes keys by prefix', { timeout: 90_000 }, async () => {
+  it('lists, creates and revokes keys by prefix', async () => {
     // An agent of its own: the test runs alone (-t) as well as after the one above.
-    expect((await run('cli', ['agent', 'create', 'k1', '--channel', 'c1'], env)).code).toBe(0);
-    const created = await run('cli', ['key', 'create', 'k1', '--json'], env);
-    const key = (JSON.parse(created.stdout) as { api_key: string }).api_key;
-    const listed = await run('cli', ['key', 'list', 'k1'], env);
-    expect(listed.stdout).toContain(key.slice(0, 16));
-    expect(listed.stdout).not.toContain(key);
-    const revoked = await run('cli', ['key', 'revoke', key.slice(0, 16)], env);
-    expect(revoked).toMatchObject({ code: 0 });
+    expect((await runCli(['agent', 'create', 'k1', '--channel', 'c1'], env)).code).toBe(0);
+    const key = ((await runCli(['key', 'create', 'k1', '--json'], env)).json() as { api_key: string }).api_key;
+    const listed = (await runCli(['key', 'list', 'k1'], env)).out.join('\n');
+    expect(listed).toContain(key.slice(0, 16));
+    expect(listed).not.toContain(key);
+    expect((await runCli(['key', 'revoke', key.slice(0, 16)], env)).code).toBe(0);
     const rows = await query('SELECT revoked_at FROM api_keys WHERE prefix = $1', [key.slice(0, 16)]);
     expect(rows[0].revoked_at).toBeInstanceOf(Date);
   });
 
   it('creates a reviewer from a password on standard input, hashed with scrypt', async () => {
-    const result = await run(
-      'cli',
+    const result = await runCli(
       ['reviewer', 'create', 'Ana@Example.com', '--password-stdin'],
       env,
       'correct horse battery\n',
     );
-    expect(result).toMatchObject({ code: 0 });
+    expect(result.code).toBe(0);
     const rows = await query('SELECT email, password_hash FROM reviewers');
     expect(rows).toEqual([{ email: 'ana@example.com', password_hash: expect.stringMatching(/^scrypt\$/) }]);
   });
@@ -91,10 +91,10 @@ describe('framedesk CLI', () => {
     [['nonsense', 'command']],
     [['reviewer', 'create', 'x@y.z', '--role', 'owner']],
   ])('refuses bad arguments %j with one line and exit 2, never a stack trace', async (args) => {
-    const result = await run('cli', args, env);
+    const result = await runCli(args, env);
     expect(result.code).toBe(2);
-    expect(result.stderr.trim().split('\n')).toHaveLength(1);
-    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(result.err).toHaveLength(1);
+    expect(result.err[0]).not.toMatch(/\n\s+at /);
   });
 
   describe('an invalid configuration with three violations', () => {
@@ -114,10 +114,10 @@ describe('framedesk CLI', () => {
     };
 
     it('is reported in full by config check, which exits non-zero', async () => {
-      const result = await run('cli', ['config', 'check', file], env);
+      const result = await runCli(['config', 'check', file], env);
       expect(result.code).toBe(1);
-      expectAllThree(result.stderr);
-      expect(result.stderr).toContain('3 violations');
+      expectAllThree(result.err.join('\n'));
+      expect(result.err.join('\n')).toContain('3 violations');
     });
 
     it.each(['api', 'worker'] as const)('stops the %s at start with the same report', async (app) => {
@@ -127,8 +127,8 @@ describe('framedesk CLI', () => {
     });
 
     it('accepts the committed example', async () => {
-      const result = await run('cli', ['config', 'check', join(root, 'config/project.example.json')], env);
-      expect(result).toMatchObject({ code: 0 });
+      const result = await runCli(['config', 'check', join(root, 'config/project.example.json')], env);
+      expect(result.code).toBe(0);
     });
   });
 });
