@@ -6,7 +6,8 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reviewerCookie, runApp, type Stack, startStack } from '@framedesk/testing';
+import { reviewerCookie, type Stack, startStack } from '@framedesk/testing';
+import { runCli } from './in-process';
 
 interface QueueItem {
   readonly id: string;
@@ -19,7 +20,11 @@ interface QueueItem {
 describe('demo samples', () => {
   let stack: Stack;
   let dir: string;
-  const cli = (args: string[]) => runApp('cli', args, stack.env, '', 240_000);
+  /** The CLI in this process (`runCli`): its stdout as a process would print it. */
+  const cli = async (args: string[]) => {
+    const result = await runCli(args, stack.env);
+    return { code: result.code, stdout: result.out.map((line) => `${line}\n`).join(''), stderr: result.err.join('\n') };
+  };
 
   beforeAll(async () => {
     stack = await startStack();
