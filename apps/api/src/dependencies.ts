@@ -101,8 +101,11 @@ export function createApiDependencies(settings: Settings, config: ProjectConfig,
     ).toString();
   const uploadLocker = new RedisLocker(redis, {
     prefix: settings.REDIS_PREFIX,
-    busyError: () =>
-      new DomainError('upload_offset_mismatch', 'Another request is writing to this upload; retry with HEAD.'),
+    // Logged: a lock held that long is a writer killed mid-request (its lock lapses) or stuck.
+    busyError: (uploadId) => {
+      logger.warn({ upload_id: uploadId }, 'upload lock held by another request for 3 s: refused');
+      return new DomainError('upload_offset_mismatch', 'Another request is writing to this upload; retry with HEAD.');
+    },
   });
   const tus = createTusStore(settings, {
     bucket: config.storage.vendor_originals_bucket,
