@@ -353,7 +353,7 @@ describe('scale-out: two APIs, two workers, S3 storage, one database and Redis p
     expect(await storeStreaming('A')).toBe(true);
     await api.A.process!.stop('SIGKILL');
     expect(await dying).toBe(0);
-    // B answers once the dead holder's lock has expired (its TTL); until then 409 and retry.
+    // B answers once the dead holder's lock has expired (its TTL); until then 423 and retry.
     let head = await headOffset(on('B', session.url));
     const deadline = Date.now() + 30_000;
     while (head.status !== 200 && Date.now() < deadline) {
