@@ -33,7 +33,7 @@ export class Tally {
       if (answer.headers.get('retry-after')) this.unavailableWithRetryAfter++;
       else this.unavailableWithoutRetryAfter++;
     }
-    if (answer.status === 500) this.serverErrors.push(`${what} 500 ${JSON.stringify(answer.body)}`);
+    if (answer.status === 500) this.serverErrors.push(describeAnswer(what, answer));
   }
 }
 
