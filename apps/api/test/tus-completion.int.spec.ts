@@ -144,4 +144,32 @@ describe('tus: the upload is completed once, or not at all', () => {
     expect(completions).toBe(1);
     expect((await statusOf(h, seeded.submissionId))?.status).toBe('media_processing');
   });
+  it('tus: the store counts the upload complete but its object is gone (a completion cut by a storage outage): HEAD reports 0 and the client sends it again, never a 500', async () => {
+    const seeded = await h.seedUpload({ byteSize: clip.length, protocol: 'tus' });
+    const uploads = h.deps.videoUploads;
+    const completeStored = uploads.completeStored.bind(uploads);
+    uploads.completeStored = async () => {
+      throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }); // storage down
+    };
+    try {
+      expect((await patch(seeded.uploadUrl, 0, clip)).status).toBe(503);
+    } finally {
+      uploads.completeStored = completeStored;
+    }
+    const store = h.deps.tusStore;
+    const read = store.read.bind(store);
+    store.read = async () => {
+      throw Object.assign(new Error('The specified key does not exist.'), { name: 'NoSuchKey' });
+    };
+    try {
+      expect(await headOffset(seeded.uploadUrl)).toBe(0);
+    } finally {
+      store.read = read;
+    }
+    expect((await statusOf(h, seeded.submissionId))?.status).toBe('waiting_for_upload');
+    expect((await patch(seeded.uploadUrl, 0, clip)).status).toBe(204);
+    expect((await statusOf(h, seeded.submissionId))?.status).toBe('media_processing');
+    const stored = await h.db.repos.mediaObjects.find(seeded.submissionId, 'original', 'original');
+    expect(stored?.byteSize).toBe(BigInt(clip.length));
+  });
 });

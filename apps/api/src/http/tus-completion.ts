@@ -1,7 +1,8 @@
+import type { Readable } from 'node:stream';
 import type { MediaUploadWithSubmission } from '@framedesk/db';
 import type { VideoUploadService } from '@framedesk/submissions';
 import type { Locker } from '@tus/utils';
-import { isTusNotFound, type SessionTusStore } from './tus-store';
+import { isStoredObjectMissing, isTusNotFound, type SessionTusStore } from './tus-store';
 
 export interface TusCompletionDeps {
   readonly uploads: VideoUploadService;
@@ -33,6 +34,23 @@ export function tusCompletion(deps: TusCompletionDeps) {
   }
 
   /**
+   * The stored upload, or null when the store counts it complete but its object is gone (an S3
+   * multipart completion cut by a storage outage: the upload no longer exists, nor its object).
+   * Such an upload starts again from 0: reported complete, it would refuse bytes forever.
+   */
+  async function storedOrRestarted(session: MediaUploadWithSubmission): Promise<Readable | null> {
+    try {
+      return await deps.store.read(session.id);
+    } catch (error) {
+      if (!isStoredObjectMissing(error)) throw error;
+    }
+    await deps.store.discard(session.id);
+    await deps.store.ensure(session.id, Number(session.byteSize));
+    await deps.uploads.recordProgress(session.id, 0);
+    return null;
+  }
+
+  /**
    * Completes the upload if all its bytes are stored. The session is read again under the lock
    * (409 if an asker that held it first completed it). Returns whether this call completed it.
    */
@@ -41,7 +59,9 @@ export function tusCompletion(deps: TusCompletionDeps) {
       const open = await deps.uploads.authorize(session.id, asker.token);
       const upload = await deps.store.getUpload(open.id);
       if (upload.size === undefined || upload.offset !== upload.size) return false;
-      await deps.uploads.completeStored(open, await deps.store.read(open.id), { requestId: asker.requestId });
+      const stored = await storedOrRestarted(open);
+      if (!stored) return false;
+      await deps.uploads.completeStored(open, stored, { requestId: asker.requestId });
       await deps.store.discard(open.id).catch(() => undefined);
       return true;
     });

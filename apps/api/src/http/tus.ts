@@ -51,7 +51,10 @@ function tusServer(deps: TusDeps, state: RequestState, completion: ReturnType<ty
     async onUploadFinish(req) {
       const session = state.sessions.get(req);
       if (!session) throw new DomainError('not_found', 'No upload session matches this URL.');
-      await completion.complete(session, { token: tokenOf(req.url), requestId: state.requestIds.get(req) });
+      const asker = { token: tokenOf(req.url), requestId: state.requestIds.get(req) };
+      // Not completed: the stored bytes were lost and the upload starts again (tus-completion.ts).
+      if (!(await completion.complete(session, asker)))
+        throw new DomainError('upload_offset_mismatch', 'The stored upload was lost; HEAD again and resend.');
       return {};
     },
     async onResponseError(req, error) {
