@@ -101,8 +101,14 @@ export function createApiDependencies(settings: Settings, config: ProjectConfig,
     ).toString();
   const uploadLocker = new RedisLocker(redis, {
     prefix: settings.REDIS_PREFIX,
-    busyError: () =>
-      new DomainError('upload_offset_mismatch', 'Another request is writing to this upload; retry with HEAD.'),
+    // Logged: a lock held that long is a writer killed mid-request (its lock lapses) or stuck.
+    // 423, never 409: a HEAD answer has no body for a code, and 409 to a HEAD says "complete".
+    busyError: (uploadId) => {
+      logger.warn({ upload_id: uploadId }, 'upload lock held by another request for 3 s: answered 423 upload_locked');
+      return new DomainError('upload_locked', 'Another request holds this upload; HEAD again after Retry-After.', {
+        headers: { 'Retry-After': '1' },
+      });
+    },
   });
   const tus = createTusStore(settings, {
     bucket: config.storage.vendor_originals_bucket,

@@ -353,14 +353,20 @@ describe('scale-out: two APIs, two workers, S3 storage, one database and Redis p
     expect(await storeStreaming('A')).toBe(true);
     await api.A.process!.stop('SIGKILL');
     expect(await dying).toBe(0);
-    // B answers once the dead holder's lock has expired (its TTL); until then 409 and retry.
+    // B answers once the dead holder's lock has expired (its TTL: 4–6 s left at the kill, longer
+    // than a HEAD waits); until then 423, which the client retries. Never 409: to a HEAD that says
+    // "complete", and the fleet's uploader stopped on it (issue 28).
     let head = await headOffset(on('B', session.url));
+    const refusals: number[] = [];
     const deadline = Date.now() + 30_000;
     while (head.status !== 200 && Date.now() < deadline) {
+      refusals.push(head.status);
       await sleep(250);
       head = await headOffset(on('B', session.url));
     }
     expect(head.status).toBe(200);
+    expect(refusals.length).toBeGreaterThan(0);
+    expect(refusals).toEqual(refusals.map(() => 423));
     // The acknowledged third, kept as the upload's incomplete part: the kill lands after upstream
     // @tus/s3-store would have deleted that part, which DurableS3Store keeps until the bytes
     // are stored again (docs/video.md).

@@ -39,8 +39,11 @@ async function startTus(
     length?: number;
     startOffset?: Buffer;
     closeWhenComplete?: boolean;
+    /** The first this many HEADs find the upload locked (423, as while a cut PATCH's lock lingers). */
+    lockedHeads?: number;
   } = {},
 ) {
+  let lockedHeads = options.lockedHeads ?? 0;
   const state: TusState = { received: options.startOffset ?? Buffer.alloc(0), length: options.length, dropped: false };
   let exists = options.exists ?? true;
   server = await startFakeServer(
@@ -58,6 +61,10 @@ async function startTus(
       // Like the local provider: a complete session answers 409 (HEAD has no body for a code).
       const complete = options.closeWhenComplete && state.received.length === state.length;
       if (complete) return sendJson(res, 409, problem(409, 'upload_already_completed'));
+      if (req.method === 'HEAD' && lockedHeads > 0) {
+        lockedHeads--;
+        return void res.writeHead(423, { 'Retry-After': '1', 'Tus-Resumable': '1.0.0' }).end();
+      }
       if (req.method === 'HEAD') {
         res.writeHead(200, {
           'Upload-Offset': String(state.received.length),
@@ -188,6 +195,18 @@ describe('uploadVideo, tus', () => {
       clientFor(server!.url).uploadVideo({ upload_url: tus.url, upload_protocol: 'tus' }, data),
     ).resolves.toMatchObject({ bytesTotal: 1000 });
     expect(summary(tus.requests)).toEqual(['HEAD', 'PATCH 0', 'HEAD']);
+    expect(Buffer.compare(tus.state.received, Buffer.from(data))).toBe(0);
+  });
+
+  it('waits out a locked upload (HEAD 423, Retry-After) and goes on from its offset; 409 alone means complete', async () => {
+    const data = bytes(300_000);
+    const tus = await startTus({ length: 300_000, startOffset: Buffer.from(data.subarray(0, 1000)), lockedHeads: 2 });
+    const sleeps: number[] = [];
+    await clientFor(server!.url, sleeps).uploadVideo({ upload_url: tus.url, upload_protocol: 'tus' }, data, {
+      chunkSize: 200_000,
+    });
+    expect(summary(tus.requests)).toEqual(['HEAD', 'HEAD', 'HEAD', 'PATCH 1000', 'PATCH 201000']);
+    expect(sleeps.every((ms) => ms >= 1000)).toBe(true);
     expect(Buffer.compare(tus.state.received, Buffer.from(data))).toBe(0);
   });
 

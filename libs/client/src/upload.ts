@@ -98,7 +98,8 @@ async function tusHead(
       () => fetchFn(url, { method: 'HEAD', headers: { 'Tus-Resumable': TUS_VERSION }, signal }),
       policy,
       signal,
-      (error) => isRetryable(error) || error.status >= 500,
+      // 423: another request (a PATCH cut by a crash, for a few seconds) still holds the upload.
+      (error) => isRetryable(error) || error.status >= 500 || error.status === 423,
     );
     const offset = Number(response.headers.get('upload-offset'));
     if (!Number.isSafeInteger(offset) || offset < 0) {
@@ -112,7 +113,8 @@ async function tusHead(
   } catch (error) {
     // A creation endpoint is not an upload resource yet: HEAD there is 404 (or 405).
     if (error instanceof FramedeskError && (error.status === 404 || error.status === 405)) return { missing: true };
-    // A HEAD answer has no body to carry a code; on an upload session, 409 means it is complete.
+    // A HEAD answer has no body to carry a code; on an upload session, 409 means it is complete
+    // (a busy upload is 423).
     if (error instanceof FramedeskError && error.status === 409) return { completed: true };
     if (error instanceof FramedeskError && error.status === 410 && error.code === 'http_410') {
       throw new FramedeskError({

@@ -22,6 +22,7 @@ export const ERROR_CATALOG = {
   upload_already_completed: { status: 409, title: 'This upload session has already received its media' },
   upload_offset_mismatch: { status: 409, title: 'Upload-Offset does not match the bytes received so far' },
   upload_expired: { status: 410, title: 'The upload session has expired' },
+  upload_locked: { status: 423, title: 'Another request holds this upload' },
   metadata_too_large: { status: 413, title: 'The metadata part is too large' },
   payload_too_large: { status: 413, title: 'The request body is too large' },
   tus_version_unsupported: { status: 412, title: 'Tus-Resumable 1.0.0 is required' },

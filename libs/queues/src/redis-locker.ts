@@ -9,8 +9,8 @@ export interface RedisLockerOptions {
   readonly ttlMs?: number;
   /** How long a request waits for a held lock before it is refused. */
   readonly waitMs?: number;
-  /** What a refused request throws (the caller's error type). */
-  readonly busyError: () => Error;
+  /** What a request refused on the lock of upload `id` throws (the caller's error type). */
+  readonly busyError: (id: string) => Error;
 }
 
 /** Deletes / extends the key only while it still holds our token. */
@@ -60,7 +60,7 @@ export class RedisLocker implements Locker {
         const deadline = Date.now() + waitMs;
         let delay = 20;
         while ((await redis.set(key, token, 'PX', ttlMs, 'NX')) !== 'OK') {
-          if (signal.aborted || Date.now() >= deadline) throw busyError();
+          if (signal.aborted || Date.now() >= deadline) throw busyError(id);
           await sleep(delay, signal);
           delay = Math.min(delay * 2, 200);
         }

@@ -7,6 +7,12 @@ const EXTENSIONS = ['creation', 'creation-with-upload', 'termination', 'expirati
 export const isTusNotFound = (error: unknown) =>
   (error as { status_code?: number } | undefined)?.status_code === ERRORS.FILE_NOT_FOUND.status_code;
 
+/** The store says an upload is complete, but its object is not there (S3 NoSuchKey, a file gone). */
+export const isStoredObjectMissing = (error: unknown) => {
+  const e = error as { name?: string; code?: string } | undefined;
+  return e?.name === 'NoSuchKey' || e?.code === 'ENOENT';
+};
+
 /**
  * The shared tus store as the upload routes need it: creation never resets an upload that
  * already exists (a retried or racing POST from another instance keeps the bytes received),

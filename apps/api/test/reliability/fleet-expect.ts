@@ -8,13 +8,14 @@ export function expectNothingLost(run: Awaited<ReturnType<typeof runFleetFaults>
   for (const [fault, r] of Object.entries(f.recovery)) expect(r.max_ms, `recovery after ${fault}`).not.toBeNull();
   expect.soft(d.serverErrors, 'answers 500').toEqual([]);
   expect.soft(d.unavailableWithoutRetryAfter, '503 without Retry-After').toBe(0);
-  expect.soft(d.unexpected, 'answers no client expects').toEqual([]);
+  const faults = `faults ran:\n  ${d.faultTimeline.join('\n  ')}`;
+  expect.soft(d.unexpected, `answers no client expects (${faults})`).toEqual([]);
   expect.soft(d.lost, 'acknowledged but not final or reviewable').toEqual([]);
   expect.soft(d.duplicatedTransitions, 'a transition recorded twice (processed or decided twice)').toEqual([]);
   expect.soft(f.duplicated.submissions_created_without_ack, 'submissions no client saw acknowledged').toBe(0);
   expect.soft(d.decisionsLost, 'acknowledged decisions not applied').toEqual([]);
   expect.soft(d.decisionsTwice, 'one frame decided twice').toEqual([]);
-  expect.soft(d.badUploads, 'uploads unfinished or with other bytes').toEqual([]);
+  expect.soft(d.badUploads, `uploads unfinished or with other bytes (${faults})`).toEqual([]);
   expect.soft(d.inFlightKeys, 'idempotency claims still held').toEqual([]);
   expect.soft(d.lockKeys, 'locks left in Redis').toEqual([]);
   expect.soft(f.stuck.active_jobs, 'jobs still active after their locks expired').toBe(0);

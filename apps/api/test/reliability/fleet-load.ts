@@ -1,9 +1,8 @@
 // The fleet's clients, each as a well-behaved one would be: agents submitting frames with an
 // Idempotency-Key and retrying with the same key, an MCP client, tus uploaders that resume from
-// the offset the server reports (on whichever instance the balancer picks), pollers, and two
-// reviewers deciding one and several frames with the live stream open (Last-Event-ID).
-import { createHash, randomUUID } from 'node:crypto';
-import { request as httpRequest } from 'node:http';
+// the offset the server reports (on whichever instance the balancer picks: fleet-tus.ts), pollers,
+// and two reviewers deciding one and several frames with the live stream open (Last-Event-ID).
+import { randomUUID } from 'node:crypto';
 import { makePng, ReviewerClient } from '@framedesk/testing';
 import type { Fleet } from './fleet';
 import { FLEET_CHANNEL, REVIEWER_PASSWORD } from './fleet';
@@ -34,7 +33,7 @@ export class Tally {
       if (answer.headers.get('retry-after')) this.unavailableWithRetryAfter++;
       else this.unavailableWithoutRetryAfter++;
     }
-    if (answer.status === 500) this.serverErrors.push(`${what} 500 ${JSON.stringify(answer.body)}`);
+    if (answer.status === 500) this.serverErrors.push(describeAnswer(what, answer));
   }
 }
 
@@ -55,9 +54,30 @@ export interface LiveEvent {
   readonly data: { kind: string; id: string; status?: string };
 }
 
-const NO_HEADERS = new Headers();
+export const NO_HEADERS = new Headers();
 
-async function send(url: string, init: RequestInit = {}, timeoutMs = 15_000): Promise<Answer> {
+/**
+ * An answer as a failure report reads it: status, the problem's code and detail (a HEAD answer
+ * has none: its status alone speaks), Retry-After, the request id to find it in the API's log,
+ * and when it came (to place it among the faults).
+ */
+export function describeAnswer(what: string, answer: Answer): string {
+  const code = answer.body?.['code'];
+  const detail = answer.body?.['detail'];
+  return [
+    what,
+    answer.status,
+    code === undefined ? '' : String(code),
+    detail === undefined ? '' : JSON.stringify(detail),
+    answer.headers.get('retry-after') ? `retry-after=${answer.headers.get('retry-after')}` : '',
+    answer.headers.get('x-request-id') ? `request=${answer.headers.get('x-request-id')}` : '',
+    `at=${new Date().toISOString()}`,
+  ]
+    .filter(Boolean)
+    .join(' ');
+}
+
+export async function send(url: string, init: RequestInit = {}, timeoutMs = 15_000): Promise<Answer> {
   try {
     const response = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
     const text = await response.text();
@@ -74,16 +94,16 @@ async function send(url: string, init: RequestInit = {}, timeoutMs = 15_000): Pr
 }
 
 /** No answer, 5xx, a key still in flight or an upload locked by another instance: try again. */
-const retryable = (a: Answer) =>
+export const retryable = (a: Answer) =>
   a.status === 0 ||
   a.status >= 500 ||
   a.status === 423 ||
   (a.status === 409 && a.body?.['code'] !== 'invalid_transition');
 
-const pause = (a: Answer) => Math.min(2_000, Number(a.headers.get('retry-after') ?? 0) * 1000 || 300);
+export const pause = (a: Answer) => Math.min(2_000, Number(a.headers.get('retry-after') ?? 0) * 1000 || 300);
 
 /** Sends until the answer is not retryable (or `until` passes); every answer is recorded. */
-async function untilAnswered(
+export async function untilAnswered(
   tally: Tally,
   what: string,
   until: number,
@@ -128,7 +148,7 @@ export async function imageAgent(ctx: LoadContext, n: number): Promise<void> {
       });
     });
     if (answer.status === 202) ctx.acked.push({ id: String(answer.body?.['id']), kind: 'image', key });
-    else tally.unexpected.push(`image ${answer.status} ${JSON.stringify(answer.body)}`);
+    else tally.unexpected.push(describeAnswer('image', answer));
     await sleep(150);
   }
 }
@@ -167,7 +187,7 @@ export async function mcpAgent(ctx: LoadContext): Promise<void> {
     });
     const id = (result?.['structuredContent'] as Record<string, unknown> | undefined)?.['id'];
     if (answer.status === 200 && typeof id === 'string') ctx.acked.push({ id, kind: 'mcp', key });
-    else tally.unexpected.push(`mcp ${answer.status} ${JSON.stringify(answer.body)}`);
+    else tally.unexpected.push(describeAnswer('mcp', answer));
     await sleep(400);
   }
 }
@@ -181,139 +201,10 @@ export async function poller(ctx: LoadContext): Promise<void> {
         headers: { authorization: `Bearer ${ctx.fleet.agentKey}` },
       });
       ctx.tally.record('GET /v1/frame-submissions/:id', a);
-      if (a.status !== 0 && a.status !== 200 && a.status !== 503)
-        ctx.tally.unexpected.push(`poll ${a.status} ${JSON.stringify(a.body)}`);
+      if (a.status !== 0 && a.status !== 200 && a.status !== 503) ctx.tally.unexpected.push(describeAnswer('poll', a));
     }
     await sleep(200);
   }
-}
-
-/** Sends `body` in small pieces, slowly, so a fault lands mid-PATCH; resolves with the status (0: cut). */
-function slowPatch(
-  url: string,
-  offset: number,
-  body: Buffer,
-): Promise<{ status: number; offset: number; headers: Headers }> {
-  return new Promise((resolve) => {
-    const req = httpRequest(url, {
-      method: 'PATCH',
-      headers: {
-        'Tus-Resumable': '1.0.0',
-        'Content-Type': 'application/offset+octet-stream',
-        'Upload-Offset': String(offset),
-        'Content-Length': String(body.length),
-      },
-      timeout: 15_000,
-    });
-    req.on('response', (res) => {
-      res.resume();
-      const retryAfter = res.headers['retry-after'];
-      resolve({
-        status: res.statusCode ?? 0,
-        offset: Number(res.headers['upload-offset'] ?? -1),
-        headers: new Headers(retryAfter ? { 'retry-after': String(retryAfter) } : {}),
-      });
-    });
-    req.on('error', () => resolve({ status: 0, offset: -1, headers: NO_HEADERS }));
-    req.on('timeout', () => req.destroy());
-    const piece = 2048;
-    let at = 0;
-    const write = () => {
-      if (at >= body.length) return void req.end();
-      req.write(body.subarray(at, (at += piece)), () => setTimeout(write, 50));
-    };
-    write();
-  });
-}
-
-export interface Upload {
-  readonly submissionId: string;
-  readonly sha256: string;
-  interruptions: number;
-  done: boolean;
-}
-
-export async function tusUploader(ctx: LoadContext, clip: Buffer, uploads: Upload[]): Promise<void> {
-  const { fleet, tally } = ctx;
-  const sha256 = createHash('sha256').update(clip).digest('hex');
-  while (Date.now() < ctx.stopAt) {
-    const key = randomUUID();
-    const created = await untilAnswered(tally, 'POST /v1/media-uploads', ctx.giveUpAt, () =>
-      send(`${fleet.url}/v1/media-uploads`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${fleet.agentKey}`,
-          'content-type': 'application/json',
-          'idempotency-key': key,
-        },
-        body: JSON.stringify({
-          agent_slug: 'cam',
-          channel_slug: FLEET_CHANNEL,
-          media_type: 'video',
-          filename: 'clip.mp4',
-          content_type: 'video/mp4',
-          byte_size: clip.length,
-        }),
-      }),
-    );
-    if (created.status !== 201) {
-      tally.unexpected.push(`upload session ${created.status} ${JSON.stringify(created.body)}`);
-      continue;
-    }
-    const upload: Upload = {
-      submissionId: String(created.body?.['submission_id']),
-      sha256,
-      interruptions: 0,
-      done: false,
-    };
-    uploads.push(upload);
-    ctx.acked.push({ id: upload.submissionId, kind: 'video', key });
-    const url = String(created.body?.['upload_url']);
-    while (!upload.done && Date.now() < ctx.giveUpAt) {
-      // A HEAD has no body: a 409 (the session takes no more bytes) is not retried but checked.
-      const head = await untilAnswered(
-        tally,
-        'HEAD upload',
-        ctx.giveUpAt,
-        () => send(url, { method: 'HEAD', headers: { 'Tus-Resumable': '1.0.0' } }),
-        (a) => a.status !== 409 && retryable(a),
-      );
-      const offset = Number(head.headers.get('upload-offset') ?? NaN);
-      // 409 to a HEAD: the session no longer takes bytes. After a cut PATCH that is the upload
-      // having completed; the submission says so.
-      if (head.status === 409 && (await submissionMoved(ctx, upload.submissionId))) {
-        upload.done = true;
-        break;
-      }
-      if (head.status !== 200 || !Number.isFinite(offset)) {
-        tally.unexpected.push(`HEAD upload ${head.status}`);
-        break;
-      }
-      if (offset === clip.length) {
-        upload.done = true;
-        break;
-      }
-      const patched = await slowPatch(url, offset, clip.subarray(offset));
-      tally.record('PATCH upload', { status: patched.status, headers: patched.headers, body: null });
-      if (patched.status === 204 && patched.offset === clip.length) upload.done = true;
-      else if (retryable({ status: patched.status, headers: NO_HEADERS, body: null }) || patched.status === 409) {
-        upload.interruptions++;
-        tally.retries++;
-        await sleep(300);
-      } else {
-        tally.unexpected.push(`PATCH upload ${patched.status}`);
-        break;
-      }
-    }
-  }
-}
-
-/** Whether the video submission has left `waiting_for_upload` (its media was taken in). */
-async function submissionMoved(ctx: LoadContext, id: string): Promise<boolean> {
-  const a = await untilAnswered(ctx.tally, 'GET /v1/frame-submissions/:id', ctx.giveUpAt, () =>
-    send(`${ctx.fleet.url}/v1/frame-submissions/${id}`, { headers: { authorization: `Bearer ${ctx.fleet.agentKey}` } }),
-  );
-  return a.status === 200 && a.body?.['status'] !== 'waiting_for_upload';
 }
 
 /** A reviewer through the balancer: signs in (again, if a fault ended the session's request), decides. */
@@ -323,7 +214,7 @@ export async function reviewer(ctx: LoadContext, email: string, decided: Decided
   const login = await untilAnswered(tally, 'POST /review/session', ctx.giveUpAt, () =>
     client.login(email, REVIEWER_PASSWORD).then(asAnswer, () => failed),
   );
-  if (login.status !== 201) return void tally.unexpected.push(`login ${login.status}`);
+  if (login.status !== 201) return void tally.unexpected.push(describeAnswer('login', login));
   for (let round = 0; Date.now() < ctx.stopAt; round++) {
     const queue = await untilAnswered(tally, 'GET /review/queue', ctx.giveUpAt, () =>
       client.call('GET', '/review/queue?limit=20').then(asAnswer, () => failed),
@@ -341,15 +232,14 @@ export async function reviewer(ctx: LoadContext, email: string, decided: Decided
               .then(asAnswer, () => failed),
           );
           if (a.status === 200) decided.push({ id: item.id, status: 'promoted', reviewer: email });
-          else if (a.status !== 409 && a.status !== 404)
-            tally.unexpected.push(`decision ${a.status} ${JSON.stringify(a.body)}`);
+          else if (a.status !== 409 && a.status !== 404) tally.unexpected.push(describeAnswer('decision', a));
         }
       } else {
         const body = { ids: mine.map((m) => m.id), decision: 'reject', reason: 'Duplicate' };
         const a = await untilAnswered(tally, 'POST /review/decisions', ctx.giveUpAt, () =>
           client.call('POST', '/review/decisions', body).then(asAnswer, () => failed),
         );
-        if (a.status !== 200) tally.unexpected.push(`bulk ${a.status} ${JSON.stringify(a.body)}`);
+        if (a.status !== 200) tally.unexpected.push(describeAnswer('bulk', a));
         for (const r of (a.body?.['results'] as { id: string; outcome: string }[] | undefined) ?? [])
           if (r.outcome === 'rejected') decided.push({ id: r.id, status: 'rejected', reviewer: email });
       }

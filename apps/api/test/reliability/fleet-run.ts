@@ -19,9 +19,9 @@ import {
   poller,
   reviewer,
   Tally,
-  type Upload,
-  tusUploader,
 } from './fleet-load';
+import { tusUploader, type Upload } from './fleet-tus';
+import { uploadsNotIntact } from './fleet-uploads';
 import { reportFigures, sleep, submitFrame } from './harness';
 
 const root = resolve(import.meta.dirname, '../../../..');
@@ -220,12 +220,15 @@ async function driveLoad(fleet: Fleet, options: FleetRunOptions, clip: Buffer) {
   const baseline = { redis: await redisFigures(fleet), fds: fleet.fds() };
   // Faults rotate until the load stops; each is followed by a probe timing the recovery.
   const injected: Record<string, number[]> = {};
+  // When each fault ran, to place the clients' unexpected answers (each carries its time).
+  const timeline: string[] = [];
   const names = Object.keys(FAULTS);
   // Every kind at least once, however short the run; the load goes on a little after the last.
   for (let i = 0; i < names.length || Date.now() + 12_000 < ctx.stopAt; i++) {
     const name = names[i % names.length]!;
     const at = Date.now();
     await FAULTS[name]!(fleet);
+    timeline.push(`${new Date(at).toISOString()} → ${new Date().toISOString()} ${name}`);
     const recovered = await recoveryProbe(fleet, ctx, new Date());
     (injected[name] ??= []).push(recovered ? Date.now() - at : Number.POSITIVE_INFINITY);
     await sleep(Math.max(0, at + options.faultEverySeconds * 1000 - Date.now()));
@@ -258,20 +261,21 @@ async function driveLoad(fleet: Fleet, options: FleetRunOptions, clip: Buffer) {
   liveDone = true;
   await liveRun;
   await recorder.stop();
-  return { tally, acked, decided, uploads, live, liveStats, recorder, injected, baseline, loadSeconds, statuses, lost };
-}
-
-/** Uploads unfinished, or whose stored original is not the clip (sha256 and size). */
-async function uploadsNotIntact(fleet: Fleet, uploads: Upload[], clip: Buffer): Promise<Upload[]> {
-  const { rows } = await fleet.sql.query<{ id: string; sha256: string; size: string }>(
-    "SELECT submission_id AS id, sha256, byte_size::text AS size FROM media_objects WHERE kind = 'original' AND submission_id = ANY($1)",
-    [uploads.map((u) => u.submissionId)],
-  );
-  const originals = new Map(rows.map((r) => [r.id, r]));
-  return uploads.filter((u) => {
-    const o = originals.get(u.submissionId);
-    return !u.done || !o || o.sha256 !== u.sha256 || Number(o.size) !== clip.length;
-  });
+  return {
+    tally,
+    acked,
+    decided,
+    uploads,
+    live,
+    liveStats,
+    recorder,
+    injected,
+    timeline,
+    baseline,
+    loadSeconds,
+    statuses,
+    lost,
+  };
 }
 
 /** Every change the Redis stream held after the live client's first event reached it, once. */
@@ -395,6 +399,7 @@ async function countRun(fleet: Fleet, load: Awaited<ReturnType<typeof driveLoad>
       unexpected: tally.unexpected,
       lockKeys: end.redis.lockKeys,
       unavailableWithoutRetryAfter: tally.unavailableWithoutRetryAfter,
+      faultTimeline: load.timeline,
       baseline,
       end,
     },
