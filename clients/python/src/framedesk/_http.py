@@ -18,7 +18,8 @@ Body = Union[bytes, Callable[[], Iterable[bytes]], None]
 
 # Answers that say "the same request may succeed later"; a 5xx may also mean the first try did
 # work, which is why every create carries an Idempotency-Key that the retries reuse.
-_RETRYABLE_STATUS = {429, 500, 502, 503, 504}
+# 423 upload_locked: a resumable upload still locked by a request that was cut (Retry-After says when).
+_RETRYABLE_STATUS = {423, 429, 500, 502, 503, 504}
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,7 @@ def problem_from(status: int, headers: Mapping[str, str], body: bytes) -> Proble
 
 
 class Transport:
-    """Sends requests and retries network errors, 429 and 5xx (the caller keeps the same key)."""
+    """Sends requests and retries network errors, 423, 429 and 5xx (the caller keeps the same key)."""
 
     def __init__(self, *, timeout: float, retry: RetryPolicy, user_agent: str) -> None:
         self.timeout = timeout

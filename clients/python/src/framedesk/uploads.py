@@ -81,7 +81,7 @@ def send_tus(
     """Sends the file with tus 1.0, resuming from the server's offset after an interruption.
 
     Every PATCH starts at the offset the server confirmed; when one fails (connection cut,
-    time-out, 5xx, or 409 for an offset mismatch) the server is asked where its copy ends
+    time-out, 5xx, 409 for an offset mismatch, or 423 while a cut request still holds the upload) the server is asked where its copy ends
     (``HEAD``) and the upload goes on from there. Starting again from an earlier process works the
     same way: call this with the same ``upload_url``. Returns the number of resumes.
     """
@@ -106,7 +106,7 @@ def send_tus(
                     retry=False,
                 )
             except (OSError, http.client.HTTPException, ProblemError) as error:
-                resumable = not isinstance(error, ProblemError) or error.status >= 500 or error.status == 409
+                resumable = not isinstance(error, ProblemError) or error.status >= 500 or error.status in (409, 423)
                 resumes += 1
                 if not resumable or resumes > max_resumes:
                     raise
