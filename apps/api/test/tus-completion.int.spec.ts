@@ -15,6 +15,20 @@ async function statusOf(h: VideoHarness, submissionId: string) {
   return h.db.repos.submissions.findById(submissionId);
 }
 
+/** Runs `work` while taking in a stored upload fails as if storage were down (ECONNREFUSED). */
+async function whileCompletionFails(h: VideoHarness, work: () => Promise<void>): Promise<void> {
+  const uploads = h.deps.videoUploads;
+  const completeStored = uploads.completeStored.bind(uploads);
+  uploads.completeStored = async () => {
+    throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }); // storage down
+  };
+  try {
+    await work();
+  } finally {
+    uploads.completeStored = completeStored;
+  }
+}
+
 describe('tus: the upload is completed once, or not at all', () => {
   let h: VideoHarness;
   let dir: string;
@@ -31,17 +45,10 @@ describe('tus: the upload is completed once, or not at all', () => {
 
   it('tus: the last PATCH stored every byte but the completion failed: the next HEAD completes it (never "all here" for media not taken in)', async () => {
     const seeded = await h.seedUpload({ byteSize: clip.length, protocol: 'tus' });
-    const uploads = h.deps.videoUploads;
-    const completeStored = uploads.completeStored.bind(uploads);
-    uploads.completeStored = async () => {
-      throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }); // storage down
-    };
-    try {
+    await whileCompletionFails(h, async () => {
       const last = await patch(seeded.uploadUrl, 0, clip);
       expect(last.status).toBe(503);
-    } finally {
-      uploads.completeStored = completeStored;
-    }
+    });
     expect((await statusOf(h, seeded.submissionId))?.status).toBe('waiting_for_upload');
     const head = await fetch(seeded.uploadUrl, { method: 'HEAD', headers: TUS });
     expect([head.status, head.headers.get('upload-offset')]).toEqual([200, String(clip.length)]);
@@ -146,16 +153,9 @@ describe('tus: the upload is completed once, or not at all', () => {
   });
   it('tus: the store counts the upload complete but its object is gone (a completion cut by a storage outage): HEAD reports 0 and the client sends it again, never a 500', async () => {
     const seeded = await h.seedUpload({ byteSize: clip.length, protocol: 'tus' });
-    const uploads = h.deps.videoUploads;
-    const completeStored = uploads.completeStored.bind(uploads);
-    uploads.completeStored = async () => {
-      throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }); // storage down
-    };
-    try {
+    await whileCompletionFails(h, async () => {
       expect((await patch(seeded.uploadUrl, 0, clip)).status).toBe(503);
-    } finally {
-      uploads.completeStored = completeStored;
-    }
+    });
     const store = h.deps.tusStore;
     const read = store.read.bind(store);
     store.read = async () => {
