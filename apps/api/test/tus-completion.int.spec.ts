@@ -2,18 +2,11 @@
 // the last PATCH, a HEAD after its completion failed, a lock still held by a killed instance,
 // PostgreSQL dropping the completion's connection (issue 28: a session must never refuse bytes
 // while its submission waits).
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { makeClip } from '@framedesk/testing';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { headOffset, patch, TUS } from './tus-client';
-import { startVideoHarness, type VideoHarness } from './video-harness';
-
-async function statusOf(h: VideoHarness, submissionId: string) {
-  return h.db.repos.submissions.findById(submissionId);
-}
+import { useVideoHarness, type VideoHarness } from './video-harness';
 
 /** Runs `work` while taking in a stored upload fails as if storage were down (ECONNREFUSED). */
 async function whileCompletionFails(h: VideoHarness, work: () => Promise<void>): Promise<void> {
@@ -30,17 +23,11 @@ async function whileCompletionFails(h: VideoHarness, work: () => Promise<void>):
 }
 
 describe('tus: the upload is completed once, or not at all', () => {
+  const video = useVideoHarness();
   let h: VideoHarness;
-  let dir: string;
   let clip: Buffer;
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'fd-clips-'));
-    clip = readFileSync(makeClip(dir, 'clip.mp4', 2));
-    h = await startVideoHarness();
-  });
-  afterAll(async () => {
-    await h?.close();
-    rmSync(dir, { recursive: true, force: true });
+  beforeAll(() => {
+    ({ harness: h, clip } = video);
   });
 
   it('tus: the last PATCH stored every byte but the completion failed: the next HEAD completes it (never "all here" for media not taken in)', async () => {
@@ -49,10 +36,10 @@ describe('tus: the upload is completed once, or not at all', () => {
       const last = await patch(seeded.uploadUrl, 0, clip);
       expect(last.status).toBe(503);
     });
-    expect((await statusOf(h, seeded.submissionId))?.status).toBe('waiting_for_upload');
+    expect((await h.statusOf(seeded.submissionId))?.status).toBe('waiting_for_upload');
     const head = await fetch(seeded.uploadUrl, { method: 'HEAD', headers: TUS });
     expect([head.status, head.headers.get('upload-offset')]).toEqual([200, String(clip.length)]);
-    expect((await statusOf(h, seeded.submissionId))?.status).toBe('media_processing');
+    expect((await h.statusOf(seeded.submissionId))?.status).toBe('media_processing');
     const stored = await h.db.repos.mediaObjects.find(seeded.submissionId, 'original', 'original');
     expect(stored?.byteSize).toBe(BigInt(clip.length));
   });
@@ -74,12 +61,12 @@ describe('tus: the upload is completed once, or not at all', () => {
     } finally {
       await held.unlock();
     }
-    expect((await statusOf(h, seeded.submissionId))?.status).toBe('waiting_for_upload');
+    expect((await h.statusOf(seeded.submissionId))?.status).toBe('waiting_for_upload');
     // The holder gone, the client resumes from the offset HEAD reports and the upload completes.
     const offset = await headOffset(seeded.uploadUrl);
     expect(offset).toBe(third);
     expect((await patch(seeded.uploadUrl, offset, clip.subarray(offset))).status).toBe(204);
-    expect((await statusOf(h, seeded.submissionId))?.status).toBe('media_processing');
+    expect((await h.statusOf(seeded.submissionId))?.status).toBe('media_processing');
   });
 
   it('tus: PostgreSQL drops the completion between marking the session and moving the submission: none of it commits, and the next HEAD completes it', async () => {
@@ -117,7 +104,7 @@ describe('tus: the upload is completed once, or not at all', () => {
     expect([head.status, head.headers.get('upload-offset')]).toEqual([200, String(clip.length)]);
     const events = await h.db.repos.submissions.events(seeded.submissionId);
     expect(events.filter((e) => e.toStatus === 'media_processing')).toHaveLength(1);
-    expect((await statusOf(h, seeded.submissionId))?.status).toBe('media_processing');
+    expect((await h.statusOf(seeded.submissionId))?.status).toBe('media_processing');
   });
 
   it('tus: a HEAD while the last PATCH completes the upload waits for it and answers 409, never completing it a second time', async () => {
@@ -149,7 +136,7 @@ describe('tus: the upload is completed once, or not at all', () => {
       uploads.completeStored = completeStored;
     }
     expect(completions).toBe(1);
-    expect((await statusOf(h, seeded.submissionId))?.status).toBe('media_processing');
+    expect((await h.statusOf(seeded.submissionId))?.status).toBe('media_processing');
   });
   it('tus: the store counts the upload complete but its object is gone (a completion cut by a storage outage): HEAD reports 0 and the client sends it again, never a 500', async () => {
     const seeded = await h.seedUpload({ byteSize: clip.length, protocol: 'tus' });
@@ -166,9 +153,9 @@ describe('tus: the upload is completed once, or not at all', () => {
     } finally {
       store.read = read;
     }
-    expect((await statusOf(h, seeded.submissionId))?.status).toBe('waiting_for_upload');
+    expect((await h.statusOf(seeded.submissionId))?.status).toBe('waiting_for_upload');
     expect((await patch(seeded.uploadUrl, 0, clip)).status).toBe(204);
-    expect((await statusOf(h, seeded.submissionId))?.status).toBe('media_processing');
+    expect((await h.statusOf(seeded.submissionId))?.status).toBe('media_processing');
     const stored = await h.db.repos.mediaObjects.find(seeded.submissionId, 'original', 'original');
     expect(stored?.byteSize).toBe(BigInt(clip.length));
   });

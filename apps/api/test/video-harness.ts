@@ -1,11 +1,16 @@
 // An in-process API on a database, Redis prefix and storage root of its own, for the video path;
 // uploads are opened by the submissions service, as POST /v1/media-uploads does.
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { ProjectConfig } from '@framedesk/config';
 import type { MediaUpload } from '@framedesk/contracts';
 import type { Database } from '@framedesk/db';
 import { type AgentCaller, submissionsService } from '@framedesk/submissions';
+import { makeClip } from '@framedesk/testing';
 import type { UploadProtocol } from '@framedesk/video-provider';
+import { afterAll, beforeAll } from 'vitest';
 import type { ApiDependencies } from '../src/dependencies';
 import { runIdempotent } from '../src/http/idempotency';
 import { startTestServer } from './test-dependencies';
@@ -25,6 +30,8 @@ export interface VideoHarness {
   seedUpload(input: { byteSize: number; protocol: UploadProtocol; expiresAt?: Date }): Promise<SeededUpload>;
   /** An API key of the agent `bot` that owns the seeded uploads. */
   agentKey(): Promise<string>;
+  /** The submission's row as it stands. */
+  statusOf(submissionId: string): ReturnType<Database['repos']['submissions']['findById']>;
   close(): Promise<void>;
 }
 
@@ -86,6 +93,25 @@ export async function startVideoHarness(
     async agentKey() {
       return (await agentBot()).key;
     },
+    statusOf: (submissionId) => db.repos.submissions.findById(submissionId),
     close: () => server.close(),
   };
+}
+
+/**
+ * A harness and a 2-second clip for the enclosing `describe`: started before its tests, closed
+ * (and the clip removed) after them. Read `harness` and `clip` inside the tests.
+ */
+export function useVideoHarness(): { readonly harness: VideoHarness; readonly clip: Buffer } {
+  const context = {} as { harness: VideoHarness; clip: Buffer };
+  const dir = mkdtempSync(join(tmpdir(), 'fd-clips-'));
+  beforeAll(async () => {
+    context.clip = readFileSync(makeClip(dir, 'clip.mp4', 2));
+    context.harness = await startVideoHarness();
+  });
+  afterAll(async () => {
+    await context.harness?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return context;
 }

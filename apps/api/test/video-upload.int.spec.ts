@@ -1,12 +1,10 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createVideoService, createVideoUploadService } from '@framedesk/submissions';
-import { makeClip } from '@framedesk/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { headOffset, patch, TUS } from './tus-client';
-import { startVideoHarness, type VideoHarness } from './video-harness';
+import { useVideoHarness, type VideoHarness } from './video-harness';
 
 function basicForm(bytes: Buffer, field = 'file', type = 'video/mp4'): FormData {
   const form = new FormData();
@@ -32,10 +30,6 @@ async function brokenPatch(url: string, offset: number, bytes: Buffer, sent: num
   });
 }
 
-async function statusOf(h: VideoHarness, submissionId: string) {
-  return h.db.repos.submissions.findById(submissionId);
-}
-
 /** Resumable partials (fs driver: @tus/file-store under STORAGE_FS_ROOT/.tus). */
 function tusFiles(h: VideoHarness): string[] {
   try {
@@ -54,17 +48,11 @@ function spoolFiles(h: VideoHarness): string[] {
 }
 
 describe('local video provider: uploads to needs_review', () => {
+  const video = useVideoHarness();
   let h: VideoHarness;
-  let dir: string;
   let clip: Buffer;
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'fd-clips-'));
-    clip = readFileSync(makeClip(dir, 'clip.mp4', 2));
-    h = await startVideoHarness();
-  });
-  afterAll(async () => {
-    await h?.close();
-    rmSync(dir, { recursive: true, force: true });
+  beforeAll(() => {
+    ({ harness: h, clip } = video);
   });
 
   it('basic: one multipart POST, then ffprobe, poster and preview → needs_review; a second upload is 409', async () => {
@@ -77,13 +65,13 @@ describe('local video provider: uploads to needs_review', () => {
       submission_id: seeded.submissionId,
       status: 'media_processing',
     });
-    expect((await statusOf(h, seeded.submissionId))?.status).toBe('media_processing');
+    expect((await h.statusOf(seeded.submissionId))?.status).toBe('media_processing');
     const original = await h.db.repos.mediaObjects.find(seeded.submissionId, 'original', 'original');
     expect(original).toMatchObject({ contentType: 'video/mp4', byteSize: BigInt(clip.length) });
 
     const outcome = await h.deps.video.processVideo(seeded.submissionId);
     expect(outcome).toBe('needs_review');
-    const done = await statusOf(h, seeded.submissionId);
+    const done = await h.statusOf(seeded.submissionId);
     expect(done).toMatchObject({ status: 'needs_review', width: 320, height: 240 });
     expect(done?.durationMs).toBeGreaterThan(1500);
     expect(done?.durationMs).toBeLessThan(2500);
@@ -128,7 +116,7 @@ describe('local video provider: uploads to needs_review', () => {
     }
     expect(offset).toBeGreaterThan(first);
     expect(offset).toBeLessThan(clip.length);
-    expect((await statusOf(h, seeded.submissionId))?.status).toBe('waiting_for_upload');
+    expect((await h.statusOf(seeded.submissionId))?.status).toBe('waiting_for_upload');
 
     // A stale offset is refused with 409, then the client resumes from what HEAD says.
     const stale = await patch(location, first, clip.subarray(first));
@@ -137,7 +125,7 @@ describe('local video provider: uploads to needs_review', () => {
     const rest = await patch(location, offset, clip.subarray(offset));
     expect(rest.status).toBe(204);
     expect(rest.headers.get('upload-offset')).toBe(String(clip.length));
-    expect((await statusOf(h, seeded.submissionId))?.status).toBe('media_processing');
+    expect((await h.statusOf(seeded.submissionId))?.status).toBe('media_processing');
 
     expect(await h.deps.video.processVideo(seeded.submissionId)).toBe('needs_review');
     expect(await h.db.repos.mediaObjects.find(seeded.submissionId, 'poster', 'poster')).not.toBeNull();
@@ -173,7 +161,7 @@ describe('local video provider: uploads to needs_review', () => {
     } finally {
       store.getUpload = getUpload;
     }
-    expect((await statusOf(h, seeded.submissionId))?.status).toBe('media_processing');
+    expect((await h.statusOf(seeded.submissionId))?.status).toBe('media_processing');
   });
 
   it('refuses more bytes than declared (413): basic keeps nothing, a tus PATCH changes nothing', async () => {
@@ -182,7 +170,7 @@ describe('local video provider: uploads to needs_review', () => {
     expect(response.status).toBe(413);
     expect(await response.json()).toMatchObject({ code: 'payload_too_large' });
     expect(await h.db.repos.mediaObjects.find(small.submissionId, 'original', 'original')).toBeNull();
-    expect((await statusOf(h, small.submissionId))?.status).toBe('waiting_for_upload');
+    expect((await h.statusOf(small.submissionId))?.status).toBe('waiting_for_upload');
 
     const tus = await h.seedUpload({ byteSize: clip.length - 100, protocol: 'tus' });
     const head = await patch(tus.uploadUrl, 0, clip.subarray(0, 1000));
@@ -204,7 +192,7 @@ describe('local video provider: uploads to needs_review', () => {
     const response = await fetch(seeded.uploadUrl, { method: 'POST', body: basicForm(text) });
     expect(response.status).toBe(415);
     expect(await response.json()).toMatchObject({ code: 'unsupported_media_type' });
-    expect((await statusOf(h, seeded.submissionId))?.status).toBe('waiting_for_upload');
+    expect((await h.statusOf(seeded.submissionId))?.status).toBe('waiting_for_upload');
 
     const tus = await h.seedUpload({ byteSize: text.length, protocol: 'tus' });
     const refused = await patch(tus.uploadUrl, 0, text);
@@ -217,7 +205,7 @@ describe('local video provider: uploads to needs_review', () => {
     const seeded = await h.seedUpload({ byteSize: fake.length, protocol: 'basic' });
     expect((await fetch(seeded.uploadUrl, { method: 'POST', body: basicForm(fake) })).status).toBe(201);
     expect(await h.deps.video.processVideo(seeded.submissionId)).toBe('failed');
-    expect(await statusOf(h, seeded.submissionId)).toMatchObject({ status: 'failed', failureCode: 'invalid_video' });
+    expect(await h.statusOf(seeded.submissionId)).toMatchObject({ status: 'failed', failureCode: 'invalid_video' });
   });
 
   it('an over-long clip ends failed duration_exceeded', async () => {
@@ -231,7 +219,7 @@ describe('local video provider: uploads to needs_review', () => {
       config: { ...h.deps.config, media: { ...h.deps.config.media, video_max_duration_seconds: 1 } },
     });
     expect(await strict.processVideo(seeded.submissionId)).toBe('failed');
-    expect(await statusOf(h, seeded.submissionId)).toMatchObject({
+    expect(await h.statusOf(seeded.submissionId)).toMatchObject({
       status: 'failed',
       failureCode: 'duration_exceeded',
     });
@@ -273,7 +261,7 @@ describe('local video provider: uploads to needs_review', () => {
     const response = await fetch(seeded.uploadUrl, { method: 'POST', body: basicForm(clip) });
     expect(response.status).toBe(410);
     expect(await response.json()).toMatchObject({ code: 'upload_expired' });
-    expect(await statusOf(h, seeded.submissionId)).toMatchObject({ status: 'failed', failureCode: 'upload_expired' });
+    expect(await h.statusOf(seeded.submissionId)).toMatchObject({ status: 'failed', failureCode: 'upload_expired' });
     const again = await fetch(seeded.uploadUrl, { method: 'POST', body: basicForm(clip) });
     expect(again.status).toBe(410);
     const key = await h.agentKey();
@@ -337,7 +325,7 @@ describe('local video provider: uploads to needs_review', () => {
     expect(await over.json()).toMatchObject({ code: 'payload_too_large' });
     release();
     expect(await slow).toBe(204);
-    expect((await statusOf(h, seeded.submissionId))?.status).toBe('media_processing');
+    expect((await h.statusOf(seeded.submissionId))?.status).toBe('media_processing');
     const stored = await h.db.repos.mediaObjects.find(seeded.submissionId, 'original', 'original');
     expect(stored?.byteSize).toBe(BigInt(clip.length));
   });
