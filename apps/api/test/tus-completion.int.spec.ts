@@ -2,7 +2,6 @@
 // the last PATCH, a HEAD after its completion failed, a lock still held by a killed instance,
 // PostgreSQL dropping the completion's connection (issue 28: a session must never refuse bytes
 // while its submission waits).
-import { join } from 'node:path';
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { headOffset, patch, TUS } from './tus-client';
