@@ -31,10 +31,13 @@ export function defineProject(projectDir: string, overrides: ViteUserConfig = {}
       name: basename(projectDir),
       include: ['src/**/*.spec.ts', 'src/**/*.spec.tsx', 'test/**/*.spec.ts'],
       environment: 'node',
-      // Integration tests start processes (tsx compiles them as they load): generous on a busy machine.
-      testTimeout: 60_000,
+      // Integration tests start processes and wait on real services. CI's machine has run the suite
+      // at two to three times this machine's idle pace: the bounds are for that, not for a test's
+      // expected length (no test here takes more than a few seconds idle without its own bound).
+      testTimeout: 120_000,
       hookTimeout: 120_000,
       reporters: ['default'],
+      globalSetup: [join(root, 'tools/vitest.global-setup.ts')],
       passWithNoTests: true,
       ...overrides.test,
     },

@@ -40,8 +40,7 @@ export async function startBenchStack(options: { workers: number; multipartMaxBy
   let config: Record<string, unknown> = {};
   const stack = await startStack({
     workers: options.workers,
-    // As production runs it: bundled JavaScript, no TypeScript transpiler in the process.
-    built: true,
+    // startStack runs the apps as production does: bundled JavaScript, no TypeScript transpiler.
     env: BENCH_ENV,
     config: (c) => {
       if (options.multipartMaxBytes) c['media'].multipart_max_bytes = options.multipartMaxBytes;

@@ -1,5 +1,5 @@
 // The retention purge's own cost, for "Growth with retention" in docs/operations.md: one real
-// worker process (through tsx) on a database and storage of its own; N rejected frames seeded as
+// worker process (bundled, as startStack runs it) on a database and storage of its own; N rejected frames seeded as
 // the pipeline leaves them (original 544 KB + three variants, rows, four transition events), then
 // the channel is given `--rejected 0d` and the worker's maintenance job purges them. Per purged
 // frame: worker CPU, PostgreSQL transactions and row writes (this database only), storage

@@ -1,5 +1,5 @@
 // Unit costs for the capacity section of docs/operations.md: one API and one worker process
-// (real, through tsx) on a database and Redis prefix of their own; N frames submitted, then
+// (real processes, bundled as startStack runs them) on a database and Redis prefix of their own; N frames submitted, then
 // per accepted frame: API CPU, worker CPU, PostgreSQL transactions and row writes (of this
 // database only), database bytes, Redis commands (of this prefix only, MONITOR) and bytes kept
 // in Redis, and bytes stored. The tool's own queries (its polling, the stats reads) are not

@@ -1,8 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { basename, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { threadId } from 'node:worker_threads';
+import { buildSync } from 'esbuild';
 import { createTestDatabase, type TestDatabase } from './database';
 import { createTestRedisPrefix, testRedisUrl } from './redis';
 
@@ -45,6 +48,29 @@ export const APP_PROCESS_ENV: Record<'api' | 'worker' | 'cli', Readonly<Record<s
   cli: { MALLOC_ARENA_MAX: '2' },
 };
 
+type AppName = 'api' | 'worker' | 'cli';
+
+function esbuildOptions(name: AppName, outdir: string) {
+  return {
+    entryPoints: { main: join(workspaceRoot, `apps/${name}/src/main.ts`) },
+    outdir,
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    platform: 'node' as const,
+    format: 'esm' as const,
+    target: 'node20',
+    packages: 'external' as const,
+    tsconfig: join(workspaceRoot, 'tsconfig.base.json'),
+    // Bundled ESM still meets CommonJS packages that call require().
+    banner: {
+      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+    },
+    logLevel: 'warning' as const,
+  };
+}
+
 /**
  * Bundles `apps/<name>/src/main.ts` into `outDir/<name>/main.mjs` and its chunks (esbuild; the
  * workspace libs inlined, npm packages left external, split as tools/build.mjs splits it), as a
@@ -54,47 +80,55 @@ export const APP_PROCESS_ENV: Record<'api' | 'worker' | 'cli', Readonly<Record<s
 export async function buildApp(name: 'api' | 'worker', outDir: string): Promise<string> {
   const { build } = await import('esbuild');
   const outdir = join(outDir, name);
-  await build({
-    entryPoints: { main: join(workspaceRoot, `apps/${name}/src/main.ts`) },
-    outdir,
-    splitting: true,
-    chunkNames: 'chunks/[name]-[hash]',
-    outExtension: { '.js': '.mjs' },
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    tsconfig: join(workspaceRoot, 'tsconfig.base.json'),
-    // Bundled ESM still meets CommonJS packages that call require().
-    banner: {
-      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
-    },
-    logLevel: 'warning',
-  });
+  await build(esbuildOptions(name, outdir));
   return join(outdir, 'main.mjs');
 }
 
+// Inside the workspace, so the bundles resolve their npm packages from its node_modules. One
+// directory per test process (vitest runs files in several), inside the vitest run's own
+// (tools/vitest.global-setup.ts removes it when the run ends); a tool outside vitest (the bench,
+// tools/capacity) removes its own when it exits.
+// eslint-disable-next-line no-restricted-properties -- set by the test run, not a product setting.
+const runDir = process.env['FRAMEDESK_TEST_APPS_DIR'];
+const bundleRoot = join(
+  runDir ?? join(workspaceRoot, 'node_modules/.cache/framedesk-test-apps', String(process.pid)),
+  `${process.pid}-${threadId}`,
+);
+const bundles = new Map<AppName, string>();
+
 /**
- * Runs one of our apps (`apps/<name>/src/main.ts` through tsx, or a built `entry` such as
- * dist/<name>/main.mjs) as a real process with `env`.
+ * This test process's bundle of an app, built on first use (esbuild, as `buildApp`) and reused
+ * by every process it starts. Building takes a fraction of a second once; starting each process
+ * through tsx instead cost over a second of CPU (it compiles the app's files as they load), and
+ * the suite starts a few hundred.
+ */
+export function appBundle(name: AppName): string {
+  const known = bundles.get(name);
+  if (known) return known;
+  if (bundles.size === 0 && !runDir) process.once('exit', () => rmSync(bundleRoot, { recursive: true, force: true }));
+  const outdir = join(bundleRoot, name);
+  buildSync(esbuildOptions(name, outdir));
+  const entry = join(outdir, 'main.mjs');
+  bundles.set(name, entry);
+  return entry;
+}
+
+/**
+ * Runs one of our apps (this test process's bundle of `apps/<name>/src/main.ts`, or a built
+ * `entry` such as dist/<name>/main.mjs) as a real process with `env`.
  */
 export function startApp(
-  name: 'api' | 'worker' | 'cli',
+  name: AppName,
   env: Record<string, string>,
   args: string[] = [],
   options: { entry?: string } = {},
 ): RunningProcess {
-  const program = options.entry
-    ? [options.entry]
-    : ['--import', 'tsx', join(workspaceRoot, `apps/${name}/src/main.ts`)];
-  const child = spawn(process.execPath, [...program, ...args], {
+  const child = spawn(process.execPath, [options.entry ?? appBundle(name), ...args], {
     cwd: workspaceRoot,
     env: {
       // eslint-disable-next-line no-restricted-properties -- the child inherits PATH and friends.
       ...process.env,
       ...APP_PROCESS_ENV[name],
-      TSX_TSCONFIG_PATH: join(workspaceRoot, 'tsconfig.base.json'),
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -122,22 +156,18 @@ export interface AppRun {
 
 /** Runs one of our apps to completion (the admin CLI, or an app expected to refuse to start). */
 export function runApp(
-  name: 'api' | 'worker' | 'cli',
+  name: AppName,
   args: string[],
   env: Record<string, string>,
   stdin = '',
   timeoutMs = 60_000,
 ): Promise<AppRun> {
   return new Promise((resolveRun) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', join(workspaceRoot, `apps/${name}/src/main.ts`), ...args],
-      {
-        cwd: workspaceRoot,
-        // eslint-disable-next-line no-restricted-properties -- the child inherits PATH and friends.
-        env: { ...process.env, TSX_TSCONFIG_PATH: join(workspaceRoot, 'tsconfig.base.json'), ...env },
-      },
-    );
+    const child = spawn(process.execPath, [appBundle(name), ...args], {
+      cwd: workspaceRoot,
+      // eslint-disable-next-line no-restricted-properties -- the child inherits PATH and friends.
+      env: { ...process.env, ...env },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -205,8 +235,6 @@ export interface StackOptions {
   readonly env?: Record<string, string>;
   /** Changes to config/project.example.json for this stack (api.base_url is set for you). */
   readonly config?: (config: Record<string, any>) => void; // eslint-disable-line @typescript-eslint/no-explicit-any
-  /** Run the API and workers as built bundles (`buildApp`) instead of through tsx. */
-  readonly built?: boolean;
   /** Run on this database (a restored one) instead of a new one; dropped by `stop()` all the same. */
   readonly database?: TestDatabase;
   /** Run on this directory (its `storage` inside is the storage root) instead of a new one; removed by `stop()`. */
@@ -246,21 +274,11 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     LOG_LEVEL: 'info',
     ...options.env,
   };
-  // Inside the workspace, so the bundles resolve their npm packages from its node_modules.
-  const buildDir = join(workspaceRoot, 'node_modules/.cache/framedesk-stack', basename(storageRoot));
-  const entries = options.built
-    ? {
-        api: await buildApp('api', buildDir),
-        worker: await buildApp('worker', buildDir),
-      }
-    : { api: undefined, worker: undefined };
-  const api = startApp('api', env, [], { entry: entries.api });
+  const api = startApp('api', env);
   const workers: RunningProcess[] = [];
   const startWorker = async (extraEnv: Record<string, string> = {}) => {
     const port = extraEnv['WORKER_HEALTH_PORT'] ? Number(extraEnv['WORKER_HEALTH_PORT']) : await freePort();
-    const worker = startApp('worker', { ...env, WORKER_HEALTH_PORT: String(port), ...extraEnv }, [], {
-      entry: entries.worker,
-    });
+    const worker = startApp('worker', { ...env, WORKER_HEALTH_PORT: String(port), ...extraEnv });
     workers.push(worker);
     await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60_000, worker);
     return worker;
@@ -293,7 +311,6 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       await database.drop();
       await redis.cleanup();
       await rm(storageRoot, { recursive: true, force: true });
-      await rm(buildDir, { recursive: true, force: true });
     },
   };
 }
