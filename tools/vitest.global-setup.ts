@@ -22,7 +22,6 @@ export default function setup(): () => void {
     if (!Number.isInteger(pid) || !alive(pid)) rmSync(join(appsRoot, name), { recursive: true, force: true });
   }
   const dir = join(appsRoot, String(process.pid));
-  // eslint-disable-next-line no-restricted-properties -- read by this run's test processes (libs/testing).
   process.env['FRAMEDESK_TEST_APPS_DIR'] = dir;
   return () => rmSync(dir, { recursive: true, force: true });
 }

@@ -2,7 +2,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createTestDatabase,
@@ -28,15 +27,7 @@ describe('account lifecycle commands', () => {
   let env: Record<string, string>;
 
   const cli = (args: string[], stdin = '') => runCli(args, env, stdin);
-  const query = async (sql: string, params: unknown[] = []) => {
-    const client = new pg.Client({ connectionString: database.url });
-    await client.connect();
-    try {
-      return (await client.query(sql, params)).rows;
-    } finally {
-      await client.end();
-    }
-  };
+  const query = (sql: string, params: unknown[] = []) => database.query(sql, params);
   const login = async (password = PASSWORD) => {
     const res = await fetch(`${url}/review/session`, {
       method: 'POST',

@@ -5,7 +5,6 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, runApp, type TestDatabase } from '@framedesk/testing';
 import { runCli } from './in-process';
@@ -30,15 +29,7 @@ describe('framedesk CLI', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  const query = async (sql: string, params: unknown[] = []) => {
-    const client = new pg.Client({ connectionString: database.url });
-    await client.connect();
-    try {
-      return (await client.query(sql, params)).rows;
-    } finally {
-      await client.end();
-    }
-  };
+  const query = (sql: string, params: unknown[] = []) => database.query(sql, params);
 
   it('creates an agent with its channel and prints exactly one JSON line; the key is stored only as a hash', async () => {
     const result = await run('cli', ['agent', 'create', 'a1', '--channel', 'c1', '--json'], env);

@@ -38,15 +38,7 @@ describe('retention, erasure, verify and a restore drill', () => {
     [`originals/${id}/original.png`, ...['public', 'thumbnail', 'preview'].map((v) => `variants/${id}/${v}.webp`)].map(
       (k) => existsSync(file(root, k)),
     );
-  const query = async (sql: string, params: unknown[] = []) => {
-    const db = new pg.Client({ connectionString: stack.database.url });
-    await db.connect();
-    try {
-      return (await db.query(sql, params)).rows;
-    } finally {
-      await db.end();
-    }
-  };
+  const query = (sql: string, params: unknown[] = []) => stack.database.query(sql, params);
   async function submit(channel: string, title: string, api = client, agent = 'lifebot'): Promise<Submission> {
     return api.submitFrame({
       metadata: {

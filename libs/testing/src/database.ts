@@ -73,7 +73,19 @@ async function ensureTemplate(): Promise<string> {
 export interface TestDatabase {
   readonly url: string;
   readonly name: string;
+  /** Runs one statement on a connection of its own (closed after it); resolves with the rows. */
+  query<Row = any>(sql: string, params?: unknown[]): Promise<Row[]>; // eslint-disable-line @typescript-eslint/no-explicit-any
   drop(): Promise<void>;
+}
+
+async function queryOnce<Row>(url: string, sql: string, params: unknown[] = []): Promise<Row[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(sql, params)).rows as Row[];
+  } finally {
+    await client.end();
+  }
 }
 
 /**
@@ -95,9 +107,11 @@ export async function createTestDatabase(options: { migrated?: boolean } = {}): 
       }
     }
   });
+  const url = withDatabase(adminUrl(), name);
   return {
-    url: withDatabase(adminUrl(), name),
+    url,
     name,
+    query: (sql, params) => queryOnce(url, sql, params),
     drop: () => withAdmin(async (admin) => void (await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))),
   };
 }
