@@ -1,7 +1,17 @@
 // Submissions sent at a steady rate while faults are injected on a timeline, then counted.
 import { randomUUID } from 'node:crypto';
+import { expect } from 'vitest';
 import { makePng } from '@framedesk/testing';
-import { type ApiAnswer, type FrameInput, type RelStack, sleep, submitFrame } from './harness';
+import {
+  type ApiAnswer,
+  checkIntegrity,
+  type FrameInput,
+  type Integrity,
+  type RelStack,
+  sleep,
+  submitFrame,
+  waitForSettled,
+} from './harness';
 
 export interface Sent {
   readonly input: FrameInput & { readonly idempotencyKey: string };
@@ -122,4 +132,79 @@ export function acceptedIds(sent: readonly Sent[]): string[] {
 /** How many were sent while a fault was in effect (between two timeline times). */
 export function sentBetween(sent: readonly Sent[], fromMs: number, toMs: number): number {
   return sent.filter((s) => s.atMs !== undefined && s.atMs >= fromMs && s.atMs < toMs).length;
+}
+
+export interface OutageRun {
+  readonly sent: Sent[];
+  /** How the first tries were answered. */
+  readonly first: Record<Outcome, number>;
+  /** The refused ones, sent again with their Idempotency-Key once the fault was over. */
+  readonly retried: Sent[];
+  /** Every submission acknowledged, on its first try or a retry. */
+  readonly ids: string[];
+  readonly statuses: Map<string, string>;
+  /** Of `ids`, those that reached needs_review. */
+  readonly settled: string[];
+  readonly integrity: Integrity;
+  /** "id=status" of every acknowledged submission that did not reach needs_review. */
+  readonly notSettled: string;
+  /** What the outage tests report alike (reportFigures). */
+  readonly figures: Record<string, unknown>;
+}
+
+/**
+ * The outage tests' run (a shared service down mid-burst): 40 submissions of agent `bot` to
+ * `news`, one every 100 ms, while `timeline` injects the fault; at least 6 must be sent within
+ * `window` (ms after the start, when the fault is in effect). Then every refused one is retried
+ * until accepted (within `retryDeadlineMs`), and every acknowledged one is waited for.
+ */
+export async function burstThroughOutage(
+  stack: RelStack,
+  key: string,
+  options: { timeline: readonly TimelineEvent[]; window: readonly [number, number]; retryDeadlineMs?: number },
+): Promise<OutageRun> {
+  const sent = await burst(stack, key, { count: 40, intervalMs: 100, agent: 'bot', channel: 'news' }, options.timeline);
+  const first = counts(sent);
+  const sentDuringOutage = sentBetween(sent, ...options.window);
+  expect(sentDuringOutage, 'requests sent while the fault was in effect').toBeGreaterThan(5);
+
+  await sleep(1_000);
+  const retried = await retryRefused(stack, key, sent, options.retryDeadlineMs);
+  expect(
+    retried.every((r) => r.answer.status === 202),
+    'refused requests accepted on retry',
+  ).toBe(true);
+
+  const ids = [...new Set([...acceptedIds(sent), ...acceptedIds(retried)])];
+  const statuses = await waitForSettled(stack, ids, 60_000);
+  const settled = ids.filter((id) => statuses.get(id) === 'needs_review');
+  const integrity = await checkIntegrity(stack);
+  return {
+    sent,
+    first,
+    retried,
+    ids,
+    statuses,
+    settled,
+    integrity,
+    notSettled: ids
+      .filter((id) => statuses.get(id) !== 'needs_review')
+      .map((id) => `${id}=${statuses.get(id)}`)
+      .join(', '),
+    figures: {
+      requests: sent.length,
+      sent_during_outage: sentDuringOutage,
+      accepted_first_try: first.accepted,
+      refused_503: first.unavailable,
+      unexpected: first.unexpected,
+      server_errors_500: sent.filter((s) => s.answer.status === 500).length,
+      retry_attempts: retryStats.attempts,
+      retry_failures: Object.fromEntries(
+        [...new Set(retryStats.failed)].map((f) => [f, retryStats.failed.filter((x) => x === f).length]),
+      ),
+      accepted_total: ids.length,
+      reached_final: settled.length,
+      lost: ids.length - settled.length,
+    },
+  };
 }

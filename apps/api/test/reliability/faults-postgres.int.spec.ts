@@ -3,8 +3,8 @@
 // every accepted submission reaches a final state.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PrivatePostgres, startPrivatePostgres } from '@framedesk/testing';
-import { acceptedIds, burst, counts, retryRefused, retryStats, sentBetween, unexpected } from './burst';
-import { checkIntegrity, type RelStack, reportFigures, sleep, startRelStack, waitForSettled } from './harness';
+import { burstThroughOutage, unexpected } from './burst';
+import { type RelStack, reportFigures, sleep, startRelStack } from './harness';
 
 // This test once found requests answered 500 internal_error instead of 503 while the server
 // crashed (pg's code-less "Connection terminated unexpectedly"); apps/api/src/http/unavailable.ts
@@ -32,47 +32,26 @@ describe('fault: PostgreSQL restarted mid-burst', () => {
 
   it('creates nothing by halves and loses no accepted submission', async () => {
     let restarts = 0;
-    const sent = await burst(stack, key, { count: 40, intervalMs: 100, agent: 'bot', channel: 'news' }, [
-      {
-        atMs: 1_200,
-        name: 'postgres crash + restart',
-        run: async () => {
-          await postgres.stop('immediate');
-          await sleep(1_500);
-          await postgres.start();
-          restarts++;
+    const run = await burstThroughOutage(stack, key, {
+      timeline: [
+        {
+          atMs: 1_200,
+          name: 'postgres crash + restart',
+          run: async () => {
+            await postgres.stop('immediate');
+            await sleep(1_500);
+            await postgres.start();
+            restarts++;
+          },
         },
-      },
-    ]);
-    const first = counts(sent);
-    expect(sentBetween(sent, 1200, 2700), 'requests sent while the fault was in effect').toBeGreaterThan(5);
-
-    await sleep(1_000);
-    const retried = await retryRefused(stack, key, sent, 90_000); // a claim the crash kept from being released blocks its key for IDEMPOTENCY_LOCK_MS (60 s)
-    expect(
-      retried.every((r) => r.answer.status === 202),
-      'refused requests accepted on retry',
-    ).toBe(true);
-
-    const ids = [...new Set([...acceptedIds(sent), ...acceptedIds(retried)])];
-    const statuses = await waitForSettled(stack, ids, 60_000);
-    const settled = ids.filter((id) => statuses.get(id) === 'needs_review');
-    const integrity = await checkIntegrity(stack);
+      ],
+      window: [1_200, 2_700],
+      retryDeadlineMs: 90_000, // a claim the crash kept from being released blocks its key for IDEMPOTENCY_LOCK_MS (60 s)
+    });
+    const { sent, retried, ids, statuses, settled, integrity } = run;
     reportFigures('faults-postgres', {
       faults_injected: restarts,
-      requests: sent.length,
-      sent_during_outage: sentBetween(sent, 1200, 2700),
-      accepted_first_try: first.accepted,
-      refused_503: first.unavailable,
-      unexpected: first.unexpected,
-      server_errors_500: sent.filter((s) => s.answer.status === 500).length,
-      retry_attempts: retryStats.attempts,
-      retry_failures: Object.fromEntries(
-        [...new Set(retryStats.failed)].map((f) => [f, retryStats.failed.filter((x) => x === f).length]),
-      ),
-      accepted_total: ids.length,
-      reached_final: settled.length,
-      lost: ids.length - settled.length,
+      ...run.figures,
       half_created_rows: integrity.withoutFirstEvent.length + integrity.imagesWithoutOriginalRow.length,
       orphan_files: integrity.orphanFiles.length,
       unsettled: await Promise.all(
@@ -125,15 +104,7 @@ describe('fault: PostgreSQL restarted mid-burst', () => {
         `answers other than 202 or 503 service_unavailable; API logged: ${[...new Set(logged)].join(' || ')}`,
       )
       .toEqual([]);
-    expect
-      .soft(
-        settled.length,
-        `not settled: ${ids
-          .filter((id) => statuses.get(id) !== 'needs_review')
-          .map((id) => `${id}=${statuses.get(id)}`)
-          .join(', ')}`,
-      )
-      .toBe(ids.length);
+    expect.soft(settled.length, `not settled: ${run.notSettled}`).toBe(ids.length);
     expect.soft(integrity.submissions).toBe(sent.length);
     expect.soft(integrity.withoutFirstEvent).toEqual([]);
     expect.soft(integrity.imagesWithoutOriginalRow).toEqual([]);

@@ -3,8 +3,8 @@
 // re-enqueues what the lost queue held).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PrivateRedis, startPrivateRedis } from '@framedesk/testing';
-import { acceptedIds, burst, counts, retryRefused, retryStats, sentBetween, unexpected } from './burst';
-import { checkIntegrity, type RelStack, reportFigures, sleep, startRelStack, waitForSettled } from './harness';
+import { burstThroughOutage, unexpected } from './burst';
+import { type RelStack, reportFigures, startRelStack } from './harness';
 
 describe('fault: Redis stopped during a burst of submissions', () => {
   let redis: PrivateRedis;
@@ -27,49 +27,17 @@ describe('fault: Redis stopped during a burst of submissions', () => {
   });
 
   it('answers 202 or 503 and loses no accepted submission', async () => {
-    const sent = await burst(stack, key, { count: 40, intervalMs: 100, agent: 'bot', channel: 'news' }, [
-      { atMs: 1_000, name: 'redis down', run: () => redis.stop('SIGKILL') },
-      { atMs: 3_000, name: 'redis back (empty)', run: () => redis.start() },
-    ]);
-    const first = counts(sent);
-    expect(sentBetween(sent, 1000, 3000), 'requests sent while the fault was in effect').toBeGreaterThan(5);
-    expect(unexpected(sent), 'answers other than 202 or 503 service_unavailable').toEqual([]);
-
-    // Redis is back: what was refused is accepted on retry with the same Idempotency-Key.
-    await sleep(1_000);
-    const retried = await retryRefused(stack, key, sent);
-    expect(
-      retried.every((r) => r.answer.status === 202),
-      'refused requests accepted on retry',
-    ).toBe(true);
-
-    const ids = [...new Set([...acceptedIds(sent), ...acceptedIds(retried)])];
-    const statuses = await waitForSettled(stack, ids, 60_000);
-    const settled = ids.filter((id) => statuses.get(id) === 'needs_review');
-    const integrity = await checkIntegrity(stack);
-    reportFigures('faults-redis', {
-      faults_injected: 1,
-      requests: sent.length,
-      sent_during_outage: sentBetween(sent, 1000, 3000),
-      accepted_first_try: first.accepted,
-      refused_503: first.unavailable,
-      unexpected: first.unexpected,
-      retry_attempts: retryStats.attempts,
-      retry_failures: Object.fromEntries(
-        [...new Set(retryStats.failed)].map((f) => [f, retryStats.failed.filter((x) => x === f).length]),
-      ),
-      accepted_total: ids.length,
-      reached_final: settled.length,
-      lost: ids.length - settled.length,
-      submissions_in_db: integrity.submissions,
+    const run = await burstThroughOutage(stack, key, {
+      timeline: [
+        { atMs: 1_000, name: 'redis down', run: () => redis.stop('SIGKILL') },
+        { atMs: 3_000, name: 'redis back (empty)', run: () => redis.start() },
+      ],
+      window: [1_000, 3_000],
     });
-    expect(
-      settled.length,
-      `not settled: ${ids
-        .filter((id) => statuses.get(id) !== 'needs_review')
-        .map((id) => `${id}=${statuses.get(id)}`)
-        .join(', ')}`,
-    ).toBe(ids.length);
+    const { sent, ids, settled, integrity } = run;
+    reportFigures('faults-redis', { faults_injected: 1, ...run.figures, submissions_in_db: integrity.submissions });
+    expect(unexpected(sent), 'answers other than 202 or 503 service_unavailable').toEqual([]);
+    expect(settled.length, `not settled: ${run.notSettled}`).toBe(ids.length);
     // One submission per Idempotency-Key, however many times it was sent.
     expect(integrity.submissions).toBe(sent.length);
     expect(integrity.withoutFirstEvent).toEqual([]);
