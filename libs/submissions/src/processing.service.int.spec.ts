@@ -2,31 +2,24 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { validateProjectConfig } from '@framedesk/config';
-import { createDatabase, type Database } from '@framedesk/db';
+import type { Database } from '@framedesk/db';
 import { newId } from '@framedesk/domain';
 import { perceptualHash } from '@framedesk/media';
 import type { JobName, JobPayloads, QueueProducer } from '@framedesk/queues';
 import { createFsStorage, type ObjectStorage, storageKeys } from '@framedesk/storage';
-import { createTestDatabase, makeNoisePng, type TestDatabase } from '@framedesk/testing';
+import { makeNoisePng } from '@framedesk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expireUpload, imageProcessingService, markSubmissionFailed } from './processing.service';
 import { reconcilerService } from './reconciler.service';
+import { useSubmissionsDatabase } from './test-database';
 
 describe('reconciler and upload expiry (real PostgreSQL)', () => {
-  let database: TestDatabase;
+  const test = useSubmissionsDatabase('reconcile');
   let db: Database;
   let agentId: string;
   let channelId: string;
-
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    db = createDatabase({ url: database.url, poolSize: 2 });
-    agentId = (await db.repos.agents.create('reconcile-agent')).id;
-    channelId = (await db.repos.channels.ensure('reconcile-channel')).channel.id;
-  });
-  afterAll(async () => {
-    await db?.close();
-    await database?.drop();
+  beforeAll(() => {
+    ({ db, agentId, channelId } = test);
   });
 
   async function seed(
@@ -125,7 +118,7 @@ describe('reconciler and upload expiry (real PostgreSQL)', () => {
 });
 
 describe('image processing (real PostgreSQL, fs storage)', () => {
-  let database: TestDatabase;
+  const test = useSubmissionsDatabase('processing');
   let db: Database;
   let storage: ObjectStorage;
   let storageRoot: string;
@@ -133,16 +126,11 @@ describe('image processing (real PostgreSQL, fs storage)', () => {
   let channelId: string;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    db = createDatabase({ url: database.url, poolSize: 2 });
+    ({ db, agentId, channelId } = test);
     storageRoot = await mkdtemp(join(tmpdir(), 'fd-processing-'));
     storage = createFsStorage(storageRoot);
-    agentId = (await db.repos.agents.create('processing-agent')).id;
-    channelId = (await db.repos.channels.ensure('processing-channel')).channel.id;
   });
   afterAll(async () => {
-    await db?.close();
-    await database?.drop();
     if (storageRoot) await rm(storageRoot, { recursive: true, force: true });
   });
 

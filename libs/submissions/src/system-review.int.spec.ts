@@ -1,24 +1,16 @@
-import { createDatabase, type Database } from '@framedesk/db';
+import type { Database } from '@framedesk/db';
 import { newId, type Visibility } from '@framedesk/domain';
-import { createTestDatabase, type TestDatabase } from '@framedesk/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { finishProcessing } from './system-review';
+import { useSubmissionsDatabase } from './test-database';
 
 describe('system review after processing (real PostgreSQL)', () => {
-  let database: TestDatabase;
+  const test = useSubmissionsDatabase('review');
   let db: Database;
   let agentId: string;
   let channelId: string;
-
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    db = createDatabase({ url: database.url, poolSize: 2 });
-    agentId = (await db.repos.agents.create('review-agent')).id;
-    channelId = (await db.repos.channels.ensure('review-channel')).channel.id;
-  });
-  afterAll(async () => {
-    await db?.close();
-    await database?.drop();
+  beforeAll(() => {
+    ({ db, agentId, channelId } = test);
   });
 
   async function processing(mediaType: 'image' | 'video', visibility: Visibility): Promise<string> {
