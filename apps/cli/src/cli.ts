@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadSettings, SettingsError } from '@framedesk/config';
 import { createDatabase, type Database } from '@framedesk/db';
 import { isDomainError } from '@framedesk/domain';
-import { type Command, type CommandContext, type Io, UsageError } from './command';
+import { type Command, type CommandContext, CommandError, type Io, UsageError } from './command';
 import { agentAccountCommands } from './commands/agent-accounts.command';
 import { agentCommands } from './commands/agents.command';
 import { configCommands } from './commands/config.command';
@@ -84,7 +84,7 @@ function isArgError(error: unknown): boolean {
 }
 
 function describe(error: unknown, command: Command): string {
-  if (error instanceof UsageError) return error.message;
+  if (error instanceof UsageError || error instanceof CommandError) return error.message;
   if (isArgError(error)) return `${(error as Error).message}; usage: framedesk ${command.usage}`;
   if (isDomainError(error)) return error.detail;
   if (error instanceof ConfigError || error instanceof SettingsError) return error.message;

@@ -12,6 +12,9 @@ export interface Io {
 
 export class UsageError extends Error {}
 
+/** A failure the command has put in words for the operator: printed as it is, exit 1. */
+export class CommandError extends Error {}
+
 export interface CommandContext {
   readonly io: Io;
   readonly positionals: string[];

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type FramedeskClient, type Submission } from '@framedesk/client';
 import { loadSettings, readProjectConfig } from '@framedesk/config';
 import { newId } from '@framedesk/domain';
-import { backUp, makePng, restore, ReviewerClient, type Stack, startStack } from '@framedesk/testing';
+import { backUp, makePng, restore, ReviewerClient, type Stack, startSlowRedis, startStack } from '@framedesk/testing';
 import { checkMediaSample } from '../src/doctor/media-check';
 import { runCli } from './in-process';
 
@@ -220,8 +220,16 @@ describe('retention, erasure, verify and a restore drill', () => {
     const channelOnly = (await cli(stack.env, ['media', 'verify', '--channel', 'keep', '--json'])).json();
     expect(channelOnly).toMatchObject({ missing_objects: 1, orphans_checked: false });
 
-    const repaired = await cli(stack.env, ['media', 'verify', '--repair', '--json']);
-    expect(repaired.code).toBe(0);
+    // Through a Redis whose connections take 500 ms to open: the repair waits for its connection
+    // before it re-enqueues (it once enqueued at once, and a slow connection refused it: exit 1).
+    const slowRedis = await startSlowRedis(500);
+    const repaired = await cli({ ...stack.env, REDIS_URL: slowRedis.url }, [
+      'media',
+      'verify',
+      '--repair',
+      '--json',
+    ]).finally(() => slowRedis.close());
+    expect(repaired.code, repaired.err.join('\n')).toBe(0);
     expect(repaired.json().repair).toEqual({
       requeued: 1,
       orphans_deleted: 1,

@@ -1,6 +1,6 @@
-import { createQueueProducer, createRedis } from '@framedesk/queues';
+import { createQueueProducer, createRedis, type QueueProducer, redisReady } from '@framedesk/queues';
 import { mediaVerifyService, type VerifyProblem, type VerifyReport } from '@framedesk/submissions';
-import type { Command } from '../command';
+import { type Command, CommandError } from '../command';
 import { operatorCommand, slugArg } from './account-command';
 import { durationArg, megabytes } from './args';
 import { mediaContext } from './media-context';
@@ -50,8 +50,17 @@ export const mediaVerifyCommands: Record<string, Command> = {
       const { settings, config, storage, bucket } = mediaContext(io.env);
       const repair = values['repair'] === true;
       const redis = repair ? createRedis(settings.REDIS_URL, 'producer') : null;
-      const queues = redis ? createQueueProducer(redis, settings.REDIS_PREFIX) : undefined;
+      redis?.on('error', () => undefined); // said once, by redisReady below
+      let queues: QueueProducer | undefined;
       try {
+        if (redis) {
+          await redisReady(redis, 10_000).catch((error: Error) => {
+            throw new CommandError(
+              `--repair needs Redis to re-enqueue frames, and it is not reachable (${error.message})`,
+            );
+          });
+          queues = createQueueProducer(redis, settings.REDIS_PREFIX);
+        }
         return await mediaVerifyService({
           db: ctx.db(),
           storage,

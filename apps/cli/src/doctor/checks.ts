@@ -10,7 +10,14 @@ import {
   SettingsError,
 } from '@framedesk/config';
 import { videoToolVersion } from '@framedesk/media';
-import { createQueueProducer, createRedis, createWorkerStatusStore, QUEUE_NAMES, type Redis } from '@framedesk/queues';
+import {
+  createQueueProducer,
+  createRedis,
+  createWorkerStatusStore,
+  QUEUE_NAMES,
+  type Redis,
+  redisReady,
+} from '@framedesk/queues';
 import { createStorage } from '@framedesk/storage';
 import pg from 'pg';
 import { type CheckResult, fail, firstLine, ok, warn } from './check-result';
@@ -150,15 +157,8 @@ function configValue(redis: Redis, name: string): Promise<string | null> {
 export async function checkRedis(settings: Settings, redis: Redis): Promise<{ results: CheckResult[]; up: boolean }> {
   let info: string;
   try {
-    const connected =
-      redis.status === 'ready'
-        ? Promise.resolve()
-        : new Promise<void>((resolve, reject) => {
-            redis.once('ready', () => resolve());
-            redis.once('error', reject);
-          });
     info = await withTimeout(
-      connected.then(() => redis.info()),
+      redisReady(redis, 5_000, { failFast: true }).then(() => redis.info()),
       5_000,
       'Redis',
     );
