@@ -78,6 +78,7 @@ export default tseslint.config(
       'tools/**/*.ts',
       '**/*.spec.ts',
       '**/*.spec.tsx',
+      '**/*.test-support.ts',
       'apps/*/test/**/*.ts',
       '**/vite.config.ts',
       '**/vite.*.config.ts',
@@ -85,7 +86,8 @@ export default tseslint.config(
     rules: { 'no-restricted-properties': 'off', 'no-console': 'off' },
   },
   {
-    files: ['**/*.spec.ts', '**/*.spec.tsx', 'apps/*/test/**/*.ts', 'apps/*/e2e/**/*.ts'],
+    // Tests, and a library's helpers for its own specs (`*.test-support.ts`, never exported).
+    files: ['**/*.spec.ts', '**/*.spec.tsx', '**/*.test-support.ts', 'apps/*/test/**/*.ts', 'apps/*/e2e/**/*.ts'],
     rules: {
       '@nx/enforce-module-boundaries': [
         'error',

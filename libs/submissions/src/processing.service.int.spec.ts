@@ -11,7 +11,7 @@ import { makeNoisePng } from '@framedesk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expireUpload, imageProcessingService, markSubmissionFailed } from './processing.service';
 import { reconcilerService } from './reconciler.service';
-import { useSubmissionsDatabase } from './test-database';
+import { useSubmissionsDatabase } from './database.test-support';
 
 describe('reconciler and upload expiry (real PostgreSQL)', () => {
   const test = useSubmissionsDatabase('reconcile');

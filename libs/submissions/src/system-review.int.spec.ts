@@ -2,7 +2,7 @@ import type { Database } from '@framedesk/db';
 import { newId, type Visibility } from '@framedesk/domain';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { finishProcessing } from './system-review';
-import { useSubmissionsDatabase } from './test-database';
+import { useSubmissionsDatabase } from './database.test-support';
 
 describe('system review after processing (real PostgreSQL)', () => {
   const test = useSubmissionsDatabase('review');
