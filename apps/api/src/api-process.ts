@@ -1,5 +1,5 @@
 import { createServer } from 'node:http';
-import { isConfigurationError, readStartupConfiguration } from '@framedesk/config';
+import { isConfigurationError, listenFailure, readStartupConfiguration } from '@framedesk/config';
 import { createLogger, onShutdown, stopTracing } from '@framedesk/observability';
 import { VideoProviderConfigError } from '@framedesk/video-provider';
 import { createApp } from './app';
@@ -40,6 +40,9 @@ sweepAtStart(deps).then(
   (error: unknown) => logger.warn({ err: error }, 'could not sweep temporary files of unfinished uploads'),
 );
 
+server.once('error', (error: NodeJS.ErrnoException) =>
+  refuse(new Error(listenFailure(error, { setting: 'API_PORT', host: settings.API_HOST, port: settings.API_PORT }))),
+);
 server.listen(settings.API_PORT, settings.API_HOST, () => {
   logger.info({ url: `http://${settings.API_HOST}:${settings.API_PORT}` }, 'api listening');
 });

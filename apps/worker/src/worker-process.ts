@@ -1,4 +1,4 @@
-import { isConfigurationError, readStartupConfiguration, SettingsError } from '@framedesk/config';
+import { isConfigurationError, listenFailure, readStartupConfiguration, SettingsError } from '@framedesk/config';
 import {
   createLogger,
   createMetricsRegistry,
@@ -9,6 +9,11 @@ import {
 import { startHealthServer } from './health-server';
 import { buildHandlerRegistry, HandlerRegistryError } from './jobs/registry';
 import { parseQueueSelection, startWorkerRuntime, type WorkerRuntime } from './runtime';
+
+function refuse(message: string): never {
+  console.error(`worker: refusing to start.\n${message}`);
+  process.exit(1);
+}
 
 function boot() {
   try {
@@ -22,10 +27,7 @@ function boot() {
     buildHandlerRegistry();
     return { settings, config, queues: selection.queues };
   } catch (error) {
-    if (isConfigurationError(error) || error instanceof HandlerRegistryError) {
-      console.error(`worker: refusing to start.\n${error.message}`);
-      process.exit(1);
-    }
+    if (isConfigurationError(error) || error instanceof HandlerRegistryError) refuse(error.message);
     throw error;
   }
 }
@@ -43,6 +45,11 @@ const health = startHealthServer({
   healthy: () => running && runtime !== undefined,
   readiness: () => runtime?.readiness() ?? null,
 });
+health.once('error', (error: NodeJS.ErrnoException) =>
+  refuse(
+    listenFailure(error, { setting: 'WORKER_HEALTH_PORT', host: settings.API_HOST, port: settings.WORKER_HEALTH_PORT }),
+  ),
+);
 
 onShutdown(logger, [
   {

@@ -1,4 +1,5 @@
 import { mkdtemp, rm } from 'node:fs/promises';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, makePng, type RunningProcess, startApp, waitForHttp, writeTestConfig } from '@framedesk/testing';
@@ -126,4 +127,28 @@ describe('nothing lost: real worker processes killed, restarted and shut down', 
     expect(code).toBe(1);
     expect(worker.output()).toMatch(/WORKER_QUEUES: unknown queue nonsense/);
   });
+
+  it(
+    'refuses to start naming WORKER_HEALTH_PORT when another process holds it (two workers on one machine)',
+    {
+      timeout: 60_000,
+    },
+    async () => {
+      const holder = createServer();
+      await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+      const port = (holder.address() as AddressInfo).port;
+      try {
+        const worker = startApp('worker', { ...env, API_HOST: '127.0.0.1', WORKER_HEALTH_PORT: String(port) });
+        processes.push(worker);
+        const code = await new Promise<number | null>((r) => worker.child.once('exit', r));
+        expect(code).toBe(1);
+        expect(worker.output()).toContain(
+          `worker: refusing to start.\nWORKER_HEALTH_PORT=${port}: 127.0.0.1:${port} is already in use (another Framedesk process, or another program). Stop it, or set WORKER_HEALTH_PORT to a free port.`,
+        );
+        expect(worker.output()).not.toMatch(/Unhandled 'error' event|\n\s+at /);
+      } finally {
+        await new Promise((resolve) => holder.close(resolve));
+      }
+    },
+  );
 });

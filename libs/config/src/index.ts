@@ -6,3 +6,4 @@ export * from './validation';
 export * from './trust-proxy';
 export * from './group-mapping';
 export * from './startup';
+export * from './listen';
