@@ -43,7 +43,11 @@ export const settingsSchema = Type.Object(
     API_HOST: str('127.0.0.1', 'Address the API listens on (0.0.0.0 in containers)'),
     API_PORT: int(3000, 'API port; it also serves the built workbench', 0),
     WORKBENCH_PORT: int(5173, 'Workbench dev server port (npm start)', 0),
-    WORKER_HEALTH_PORT: int(9464, 'Worker /healthz, /readyz and /metrics port; each worker on one machine needs its own', 0),
+    WORKER_HEALTH_PORT: int(
+      9464,
+      'Worker /healthz, /readyz and /metrics port; each worker on one machine needs its own',
+      0,
+    ),
     WORKER_CONCURRENCY: int(2, 'Jobs one worker process runs at once, per queue', 1),
     WORKER_QUEUES: str('all', 'Comma-separated queues this worker serves, or all'),
     WORKER_READINESS_INTERVAL_SECONDS: int(
