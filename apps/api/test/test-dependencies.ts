@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadSettings, type ProjectConfig } from '@framedesk/config';
 import { createLogger } from '@framedesk/observability';
+import { redisReady } from '@framedesk/queues';
 import {
   createTestDatabase,
   createTestRedisPrefix,
@@ -83,6 +84,16 @@ export async function startTestServer(options: TestDependenciesOptions = {}): Pr
     throw error;
   }
   if (options.override) deps = options.override(deps);
+  // On the test Redis (not one a test points elsewhere, dead on purpose): connected before the first
+  // request, as a running API is long before its own. Until then the producer connection refuses
+  // commands and the API fails open: no enqueue, no live event, 503 for a tus lock, which a busy
+  // machine turned into a test failing by chance.
+  if (!options.env?.['REDIS_URL'])
+    await redisReady(deps.redis, 30_000).catch(async (error: unknown) => {
+      await closeApiDependencies(deps).catch(() => undefined);
+      await release();
+      throw error;
+    });
   const app: RequestListener = createApp(deps);
   const server: Server = createServer(app);
   await new Promise<void>((r) => server.listen(port, '127.0.0.1', () => r()));
