@@ -71,19 +71,6 @@ function esbuildOptions(name: AppName, outdir: string) {
   };
 }
 
-/**
- * Bundles `apps/<name>/src/main.ts` into `outDir/<name>/main.mjs` and its chunks (esbuild; the
- * workspace libs inlined, npm packages left external, split as tools/build.mjs splits it), as a
- * production build runs it: no TypeScript transpiler in the process (tsx holds about 50 MB of an
- * API's resident memory).
- */
-export async function buildApp(name: 'api' | 'worker', outDir: string): Promise<string> {
-  const { build } = await import('esbuild');
-  const outdir = join(outDir, name);
-  await build(esbuildOptions(name, outdir));
-  return join(outdir, 'main.mjs');
-}
-
 // Inside the workspace, so the bundles resolve their npm packages from its node_modules. One
 // directory per test process (vitest runs files in several), inside the vitest run's own
 // (tools/vitest.global-setup.ts removes it when the run ends); a tool outside vitest (the bench,
@@ -97,10 +84,12 @@ const bundleRoot = join(
 const bundles = new Map<AppName, string>();
 
 /**
- * This test process's bundle of an app, built on first use (esbuild, as `buildApp`) and reused
- * by every process it starts. Building takes a fraction of a second once; starting each process
- * through tsx instead cost over a second of CPU (it compiles the app's files as they load), and
- * the suite starts a few hundred.
+ * This test process's bundle of an app, built on first use and reused by every process it starts:
+ * `apps/<name>/src/main.ts` with the workspace libs inlined and npm packages left external, split
+ * as tools/build.mjs splits it, as a production build runs it (no TypeScript transpiler in the
+ * process; tsx held about 50 MB of an API's resident memory). Building takes a fraction of a
+ * second once; starting each process through tsx instead cost over a second of CPU (it compiles
+ * the app's files as they load), and the suite starts a few hundred.
  */
 export function appBundle(name: AppName): string {
   const known = bundles.get(name);

@@ -5,11 +5,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { apiKeysService, createReviewer } from '@framedesk/access';
 import { createDatabase } from '@framedesk/db';
 import {
-  buildApp,
   freePort,
   type PrivatePostgres,
   type PrivateRedis,
@@ -26,8 +25,6 @@ import pg from 'pg';
 import { ORIGINALS_BUCKET } from './harness';
 import { openFds } from './raw-http';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy';
-
-const workspaceRoot = resolve(import.meta.dirname, '../../../..');
 
 export type ApiName = 'A' | 'B';
 export const FLEET_AGENT = 'cam';
@@ -125,10 +122,6 @@ export async function startFleet(options: { env?: Record<string, string> } = {})
     for (const fn of cleanups.splice(0).reverse()) await fn().catch(() => undefined);
   };
   try {
-    // Inside the workspace, so the bundles resolve their npm packages from its node_modules.
-    const buildDir = join(workspaceRoot, 'node_modules/.cache/framedesk-fleet', basename(work));
-    cleanups.push(async () => rm(buildDir, { recursive: true, force: true }));
-    const [apiEntry, workerEntry] = await Promise.all([buildApp('api', buildDir), buildApp('worker', buildDir)]);
     const redis = await startPrivateRedis();
     cleanups.push(() => redis.close());
     const postgres = await startPrivatePostgres();
@@ -158,24 +151,23 @@ export async function startFleet(options: { env?: Record<string, string> } = {})
     const startApi = async (name: ApiName) => {
       const tmp = join(work, `tmp-${name}`);
       mkdirSync(tmp, { recursive: true });
-      const proc = startApp(
-        'api',
-        { ...env, API_PORT: String(ports[name]), STORAGE_FS_ROOT: join(work, `api-${name}`), TMPDIR: tmp },
-        [],
-        { entry: apiEntry },
-      );
+      const proc = startApp('api', {
+        ...env,
+        API_PORT: String(ports[name]),
+        STORAGE_FS_ROOT: join(work, `api-${name}`),
+        TMPDIR: tmp,
+      });
       keep(proc);
       apis[name] = proc;
       await waitForHttp(`http://127.0.0.1:${ports[name]}/healthz`, 60_000, proc);
     };
     const startWorker = async (i: number) => {
       const port = await freePort();
-      const proc = startApp(
-        'worker',
-        { ...env, WORKER_HEALTH_PORT: String(port), STORAGE_FS_ROOT: join(work, `worker-${i}`) },
-        [],
-        { entry: workerEntry },
-      );
+      const proc = startApp('worker', {
+        ...env,
+        WORKER_HEALTH_PORT: String(port),
+        STORAGE_FS_ROOT: join(work, `worker-${i}`),
+      });
       keep(proc);
       workers[i] = proc;
       await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60_000, proc);
