@@ -32,7 +32,6 @@ describe('cloudflare video provider: polling, signed webhooks, expiry (against a
   });
 
   const providerRefOf = async (uploadId: string) => (await h.db.repos.mediaUploads.findById(uploadId))!.providerRef!;
-  const statusOf = async (submissionId: string) => h.db.repos.submissions.findById(submissionId);
   const eventCount = async (submissionId: string) => (await h.db.repos.submissions.events(submissionId)).length;
 
   async function notify(body: object, options: { secret?: string; time?: number } = {}) {
@@ -61,14 +60,14 @@ describe('cloudflare video provider: polling, signed webhooks, expiry (against a
     const seeded = await h.seedUpload({ byteSize: 1000, protocol: 'basic' });
     const uid = await providerRefOf(seeded.uploadId);
     expect(await h.deps.video.processVideo(seeded.submissionId)).toBe('waiting');
-    expect((await statusOf(seeded.submissionId))?.status).toBe('waiting_for_upload');
+    expect((await h.statusOf(seeded.submissionId))?.status).toBe('waiting_for_upload');
     // Nothing uploaded yet: the next poll is scheduled, later rather than sooner.
     const delayed = await h.deps.queues.queue('video-processing').getDelayed();
     const poll = delayed.find((job) => (job.data as { submissionId: string }).submissionId === seeded.submissionId);
     expect(poll?.opts.delay).toBeGreaterThan(10_000);
     fake.setVideo(uid, { status: { state: 'inprogress' } });
     expect(await h.deps.video.processVideo(seeded.submissionId)).toBe('processing');
-    expect((await statusOf(seeded.submissionId))?.status).toBe('media_processing');
+    expect((await h.statusOf(seeded.submissionId))?.status).toBe('media_processing');
 
     const video = {
       uid,
@@ -81,7 +80,7 @@ describe('cloudflare video provider: polling, signed webhooks, expiry (against a
     const response = await notify(video);
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ received: true, outcome: 'needs_review' });
-    expect(await statusOf(seeded.submissionId)).toMatchObject({
+    expect(await h.statusOf(seeded.submissionId)).toMatchObject({
       status: 'needs_review',
       durationMs: 4200,
       width: 1280,
@@ -94,7 +93,7 @@ describe('cloudflare video provider: polling, signed webhooks, expiry (against a
     expect(replay.status).toBe(200);
     expect(await replay.json()).toMatchObject({ outcome: 'skipped' });
     expect(await eventCount(seeded.submissionId)).toBe(events);
-    expect((await statusOf(seeded.submissionId))?.status).toBe('needs_review');
+    expect((await h.statusOf(seeded.submissionId))?.status).toBe('needs_review');
   });
 
   it('a ready video keeps the Stream thumbnail as its poster and its playback URL, for the agent and the reviewer', async () => {
@@ -144,7 +143,7 @@ describe('cloudflare video provider: polling, signed webhooks, expiry (against a
       expect(response.headers.get('content-type')).toContain('application/problem+json');
       expect(await response.json()).toMatchObject({ code: 'invalid_signature' });
     }
-    expect((await statusOf(seeded.submissionId))?.status).toBe('waiting_for_upload');
+    expect((await h.statusOf(seeded.submissionId))?.status).toBe('waiting_for_upload');
     expect(await eventCount(seeded.submissionId)).toBe(before);
   });
 
@@ -156,14 +155,14 @@ describe('cloudflare video provider: polling, signed webhooks, expiry (against a
       status: { state: 'error', errorReasonCode: 'ERR_DURATION_EXCEED_CONSTRAINT' },
     });
     expect(response.status).toBe(200);
-    expect(await statusOf(seeded.submissionId)).toMatchObject({ status: 'failed', failureCode: 'duration_exceeded' });
+    expect(await h.statusOf(seeded.submissionId)).toMatchObject({ status: 'failed', failureCode: 'duration_exceeded' });
 
     const other = await h.seedUpload({ byteSize: 1000, protocol: 'basic' });
     fake.setVideo(await providerRefOf(other.uploadId), {
       status: { state: 'error', errorReasonCode: 'ERR_NON_VIDEO' },
     });
     expect(await h.deps.video.processVideo(other.submissionId)).toBe('failed');
-    expect(await statusOf(other.submissionId)).toMatchObject({ status: 'failed', failureCode: 'invalid_video' });
+    expect(await h.statusOf(other.submissionId)).toMatchObject({ status: 'failed', failureCode: 'invalid_video' });
   });
 
   it('at expiry: nothing uploaded → upload_expired; bytes at Stream after all → processing goes on', async () => {
@@ -178,12 +177,12 @@ describe('cloudflare video provider: polling, signed webhooks, expiry (against a
     });
     const idle = await h.seedUpload({ byteSize: 1000, protocol: 'basic' });
     expect(await service.expireUpload(idle.submissionId)).toBe('failed');
-    expect(await statusOf(idle.submissionId)).toMatchObject({ status: 'failed', failureCode: 'upload_expired' });
+    expect(await h.statusOf(idle.submissionId)).toMatchObject({ status: 'failed', failureCode: 'upload_expired' });
 
     const uploaded = await h.seedUpload({ byteSize: 1000, protocol: 'basic' });
     fake.setVideo(await providerRefOf(uploaded.uploadId), { status: { state: 'queued' } });
     expect(await service.expireUpload(uploaded.submissionId)).toBe('processing');
-    expect((await statusOf(uploaded.submissionId))?.status).toBe('media_processing');
+    expect((await h.statusOf(uploaded.submissionId))?.status).toBe('media_processing');
   });
 
   it('refuses to start with an upload expiry outside Stream bounds', async () => {

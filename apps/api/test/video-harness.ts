@@ -104,14 +104,15 @@ export async function startVideoHarness(
  */
 export function useVideoHarness(): { readonly harness: VideoHarness; readonly clip: Buffer } {
   const context = {} as { harness: VideoHarness; clip: Buffer };
-  const dir = mkdtempSync(join(tmpdir(), 'fd-clips-'));
+  let dir: string | undefined;
   beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'fd-clips-'));
     context.clip = readFileSync(makeClip(dir, 'clip.mp4', 2));
     context.harness = await startVideoHarness();
   });
   afterAll(async () => {
     await context.harness?.close();
-    rmSync(dir, { recursive: true, force: true });
+    if (dir) rmSync(dir, { recursive: true, force: true });
   });
   return context;
 }
