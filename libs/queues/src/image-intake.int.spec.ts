@@ -1,0 +1,164 @@
+// The image intake on a real Redis: new images reach a worker in band order, each runs once,
+// what a dead consumer held is taken back, what a closing one had not started is put back, and
+// acknowledged entries are trimmed away.
+import { createTestRedisPrefix, testRedisUrl } from '@framedesk/testing';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createRedis, type Redis } from './connection';
+import { consumeIntake, type IntakeConsumer, type IntakeConsumerOptions } from './image-intake-consumer';
+import {
+  addToIntake,
+  INTAKE_GROUP,
+  type IntakeEntry,
+  intakeBand,
+  intakeEntries,
+  intakeKey,
+  intakeStats,
+  trimIntake,
+} from './image-intake';
+
+const waitFor = async (what: string, check: () => boolean | Promise<boolean>, ms = 10_000) => {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
+it('puts a frame in the band of its agent’s backlog: 1, 2–3, 4–15, 16–63, 64–255, 256+', () => {
+  expect([1, 2, 3, 4, 15, 16, 63, 64, 255, 256, 100_000].map(intakeBand)).toEqual([0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5]);
+  expect(intakeBand(0)).toBe(0);
+});
+
+describe('image intake (real Redis)', () => {
+  const prefix = createTestRedisPrefix();
+  const p = prefix.prefix;
+  let redis: Redis;
+  let producer: Redis;
+  const consumers: IntakeConsumer[] = [];
+  beforeAll(() => {
+    redis = createRedis(testRedisUrl(), 'worker');
+    producer = createRedis(testRedisUrl(), 'worker');
+  });
+  afterEach(async () => {
+    await Promise.all(consumers.splice(0).map((c) => c.close()));
+    await prefix.cleanup();
+  });
+  afterAll(() => {
+    redis.disconnect();
+    producer.disconnect();
+  });
+
+  const consume = (options: Partial<IntakeConsumerOptions> & Pick<IntakeConsumerOptions, 'process'>) => {
+    const consumer = consumeIntake(redis, {
+      prefix: p,
+      consumer: 'test',
+      concurrency: 1,
+      lockDurationMs: 60_000,
+      blockMs: 200,
+      reclaimed: async () => undefined,
+      onError: (error) => {
+        throw error;
+      },
+      ...options,
+    });
+    consumers.push(consumer);
+    return consumer;
+  };
+
+  it('runs what waits lowest band first, each entry once, and counts it waiting then gone', async () => {
+    for (const [submissionId, backlog] of [
+      ['flood-40', 40],
+      ['flood-8', 8],
+      ['polite-1', 1],
+      ['polite-2', 2],
+    ] as const) {
+      await addToIntake(producer, p, { submissionId, backlog, origin: { requestId: `req-${submissionId}` } });
+    }
+    const stats = await intakeStats(producer, p);
+    expect(stats).toMatchObject({ waiting: 4, running: 0 });
+    expect(stats.oldestWaitingSince).toBeGreaterThan(Date.now() - 60_000);
+
+    const ran: IntakeEntry[] = [];
+    consume({ process: async (entry) => void ran.push(entry) });
+    await waitFor('all four run', () => ran.length === 4);
+    expect(ran.map((e) => e.submissionId)).toEqual(['polite-1', 'polite-2', 'flood-8', 'flood-40']);
+    expect(ran[0]).toMatchObject({ band: 0, origin: { requestId: 'req-polite-1' } });
+    await waitFor('acknowledged', async () => (await intakeStats(producer, p)).running === 0);
+    expect(await intakeStats(producer, p)).toEqual({
+      waiting: 0,
+      running: 0,
+      oldestWaitingSince: null,
+      oldestEntryAt: null,
+    });
+    // Acknowledged entries stay until trimmed; trimming leaves nothing behind.
+    expect(await trimIntake(producer, p)).toBe(4);
+    expect(await intakeEntries(producer, p)).toEqual([]);
+  });
+
+  it('takes back what a silent consumer held past the lock, and hands it on once', async () => {
+    await addToIntake(producer, p, { submissionId: 'held-by-a-dead-worker', backlog: 1 });
+    // A consumer that reads, then dies without acknowledging.
+    await redis.xgroup('CREATE', intakeKey(p, 0), INTAKE_GROUP, '0', 'MKSTREAM').catch(() => undefined);
+    await producer.xreadgroup('GROUP', INTAKE_GROUP, 'dead', 'COUNT', 1, 'STREAMS', intakeKey(p, 0), '>');
+    const held = await intakeStats(producer, p);
+    expect(held).toMatchObject({ waiting: 0, running: 1 });
+    expect(held.oldestEntryAt).not.toBeNull();
+
+    const reclaimed: string[] = [];
+    const ran: string[] = [];
+    consume({
+      lockDurationMs: 400,
+      process: async (entry) => void ran.push(entry.submissionId),
+      reclaimed: async (entry) => void reclaimed.push(entry.submissionId),
+    });
+    await waitFor('taken back', () => reclaimed.length > 0);
+    await waitFor('acknowledged', async () => (await intakeStats(producer, p)).running === 0);
+    await new Promise((r) => setTimeout(r, 600)); // another stalled check: nothing more to take
+    expect(reclaimed).toEqual(['held-by-a-dead-worker']);
+    expect(ran).toEqual([]);
+  });
+
+  it('keeps the lock of a long run: a live consumer’s entry is never taken back', async () => {
+    await addToIntake(producer, p, { submissionId: 'slow', backlog: 1 });
+    const reclaimed: string[] = [];
+    let finish!: () => void;
+    const running = new Promise<void>((resolve) => (finish = resolve));
+    let started = false;
+    consume({
+      lockDurationMs: 300,
+      process: async () => {
+        started = true;
+        await running;
+      },
+      reclaimed: async (entry) => void reclaimed.push(entry.submissionId),
+    });
+    await waitFor('started', () => started);
+    await new Promise((r) => setTimeout(r, 1_200)); // four lock durations
+    finish();
+    await waitFor('acknowledged', async () => (await intakeStats(producer, p)).running === 0);
+    expect(reclaimed).toEqual([]);
+  });
+
+  it('on close, lets the running entry finish and puts back the ones read but not started', async () => {
+    for (let i = 0; i < 3; i++) await addToIntake(producer, p, { submissionId: `frame-${i}`, backlog: 1 + i * 4 });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const ran: string[] = [];
+    const consumer = consume({
+      process: async (entry) => {
+        ran.push(entry.submissionId);
+        await gate;
+      },
+    });
+    await waitFor('first started', () => ran.length === 1);
+    const closed = consumer.close();
+    release();
+    await closed;
+    expect(ran).toEqual(['frame-0']);
+    const left = await intakeStats(producer, p);
+    expect(left).toMatchObject({ waiting: 2, running: 0 });
+    expect((await intakeEntries(producer, p)).map((e) => e.submissionId).sort()).toEqual(
+      expect.arrayContaining(['frame-1', 'frame-2']),
+    );
+  });
+});
