@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jobIdFor } from '@framedesk/queues';
+import { intakeEntries } from '@framedesk/queues';
 import { makePng } from '@framedesk/testing';
 import { frameForm, startTestApi, type TestApi } from './harness';
 
@@ -57,9 +57,14 @@ describe('POST /v1/frame-submissions', () => {
     expect((await api.deps.storage.stat(original!.bucket, original!.key))?.byteSize).toBe(png.length);
     const events = await api.deps.db.repos.submissions.events(id);
     expect(events.map((e) => [e.fromStatus, e.toStatus, e.actorType])).toEqual([[null, 'received', 'agent']]);
-    const job = await api.deps.queues.queue('image-processing').getJob(jobIdFor('image.process', { submissionId: id }));
-    // The request's id travels with the job, into the worker's log lines of the frame.
-    expect(job?.data).toEqual({ submissionId: id, origin: { requestId: res.headers.get('x-request-id') } });
+    // Sent to the workers through the image intake, in the first band (the agent's only frame
+    // waiting); the request's id travels with it, into the worker's log lines of the frame.
+    const sent = (await intakeEntries(api.deps.redis, api.deps.settings.REDIS_PREFIX)).filter(
+      (e) => e.submissionId === id,
+    );
+    expect(sent).toEqual([
+      { id: expect.any(String), band: 0, submissionId: id, origin: { requestId: res.headers.get('x-request-id') } },
+    ]);
     expect(await api.storedFiles()).toHaveLength(1); // the original; no spool file left
   });
 

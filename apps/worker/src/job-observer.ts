@@ -1,6 +1,6 @@
 import type { Database } from '@framedesk/db';
 import { annotateSpan, type Logger, type PipelineMetrics, tracingEnabled, withJobSpan } from '@framedesk/observability';
-import { type Job, type JobName, type JobOrigin, originOf, type QueueName } from '@framedesk/queues';
+import { type JobName, type JobOrigin, originOf, type QueueName } from '@framedesk/queues';
 
 /** The media a job processes, for the processing-duration metric; the other jobs process none. */
 const MEDIA_OF_JOB: Partial<Record<JobName, 'image' | 'video'>> = {
@@ -16,9 +16,21 @@ export interface ObservedJob {
   recordOutcome(outcome: string): void;
 }
 
+/** A job as its logs, span and metrics name it, whichever way it came (BullMQ, the image intake). */
+export interface ObservableJob {
+  readonly id: string;
+  readonly name: JobName;
+  /** The payload, with `origin` when it has one. */
+  readonly data: unknown;
+  /** 1 for the first run. */
+  readonly attempt: number;
+  /** `bullmq`, or `redis` for the image intake's streams. */
+  readonly system: 'bullmq' | 'redis';
+}
+
 export interface JobObservation {
   readonly queue: QueueName;
-  readonly job: Job;
+  readonly job: ObservableJob;
   readonly logger: Logger;
   readonly metrics: Pick<PipelineMetrics, 'processed'>;
   readonly db: Database;
@@ -31,11 +43,10 @@ export interface JobObservation {
  */
 export function observeJob<T>(input: JobObservation, run: (observed: ObservedJob) => Promise<T>): Promise<T> {
   const { queue, job } = input;
-  const name = job.name as JobName;
+  const { name, attempt } = job;
   const media = MEDIA_OF_JOB[name];
   const origin = originOf(job.data);
   const submissionId = (job.data as { submissionId?: string }).submissionId;
-  const attempt = job.attemptsMade + 1;
   const logger = input.logger.child({
     queue,
     job: name,
@@ -46,7 +57,7 @@ export function observeJob<T>(input: JobObservation, run: (observed: ObservedJob
   });
   let outcome: string | undefined;
   const attributes = {
-    'messaging.system': 'bullmq',
+    'messaging.system': job.system,
     'messaging.operation.type': 'process',
     'messaging.destination.name': queue,
     'messaging.message.id': job.id,

@@ -1,5 +1,6 @@
 import {
   DelayedError,
+  type IntakeEntry,
   type Job,
   type JobName,
   type QueueName,
@@ -24,12 +25,14 @@ export interface JobProcessorOptions {
 }
 
 /**
- * Runs one job through its handler, and decides what its error means: a server fault (or an
+ * Runs jobs through their handlers, and decides what an error means: a server fault (or an
  * unexplained error in a job that carries a submission) holds the job with back-off and leaves
- * the submission where it is; anything else is BullMQ's retry, then failure.
+ * the submission where it is; anything else is BullMQ's retry, then failure. An image from the
+ * intake that does not complete goes on as a BullMQ job.
  */
 export function createJobProcessor(options: JobProcessorOptions) {
-  const { registry, deps, metrics, stats, status, backoff } = options;
+  const { deps, status, backoff } = options;
+  const runHandler = handlerRunner(options);
 
   /** The job waits (delayed, attempts untouched) until the fault is gone; the submission stays where it is. */
   async function holdForServerFault(queue: QueueName, job: Job, token: string | undefined, reason: string) {
@@ -61,15 +64,74 @@ export function createJobProcessor(options: JobProcessorOptions) {
     if (job.attemptsStarted > 1) await status.clearFault(queue, job.id!).catch(() => undefined);
   };
 
-  return async (queue: QueueName, job: Job, token: string | undefined, observed: ObservedJob): Promise<void> => {
-    const name = job.name as JobName;
+  /** A BullMQ job: held with back-off, else retried by BullMQ, then failed. */
+  const processBullJob = async (
+    queue: QueueName,
+    job: Job,
+    token: string | undefined,
+    observed: ObservedJob,
+  ): Promise<void> => {
+    const result = await runHandler(
+      queue,
+      { name: job.name as JobName, data: job.data, lastAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1) },
+      observed,
+    );
+    if (result.outcome === 'held') {
+      const delay = await holdForServerFault(queue, job, token, result.reason);
+      observed.logger.error(
+        { err: result.error, reason: result.reason, retryInSeconds: delay / 1000 },
+        `server fault: ${result.reason}`,
+      );
+      throw new DelayedError();
+    }
+    await clearFault(queue, job);
+    if (result.outcome !== 'completed') throw result.error;
+  };
+
+  /**
+   * An image from the intake (its first run): done when it completed or failed for good; any
+   * other end hands it to the image queue, whose back-off, holds and history take over.
+   */
+  const processIntakeEntry = async (entry: IntakeEntry, observed: ObservedJob): Promise<void> => {
+    const payload = { submissionId: entry.submissionId };
+    const result = await runHandler(
+      'image-processing',
+      { name: 'image.process', data: payload, lastAttempt: false },
+      observed,
+    );
+    if (result.outcome === 'completed' || (result.outcome === 'failed' && result.permanent)) return;
+    if (result.outcome === 'held')
+      observed.logger.error({ err: result.error, reason: result.reason }, `server fault: ${result.reason}`);
+    await deps.queues.enqueue('image.process', payload, {
+      attempt: `intake-${entry.id}`,
+      origin: observed.origin.requestId ? { requestId: observed.origin.requestId } : {},
+    });
+  };
+
+  return { processBullJob, processIntakeEntry };
+}
+
+/** What came of running a handler once. */
+type HandlerResult =
+  | { readonly outcome: 'completed' }
+  | { readonly outcome: 'held'; readonly reason: string; readonly error: Error }
+  | { readonly outcome: 'failed' | 'retried'; readonly permanent: boolean; readonly error: Error };
+
+/**
+ * Runs a job's handler and says what came of it, with its metric and log line: `completed`;
+ * `held` (a server fault, or an error nothing explains in a job that carries a submission: not
+ * proven the media's fault, so never `failed`); `failed` (`permanent` when the handler said so,
+ * the media's fault, already recorded) or `retried` when attempts remain.
+ */
+function handlerRunner(options: Pick<JobProcessorOptions, 'registry' | 'deps' | 'metrics' | 'stats'>) {
+  const { registry, deps, metrics, stats } = options;
+  return async (queue: QueueName, job: RunnableJob, observed: ObservedJob): Promise<HandlerResult> => {
     const jobLogger = observed.logger;
-    const handler: AnyJobHandler | undefined = registry.get(name);
-    if (!handler) throw new UnrecoverableError(`no handler for job ${name}`);
+    const handler: AnyJobHandler | undefined = registry.get(job.name);
+    if (!handler) throw new UnrecoverableError(`no handler for job ${job.name}`);
     const context: JobContext = {
       deps,
       logger: jobLogger,
-      job,
       origin: observed.origin,
       recordOutcome: observed.recordOutcome,
     };
@@ -77,30 +139,33 @@ export function createJobProcessor(options: JobProcessorOptions) {
     const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
     try {
       await (handler.run as (payload: unknown, context: JobContext) => Promise<void>)(job.data, context);
-      metrics.jobFinished(queue, name, 'completed', seconds());
-      await clearFault(queue, job);
+      metrics.jobFinished(queue, job.name, 'completed', seconds());
+      return { outcome: 'completed' };
     } catch (error) {
       const err = error instanceof Error ? error : new Error(String(error));
       const kind = classifyJobError(err);
-      // A server fault, or an error nothing explains in a job that carries a submission: not
-      // proven the media's fault, so never `failed`; tried again, backing off, while it lasts.
       const held =
         kind.kind === 'server' || (kind.kind === 'unknown' && handler.carriesSubmission) ? kind.reason : null;
       if (held !== null) {
         stats.serverFaults++;
         observed.recordOutcome('held');
-        metrics.jobFinished(queue, name, 'retried', seconds());
-        const delay = await holdForServerFault(queue, job, token, held);
-        jobLogger.error({ err, reason: held, retryInSeconds: delay / 1000 }, `server fault: ${held}`);
-        throw new DelayedError();
+        metrics.jobFinished(queue, job.name, 'retried', seconds());
+        return { outcome: 'held', reason: held, error: err };
       }
-      await clearFault(queue, job);
       const permanent = err instanceof UnrecoverableError;
-      const last = permanent || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      const last = permanent || job.lastAttempt;
       observed.recordOutcome(last ? 'failed' : 'retried');
-      metrics.jobFinished(queue, name, last ? 'failed' : 'retried', seconds());
+      metrics.jobFinished(queue, job.name, last ? 'failed' : 'retried', seconds());
       if (!permanent) jobLogger.warn({ err, willRetry: !last }, 'job failed');
-      throw err;
+      return { outcome: last ? 'failed' : 'retried', permanent, error: err };
     }
   };
+}
+
+/** What running a handler needs of a job, whichever way it came. */
+interface RunnableJob {
+  readonly name: JobName;
+  readonly data: unknown;
+  /** No attempt follows this one when it fails. */
+  readonly lastAttempt: boolean;
 }

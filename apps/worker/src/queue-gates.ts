@@ -1,5 +1,5 @@
 import type { Logger } from '@framedesk/observability';
-import type { QueueName, QueueReadiness, Worker, WorkerReadinessReport } from '@framedesk/queues';
+import type { QueueConsumer, QueueName, QueueReadiness, WorkerReadinessReport } from '@framedesk/queues';
 import type { Need, NeedCheck } from './readiness';
 
 export interface QueueGatesOptions {
@@ -9,8 +9,8 @@ export interface QueueGatesOptions {
   readonly intervalMs: number;
   needs(queue: QueueName): readonly Need[];
   check(needs: ReadonlySet<Need>): Promise<Map<Need, NeedCheck>>;
-  /** Starts consuming `queue` (a BullMQ worker). */
-  consume(queue: QueueName): Worker;
+  /** Starts consuming `queue` (its BullMQ worker, and for images the intake's consumer). */
+  consume(queue: QueueName): QueueConsumer;
   /** After every check (publishing the report for the ops page); failures are logged, not fatal. */
   publish?(report: WorkerReadinessReport): Promise<void>;
 }
@@ -31,7 +31,7 @@ export interface QueueGates {
  */
 export function createQueueGates(options: QueueGatesOptions): QueueGates {
   const { logger } = options;
-  const workers = new Map<QueueName, Worker>();
+  const workers = new Map<QueueName, QueueConsumer>();
   const closing = new Set<Promise<void>>();
   const versionsLogged = new Set<Need>();
   const status = new Map<QueueName, QueueReadiness>();

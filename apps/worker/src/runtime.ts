@@ -7,12 +7,10 @@ import { hostname } from 'node:os';
 import {
   createQueueProducer,
   type QueueProducer,
-  createQueueWorker,
   createRedis,
   createWorkerStatusStore,
   reviewChangePublisher,
   withReviewChanges,
-  type Job,
   QUEUE_NAMES,
   type QueueName,
   type WorkerReadinessReport,
@@ -29,9 +27,8 @@ import {
 } from '@framedesk/submissions';
 import { createVideoProvider } from '@framedesk/video-provider';
 import type { AnyJobHandler, WorkerDeps } from './jobs/job-handler';
-import { createJobProcessor } from './job-processor';
 import { buildHandlerRegistry, JOB_HANDLERS } from './jobs/registry';
-import { observeJob } from './job-observer';
+import { queueConsumers } from './queue-consumers';
 import { createQueueGates } from './queue-gates';
 import { checkNeeds, needsOf } from './readiness';
 import { createWorkerMetrics } from './worker-metrics';
@@ -130,8 +127,8 @@ function scheduleMaintenance(queues: QueueProducer, settings: Settings, logger: 
 }
 
 /**
- * The worker process: one BullMQ worker per selected queue, each running `WORKER_CONCURRENCY`
- * jobs, all dispatching through the one handler registry.
+ * The worker process: for each selected queue, while its readiness gate is open, what consumes
+ * it (queue-consumers.ts), all dispatching through the one handler registry.
  */
 export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise<WorkerRuntime> {
   const { settings, config, logger } = options;
@@ -154,31 +151,19 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
   const status = createWorkerStatusStore(connection, settings.REDIS_PREFIX);
   const backoff = options.serverFaultBackoff ?? { baseMs: 5_000, maxMs: 300_000 };
 
-  const processJob = createJobProcessor({ registry, deps, metrics, stats, status, backoff });
-  const processor = (queue: QueueName) => (job: Job, token?: string) =>
-    observeJob({ queue, job, logger, metrics: metrics.pipeline, db }, (observed) =>
-      processJob(queue, job, token, observed),
-    );
-
+  const workerName = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  const consume = queueConsumers({
+    settings,
+    logger,
+    connection,
+    workerName,
+    db,
+    processor: { registry, deps, metrics, stats, status, backoff },
+  });
   const served = options.queues ?? [...QUEUE_NAMES];
-  const consume = (queue: QueueName) => {
-    const worker = createQueueWorker(queue, connection, settings.REDIS_PREFIX, processor(queue), {
-      concurrency: settings.WORKER_CONCURRENCY,
-      lockDurationMs: settings.WORKER_LOCK_SECONDS * 1000,
-    });
-    worker.on('error', (error) => logger.error({ err: error, queue }, 'worker error'));
-    worker.on('stalled', (jobId) => {
-      stats.stalled++;
-      metrics.jobStalled(queue);
-      logger.warn({ queue, jobId }, 'job stalled; handed back to the queue');
-    });
-    worker.on('completed', () => void stats.completed++);
-    worker.on('failed', () => void stats.failed++);
-    return worker;
-  };
   const intervalMs = settings.WORKER_READINESS_INTERVAL_SECONDS * 1000;
   const gates = createQueueGates({
-    worker: `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
+    worker: workerName,
     queues: served,
     logger,
     intervalMs,

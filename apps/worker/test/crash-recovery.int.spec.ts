@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { intakeStats } from '@framedesk/queues';
 import { freePort, makePng, type RunningProcess, startApp, waitForHttp, writeTestConfig } from '@framedesk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkerHarness, type WorkerHarness } from './harness';
@@ -102,6 +103,31 @@ describe('nothing lost: real worker processes killed, restarted and shut down', 
       expect(metrics).toMatch(/framedesk_queue_depth\{[^}]*queue="image-processing"/);
       expect(metrics).toMatch(/framedesk_submissions\{[^}]*status="needs_review"[^}]*\} [1-9]/);
       expect(metrics).toMatch(/framedesk_job_duration_seconds_bucket/);
+      await second.worker.stop('SIGKILL');
+    },
+  );
+
+  it(
+    'a new image from the intake whose worker is killed mid-run is taken over by the next worker and finishes',
+    { timeout: 120_000 },
+    async () => {
+      const first = await startWorker();
+      const id = await h.seedImage(makePng(3000, 3000, { seed: 11 }));
+      await h.producer.submitImage(id, { backlog: 1 });
+      await waitWhile(id, 'received');
+      await first.worker.stop('SIGKILL');
+      expect(await intakeStats(h.redis, h.settings.REDIS_PREFIX)).toMatchObject({ running: 1 });
+
+      const second = await startWorker();
+      await h.waitForStatus(id, ['needs_review', 'failed'], 90_000);
+      expect(await transitions(id)).toEqual([
+        'null->received',
+        'received->media_processing',
+        'media_processing->needs_review',
+      ]);
+      // Taken from the dead consumer once its lock lapsed, and run from the image queue.
+      expect(second.worker.output()).toContain('image stalled; handed to the image queue');
+      expect(await intakeStats(h.redis, h.settings.REDIS_PREFIX)).toMatchObject({ waiting: 0, running: 0 });
       await second.worker.stop('SIGKILL');
     },
   );

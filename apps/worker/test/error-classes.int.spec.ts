@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, symlink, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createWorkerStatusStore, jobIdFor, type ServerFault, workersOverview } from '@framedesk/queues';
+import { createWorkerStatusStore, intakeStats, jobIdFor, type ServerFault, workersOverview } from '@framedesk/queues';
 import type { ObjectStorage } from '@framedesk/storage';
 import { makeClip, makePng } from '@framedesk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -130,6 +130,25 @@ describe('job error classes (worker runtime, real PostgreSQL, Redis, ffmpeg)', (
     );
     // Held through several tries (however many writes each makes), never failed; then space is freed.
     await waitFor('three tries', async () => (runtime.stats.serverFaults >= 3 ? true : null));
+    expect((await h.db.repos.submissions.findById(id))?.status).toBe('media_processing');
+    disk.heal();
+    expect((await h.waitForStatus(id, ['needs_review', 'failed'])).status).toBe('needs_review');
+    expect(await everFailed(id)).toBe(false);
+    await runtime.close();
+  });
+
+  it('server fault on a new image from the intake: handed to the image queue, held there, then it finishes', async () => {
+    const disk = failingWrites(h.storage, 'ENOSPC');
+    const runtime = await h.startRuntime({ ...FAST, queues: ['image-processing'], storage: disk.storage });
+    const id = await h.seedImage(makePng(64, 48));
+    await h.producer.submitImage(id, { backlog: 1 });
+    const store = createWorkerStatusStore(h.redis, h.settings.REDIS_PREFIX);
+    const held = await waitFor('held in the image queue', async () =>
+      (await workersOverview(h.producer, store)).server_faults.find((f) => f.submission_id === id),
+    );
+    expect(held).toMatchObject({ queue: 'image-processing', reason: 'disk full [ENOSPC]' });
+    // The intake's entry is acknowledged: the image queue has the image now.
+    expect(await intakeStats(h.redis, h.settings.REDIS_PREFIX)).toMatchObject({ waiting: 0, running: 0 });
     expect((await h.db.repos.submissions.findById(id))?.status).toBe('media_processing');
     disk.heal();
     expect((await h.waitForStatus(id, ['needs_review', 'failed'])).status).toBe('needs_review');

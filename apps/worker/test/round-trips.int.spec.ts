@@ -1,6 +1,7 @@
 // What processing one image costs the worker in round trips to PostgreSQL and Redis, counted
 // around single jobs of the real worker runtime (docs/performance.md, "What an accepted frame
 // costs"), the way apps/api/test/round-trips.int.spec.ts pins the API's. Counts, not timings.
+import { intakeStats } from '@framedesk/queues';
 import { countRoundTrips, makePng, transactionsOf } from '@framedesk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkerRuntime } from '../src/runtime';
@@ -9,12 +10,19 @@ import { createWorkerHarness, type WorkerHarness } from './harness';
 let h: WorkerHarness;
 let runtime: WorkerRuntime;
 
-/** Enqueues the image's job (the producer's calls are the API's, not counted) and waits until it completed. */
-async function processOne(id: string): Promise<void> {
+/**
+ * Sends the image as the API does, through the intake, or as a re-run does, through the image
+ * queue (the producer's calls are the API's, not counted), and waits until it has run and, from
+ * the intake, been acknowledged.
+ */
+async function processOne(id: string, via: 'intake' | 'queue' = 'intake'): Promise<void> {
   const completed = runtime.stats.completed;
-  await h.producer.enqueue('image.process', { submissionId: id });
+  if (via === 'intake') await h.producer.submitImage(id, { backlog: 1 });
+  else await h.producer.enqueue('image.process', { submissionId: id });
   const deadline = Date.now() + 60_000;
-  while (runtime.stats.completed === completed) {
+  const done = async () =>
+    runtime.stats.completed > completed && (await intakeStats(h.redis, h.settings.REDIS_PREFIX)).running === 0;
+  while (!(await done())) {
     if (Date.now() > deadline) throw new Error(`job of ${id} not completed after 60 s`);
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -50,12 +58,32 @@ function jobWindow(calls: readonly string[]): string[] {
 }
 
 describe('round trips per processed image (worker runtime, real PostgreSQL, Redis and sharp)', () => {
-  it('received → needs_review: 6 statements in 2 transactions, 4 Redis calls', async () => {
+  it('received → needs_review from the intake: 6 statements in 2 transactions, 3 Redis calls', async () => {
     const ids = [await h.seedImage(makePng(320, 240, { seed: 1 })), await h.seedImage(makePng(320, 240, { seed: 2 }))];
     for (const id of ids) {
       const counted = await countRoundTrips(() => processOne(id), {
-        // The producer's connection is the API's side; BZPOPMIN is the idle worker's wait.
-        skipRedis: (connection, command) => connection === h.redis || command === 'bzpopmin',
+        // The producer's connection is the API's side; the blocking XREADGROUP that delivers the
+        // image (one per batch) was sent before it, and the next one waits for the next; BullMQ's
+        // BZPOPMIN is the idle image queue's wait.
+        skipRedis: (connection, command) =>
+          connection === h.redis || command === 'xreadgroup' || command === 'bzpopmin',
+      });
+      expect(counted.sql, counted.sql.join('\n')).toHaveLength(6);
+      expect(transactionsOf(counted.sql)).toBe(2);
+      // One review change per transition (one XADD each), the acknowledgement.
+      expect(counted.redis).toEqual(['xadd', 'xadd', 'xack']);
+      const row = await h.db.repos.submissions.findById(id);
+      expect(row).toMatchObject({ status: 'needs_review', width: 320, height: 240 });
+    }
+  });
+
+  it('received → needs_review as a re-run, from the image queue: 6 statements, 4 Redis calls', async () => {
+    const ids = [await h.seedImage(makePng(320, 240, { seed: 3 })), await h.seedImage(makePng(320, 240, { seed: 4 }))];
+    for (const id of ids) {
+      const counted = await countRoundTrips(() => processOne(id, 'queue'), {
+        // BZPOPMIN is the idle queue's wait, XREADGROUP the idle intake's.
+        skipRedis: (connection, command) =>
+          connection === h.redis || command === 'bzpopmin' || command === 'xreadgroup',
       });
       // 1: received → media_processing, reading the original's location (one statement).
       // 2: BEGIN, the variant rows, the fingerprint with its near-duplicate count, → needs_review, COMMIT.

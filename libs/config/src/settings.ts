@@ -48,7 +48,11 @@ export const settingsSchema = Type.Object(
       'Worker /healthz, /readyz and /metrics port; each worker on one machine needs its own',
       0,
     ),
-    WORKER_CONCURRENCY: int(2, 'Jobs one worker process runs at once, per queue', 1),
+    WORKER_CONCURRENCY: int(
+      2,
+      'Jobs one worker process runs at once, per queue (and as many new images from the image intake)',
+      1,
+    ),
     WORKER_QUEUES: str('all', 'Comma-separated queues this worker serves, or all'),
     WORKER_READINESS_INTERVAL_SECONDS: int(
       30,
@@ -155,7 +159,11 @@ export const settingsSchema = Type.Object(
     IDEMPOTENCY_RETENTION_HOURS: int(24, 'How long idempotent responses are replayable', 1),
     RECONCILE_AFTER_SECONDS: int(120, 'Age after which a non-terminal submission without a live job is re-enqueued', 1),
     RECONCILE_INTERVAL_SECONDS: int(30, 'How often the reconciler looks for submissions without a live job', 1),
-    WORKER_LOCK_SECONDS: int(30, 'BullMQ job lock; a job whose worker died is handed to another after this long', 2),
+    WORKER_LOCK_SECONDS: int(
+      30,
+      'Job lock (BullMQ jobs and image intake entries); a job whose worker died is handed to another after this long',
+      2,
+    ),
     NEAR_DUPLICATE_MAX_DISTANCE: Type.Integer({
       default: 10,
       minimum: 0,

@@ -7,3 +7,5 @@ export * from './worker-status';
 export * from './workers-overview';
 export * from './review-changes';
 export * from './unreachable';
+export * from './image-intake';
+export * from './image-intake-consumer';

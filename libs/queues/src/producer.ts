@@ -1,6 +1,7 @@
 import { type JobsOptions, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { currentTraceCarrier } from '@framedesk/observability';
+import { addToIntake, intakeStats } from './image-intake';
 import { oldestWaitingSince } from './queue-age';
 import {
   JOB_QUEUES,
@@ -58,18 +59,6 @@ function jobData(payload: object, origin: EnqueueOptions['origin']): object {
 /** Priority of re-runs (reconciler, operator retries): behind new work, which has none. */
 export const RERUN_PRIORITY = 10;
 
-/** BullMQ's lowest priority. */
-export const MAX_PRIORITY = 2_097_152;
-
-/**
- * Fair share between agents (open-source BullMQ has no groups): a job's priority is its agent's
- * backlog when it is enqueued, so the n-th waiting frame of one agent runs after the first frames
- * of every agent with fewer waiting. Lower runs first.
- */
-export function backlogPriority(backlog: number): number {
-  return Math.min(MAX_PRIORITY, Math.max(1, Math.floor(backlog)));
-}
-
 /** How long the id of a re-run is remembered (longer than any job waits). */
 const RERUN_MEMORY_SECONDS = 7 * 24 * 3600;
 
@@ -80,6 +69,16 @@ export type JobStateName =
   'active' | 'waiting' | 'delayed' | 'prioritized' | 'waiting-children' | 'completed' | 'failed' | 'missing';
 
 export interface QueueProducer {
+  /**
+   * A new image for the workers, through the image intake (image-intake.ts): its first run, in
+   * the band of its agent's `backlog` (the images it has waiting, this one included).
+   */
+  submitImage(submissionId: string, options: { backlog: number; origin?: EnqueueOptions['origin'] }): Promise<void>;
+  /**
+   * When the oldest image still in the intake (waiting or running) was added (epoch ms), or null.
+   * An image added later than that may still be there; one added earlier has run.
+   */
+  intakeOldestEntryAt(): Promise<number | null>;
   enqueue<J extends JobName>(name: J, payload: JobPayloads[J], options?: EnqueueOptions): Promise<void>;
   /** The state of the job `enqueue(name, payload, { attempt })` made; `missing` when there is none. */
   jobState<J extends JobName>(name: J, payload: JobPayloads[J], attempt?: string): Promise<JobStateName>;
@@ -136,6 +135,13 @@ export function createQueueProducer(connection: Redis, prefix: string): QueuePro
     });
   };
   return {
+    async submitImage(submissionId, options) {
+      const origin = (jobData({}, options.origin) as { origin?: JobOrigin }).origin;
+      await addToIntake(connection, prefix, { submissionId, backlog: options.backlog, ...(origin ? { origin } : {}) });
+    },
+    async intakeOldestEntryAt() {
+      return (await intakeStats(connection, prefix)).oldestEntryAt;
+    },
     enqueue,
     async enqueueRerun(name, payload, options = {}) {
       const attempt = `r${Date.now()}${Math.floor(Math.random() * 1000)}`;
@@ -164,6 +170,7 @@ export function createQueueProducer(connection: Redis, prefix: string): QueuePro
       );
     },
     async counts() {
+      const intake = intakeStats(connection, prefix);
       const entries = await Promise.all(
         QUEUE_NAMES.map(
           async (name) =>
@@ -173,10 +180,25 @@ export function createQueueProducer(connection: Redis, prefix: string): QueuePro
             ] as const,
         ),
       );
-      return Object.fromEntries(entries) as Record<QueueName, Record<string, number>>;
+      const counts = Object.fromEntries(entries) as Record<QueueName, Record<string, number>>;
+      // The intake's images are the image queue's too: waiting until read, active until acknowledged.
+      const { waiting, running } = await intake;
+      const image = counts['image-processing'];
+      counts['image-processing'] = {
+        ...image,
+        waiting: (image['waiting'] ?? 0) + waiting,
+        active: (image['active'] ?? 0) + running,
+      };
+      return counts;
     },
     async oldestWaitingSeconds(now = Date.now()) {
-      const since = await oldestWaitingSince(connection, QUEUE_NAMES.map(queue));
+      const [since, intake] = await Promise.all([
+        oldestWaitingSince(connection, QUEUE_NAMES.map(queue)),
+        intakeStats(connection, prefix),
+      ]);
+      const image = QUEUE_NAMES.indexOf('image-processing');
+      if (intake.oldestWaitingSince !== null)
+        since[image] = Math.min(since[image] ?? Infinity, intake.oldestWaitingSince);
       return Object.fromEntries(
         QUEUE_NAMES.map((name, i) => [name, since[i] == null ? null : Math.max(0, (now - since[i]!) / 1000)]),
       ) as Record<QueueName, number | null>;

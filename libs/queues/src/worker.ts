@@ -4,6 +4,12 @@ import type { QueueName } from './registry';
 
 export { DelayedError, type Job, UnrecoverableError, Worker };
 
+/** What consumes one queue, as the worker's readiness gates start and stop it. */
+export interface QueueConsumer {
+  /** Stops taking jobs; resolves once the running ones have finished. */
+  close(): Promise<void>;
+}
+
 export interface QueueWorkerOptions {
   readonly concurrency: number;
   /** How long a job's lock lasts; renewed every half of it while the job runs. */

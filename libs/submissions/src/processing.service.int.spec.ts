@@ -55,7 +55,7 @@ describe('reconciler and upload expiry (real PostgreSQL)', () => {
 
   const subject = (payload: JobPayloads[JobName]) => ('submissionId' in payload ? payload.submissionId : '');
 
-  function fakeQueues(live: Set<string> = new Set()) {
+  function fakeQueues(live: Set<string> = new Set(), intakeOldestEntryAt: number | null = null) {
     const enqueued: { name: JobName; submissionId: string }[] = [];
     return {
       enqueued,
@@ -65,7 +65,8 @@ describe('reconciler and upload expiry (real PostgreSQL)', () => {
           enqueued.push({ name, submissionId: subject(payload) });
           return 'r1';
         },
-      } as Pick<QueueProducer, 'hasLiveJob' | 'enqueueRerun'>,
+        intakeOldestEntryAt: async () => intakeOldestEntryAt,
+      } as Pick<QueueProducer, 'hasLiveJob' | 'enqueueRerun' | 'intakeOldestEntryAt'>,
     };
   }
 
@@ -96,6 +97,20 @@ describe('reconciler and upload expiry (real PostgreSQL)', () => {
     const again = fakeQueues();
     await reconcilerService({ db, queues: again.queues, reconcileAfterSeconds: 60 }).run();
     expect(again.enqueued.filter((e) => e.name !== 'upload.expire')).toEqual([]);
+  });
+
+  it('leaves a stale image the intake may still hold, and re-runs one the intake has passed', async () => {
+    const image = await seed('image', 'received');
+    const later = () => new Date(Date.now() + 3_600_000);
+    const mine = (e: { submissionId: string }) => e.submissionId === image.id;
+    // The intake's oldest entry is as old as the frame: it may be the frame's own, still to come.
+    const holding = fakeQueues(new Set(), Date.now());
+    await reconcilerService({ db, queues: holding.queues, reconcileAfterSeconds: 60, now: later }).run();
+    expect(holding.enqueued.filter(mine)).toEqual([]);
+    // Its oldest entry came ten minutes after the frame: the frame's entry was taken, or never added.
+    const passed = fakeQueues(new Set(), Date.now() + 600_000);
+    await reconcilerService({ db, queues: passed.queues, reconcileAfterSeconds: 60, now: later }).run();
+    expect(passed.enqueued.filter(mine)).toEqual([{ name: 'image.process', submissionId: image.id }]);
   });
 
   it('fails an upload still waiting at expires_at with upload_expired, once', async () => {

@@ -3,7 +3,7 @@ import type { JobName, QueueProducer } from '@framedesk/queues';
 
 export interface ReconcilerDeps {
   readonly db: Database;
-  readonly queues: Pick<QueueProducer, 'hasLiveJob' | 'enqueueRerun'>;
+  readonly queues: Pick<QueueProducer, 'hasLiveJob' | 'enqueueRerun' | 'intakeOldestEntryAt'>;
   /** A non-terminal submission untouched for this long without a live job is re-enqueued. */
   readonly reconcileAfterSeconds: number;
   /** Submissions looked at per pass. */
@@ -33,6 +33,7 @@ export function reconcilerService(deps: ReconcilerDeps) {
       let live = 0;
 
       const stale = await deps.db.repos.submissions.findStale(['received', 'media_processing'], before, limit);
+      const intakeSince = stale.some((s) => s.mediaType === 'image') ? await deps.queues.intakeOldestEntryAt() : null;
       for (const submission of stale) {
         const job: JobName | null =
           submission.mediaType === 'image'
@@ -42,6 +43,10 @@ export function reconcilerService(deps: ReconcilerDeps) {
               : null;
         if (!job) continue;
         const payload = { submissionId: submission.id };
+        if (job === 'image.process' && mayBeInIntake(intakeSince, submission.updatedAt)) {
+          live++;
+          continue;
+        }
         if (await deps.queues.hasLiveJob(job, payload)) {
           live++;
           continue;
@@ -64,6 +69,20 @@ export function reconcilerService(deps: ReconcilerDeps) {
       return { requeued, live };
     },
   };
+}
+
+/** How far the API's and Redis's clocks may disagree, for `mayBeInIntake`. */
+const CLOCK_SKEW_MS = 60_000;
+
+/**
+ * The intake is read in order and an image leaves it once it has run, so an image submitted
+ * (or touched) after the intake's oldest entry was added may still be waiting there; one
+ * submitted before that has been taken and run, or never arrived. The first kind is left alone
+ * (its entry will come), the second is re-run. A stuck image waits at most until the intake
+ * drains past it; a duplicate run loses the compare-and-set.
+ */
+export function mayBeInIntake(intakeOldestEntryAt: number | null, updatedAt: Date): boolean {
+  return intakeOldestEntryAt !== null && intakeOldestEntryAt <= updatedAt.getTime() + CLOCK_SKEW_MS;
 }
 
 export type ReconcilerService = ReturnType<typeof reconcilerService>;

@@ -1,7 +1,7 @@
 import type { ProjectConfig } from '@framedesk/config';
 import type { Database, Repositories } from '@framedesk/db';
 import { DomainError } from '@framedesk/domain';
-import { backlogPriority, type QueueProducer } from '@framedesk/queues';
+import type { QueueProducer } from '@framedesk/queues';
 import type { ObjectStorage } from '@framedesk/storage';
 import type { VideoProvider } from '@framedesk/video-provider';
 import type { VariantUrl } from './submission-views';
@@ -29,7 +29,7 @@ export interface SubmissionsLogger {
 export interface SubmissionsDependencies {
   readonly db: Database;
   readonly storage: ObjectStorage;
-  readonly queues: Pick<QueueProducer, 'enqueue'>;
+  readonly queues: Pick<QueueProducer, 'enqueue' | 'submitImage'>;
   readonly videoProvider: VideoProvider;
   readonly config: ProjectConfig;
   readonly logger: SubmissionsLogger;
@@ -76,19 +76,15 @@ export function serviceSupport(deps: SubmissionsDependencies) {
   }
 
   /**
-   * `image.process` after commit, prioritised by the agent's current backlog so one agent's flood
-   * cannot starve the others (BullMQ: a lower number runs first). `knownBacklog`: when the
+   * The image's first run, after commit, through the image intake in the band of the agent's
+   * current backlog, so one agent's flood cannot starve the others. `knownBacklog`: when the
    * statement that created the frame already counted it.
    */
   async function enqueueImage(caller: AgentCaller, submissionId: string, knownBacklog?: number): Promise<void> {
     await enqueueAfterCommit(
       async () => {
         const backlog = knownBacklog ?? (await deps.db.repos.backlog.imageBacklog(caller.agentId).catch(() => 1));
-        await deps.queues.enqueue(
-          'image.process',
-          { submissionId },
-          { priority: backlogPriority(backlog), origin: { requestId: caller.requestId } },
-        );
+        await deps.queues.submitImage(submissionId, { backlog, origin: { requestId: caller.requestId } });
       },
       { submission_id: submissionId },
     );

@@ -1,7 +1,7 @@
 import type { ProjectConfig, Settings } from '@framedesk/config';
 import type { Database } from '@framedesk/db';
 import type { Logger } from '@framedesk/observability';
-import type { Job, JobName, JobOrigin, JobPayloads, QueueProducer } from '@framedesk/queues';
+import type { JobName, JobOrigin, JobPayloads, QueueProducer } from '@framedesk/queues';
 import type { ObjectStorage } from '@framedesk/storage';
 import type {
   ImageProcessingService,
@@ -32,7 +32,6 @@ export interface JobContext {
   readonly deps: WorkerDeps;
   /** Carries queue, job, job id, attempt and (when there are) the submission id and the request id. */
   readonly logger: Logger;
-  readonly job: Job;
   /** The request this job continues; a job the handler enqueues carries it on. */
   readonly origin: JobOrigin;
   /** What the job came to (needs_review, failed …): the job's span and the processing metric show it. */

@@ -1,0 +1,101 @@
+import type { Settings } from '@framedesk/config';
+import type { Database } from '@framedesk/db';
+import type { Logger } from '@framedesk/observability';
+import {
+  consumeIntake,
+  createQueueWorker,
+  type Job,
+  type JobName,
+  type QueueConsumer,
+  type QueueName,
+  type Redis,
+} from '@framedesk/queues';
+import { createJobProcessor, type JobProcessorOptions } from './job-processor';
+import { observeJob } from './job-observer';
+
+export interface QueueConsumersOptions {
+  readonly settings: Settings;
+  readonly logger: Logger;
+  readonly connection: Redis;
+  /** This process's name among the workers (the intake's consumer name). */
+  readonly workerName: string;
+  /** The database as jobs see it (their spans record the frame's trace on it). */
+  readonly db: Database;
+  readonly processor: JobProcessorOptions & { readonly stats: { stalled: number; completed: number; failed: number } };
+}
+
+/**
+ * What starts consuming one queue: its BullMQ worker, `WORKER_CONCURRENCY` jobs at once, and for
+ * `image-processing` the image intake's consumer beside it (new images' first runs,
+ * `WORKER_CONCURRENCY` at a time too). Every job runs observed (span, logger, metrics).
+ */
+export function queueConsumers(options: QueueConsumersOptions): (queue: QueueName) => QueueConsumer {
+  const { settings, logger, connection, db } = options;
+  const { metrics, stats, deps } = options.processor;
+  const { processBullJob, processIntakeEntry } = createJobProcessor(options.processor);
+  const observed = { logger, metrics: metrics.pipeline, db };
+
+  const processor = (queue: QueueName) => (job: Job, token?: string) =>
+    observeJob(
+      {
+        ...observed,
+        queue,
+        job: {
+          id: job.id!,
+          name: job.name as JobName,
+          data: job.data,
+          attempt: job.attemptsMade + 1,
+          system: 'bullmq',
+        },
+      },
+      (run) => processBullJob(queue, job, token, run),
+    );
+
+  /** New images' first runs, from the image intake (libs/queues/src/image-intake.ts). */
+  const consumeImageIntake = () =>
+    consumeIntake(connection, {
+      prefix: settings.REDIS_PREFIX,
+      consumer: options.workerName,
+      concurrency: settings.WORKER_CONCURRENCY,
+      lockDurationMs: settings.WORKER_LOCK_SECONDS * 1000,
+      async process(entry) {
+        const data = { submissionId: entry.submissionId, origin: entry.origin };
+        const job = { id: entry.id, name: 'image.process', data, attempt: 1, system: 'redis' } as const;
+        await observeJob({ ...observed, queue: 'image-processing', job }, (run) => processIntakeEntry(entry, run));
+        stats.completed++;
+      },
+      async reclaimed(entry) {
+        stats.stalled++;
+        metrics.jobStalled('image-processing');
+        logger.warn(
+          { queue: 'image-processing', entry: entry.id, submission_id: entry.submissionId },
+          'image stalled; handed to the image queue',
+        );
+        const origin = entry.origin.requestId ? { origin: { requestId: entry.origin.requestId } } : {};
+        await deps.queues.enqueue(
+          'image.process',
+          { submissionId: entry.submissionId },
+          { attempt: `stalled-${entry.id}`, ...origin },
+        );
+      },
+      onError: (error, what) => logger.warn({ err: error, queue: 'image-processing' }, what),
+    });
+
+  return (queue) => {
+    const worker = createQueueWorker(queue, connection, settings.REDIS_PREFIX, processor(queue), {
+      concurrency: settings.WORKER_CONCURRENCY,
+      lockDurationMs: settings.WORKER_LOCK_SECONDS * 1000,
+    });
+    worker.on('error', (error) => logger.error({ err: error, queue }, 'worker error'));
+    worker.on('stalled', (jobId) => {
+      stats.stalled++;
+      metrics.jobStalled(queue);
+      logger.warn({ queue, jobId }, 'job stalled; handed back to the queue');
+    });
+    worker.on('completed', () => void stats.completed++);
+    worker.on('failed', () => void stats.failed++);
+    if (queue !== 'image-processing') return worker;
+    const intake = consumeImageIntake();
+    return { close: async () => void (await Promise.all([intake.close(), worker.close()])) };
+  };
+}
