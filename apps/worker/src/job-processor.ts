@@ -7,6 +7,7 @@ import {
   UnrecoverableError,
   type WorkerStatusStore,
 } from '@framedesk/queues';
+import type { CpuSlot } from '@framedesk/submissions';
 import type { AnyJobHandler, JobContext, WorkerDeps } from './jobs/job-handler';
 import { classifyJobError, serverFaultDelayMs } from './job-errors';
 import type { HandlerRegistry } from './jobs/registry';
@@ -92,11 +93,11 @@ export function createJobProcessor(options: JobProcessorOptions) {
    * An image from the intake (its first run): done when it completed or failed for good; any
    * other end hands it to the image queue, whose back-off, holds and history take over.
    */
-  const processIntakeEntry = async (entry: IntakeEntry, observed: ObservedJob): Promise<void> => {
+  const processIntakeEntry = async (entry: IntakeEntry, observed: ObservedJob, cpuSlot?: CpuSlot) => {
     const payload = { submissionId: entry.submissionId };
     const result = await runHandler(
       'image-processing',
-      { name: 'image.process', data: payload, lastAttempt: false },
+      { name: 'image.process', data: payload, lastAttempt: false, ...(cpuSlot ? { cpuSlot } : {}) },
       observed,
     );
     if (result.outcome === 'completed' || (result.outcome === 'failed' && result.permanent)) return;
@@ -134,6 +135,7 @@ function handlerRunner(options: Pick<JobProcessorOptions, 'registry' | 'deps' | 
       logger: jobLogger,
       origin: observed.origin,
       recordOutcome: observed.recordOutcome,
+      ...(job.cpuSlot ? { cpuSlot: job.cpuSlot } : {}),
     };
     const started = process.hrtime.bigint();
     const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
@@ -168,4 +170,6 @@ interface RunnableJob {
   readonly data: unknown;
   /** No attempt follows this one when it fails. */
   readonly lastAttempt: boolean;
+  /** See JobContext.cpuSlot. */
+  readonly cpuSlot?: CpuSlot;
 }

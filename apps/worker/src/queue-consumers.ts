@@ -58,10 +58,12 @@ export function queueConsumers(options: QueueConsumersOptions): (queue: QueueNam
       consumer: options.workerName,
       concurrency: settings.WORKER_CONCURRENCY,
       lockDurationMs: settings.WORKER_LOCK_SECONDS * 1000,
-      async process(entry) {
+      async process(entry, cpuSlot) {
         const data = { submissionId: entry.submissionId, origin: entry.origin };
         const job = { id: entry.id, name: 'image.process', data, attempt: 1, system: 'redis' } as const;
-        await observeJob({ ...observed, queue: 'image-processing', job }, (run) => processIntakeEntry(entry, run));
+        await observeJob({ ...observed, queue: 'image-processing', job }, (run) =>
+          processIntakeEntry(entry, run, cpuSlot),
+        );
         stats.completed++;
       },
       async reclaimed(entry) {

@@ -50,7 +50,7 @@ export const settingsSchema = Type.Object(
     ),
     WORKER_CONCURRENCY: int(
       2,
-      'Jobs one worker process runs at once, per queue (and as many new images from the image intake)',
+      'Jobs one worker process runs at once, per queue; for new images (the image intake), images decoding at once, as many more being read, stored and recorded meanwhile',
       1,
     ),
     WORKER_QUEUES: str('all', 'Comma-separated queues this worker serves, or all'),

@@ -23,9 +23,11 @@ export interface IntakeConsumerOptions {
   readonly blockMs?: number;
   /**
    * Runs one entry. Resolving acknowledges it; rejecting leaves it held, to be taken back by
-   * the stalled check once its lock lapses.
+   * the stalled check once its lock lapses. `cpuSlot`: held around the entry's CPU-heavy work;
+   * `concurrency` entries hold one at a time, and as many more are read, stored and recorded
+   * meanwhile (two entries per slot in flight), so no core waits on a round trip.
    */
-  process(entry: IntakeEntry): Promise<void>;
+  process(entry: IntakeEntry, cpuSlot: IntakeCpuSlot): Promise<void>;
   /** An entry taken back from a consumer gone silent; resolving acknowledges it here. */
   reclaimed(entry: IntakeEntry): Promise<void>;
   onError(error: unknown, what: string): void;
@@ -36,7 +38,44 @@ export interface IntakeConsumer {
   close(): Promise<void>;
 }
 
+/** A permit for CPU-heavy work (see `process`). Released on its own when the entry ends. */
+export interface IntakeCpuSlot {
+  acquire(): Promise<void>;
+  release(): void;
+}
+
 type ReadReply = [key: string, entries: RawEntry[]][] | null;
+
+/** `permits` at a time, first come first served. */
+function semaphore(permits: number) {
+  let free = permits;
+  const waiting: (() => void)[] = [];
+  return {
+    acquire: () => (free > 0 ? (free--, Promise.resolve()) : new Promise<void>((resolve) => waiting.push(resolve))),
+    release() {
+      const next = waiting.shift();
+      if (next) next();
+      else free++;
+    },
+  };
+}
+
+/** One entry's CPU slot: acquired at most once at a time, released once. */
+function cpuSlotOf(cpu: ReturnType<typeof semaphore>): IntakeCpuSlot {
+  let holding = false;
+  return {
+    async acquire() {
+      if (holding) return;
+      await cpu.acquire();
+      holding = true;
+    },
+    release() {
+      if (!holding) return;
+      holding = false;
+      cpu.release();
+    },
+  };
+}
 
 /** The entries of a read, lowest band first, and those it could not read (deleted, foreign), to acknowledge. */
 function parseReadReply(keys: readonly string[], reply: ReadReply) {
@@ -151,8 +190,9 @@ function intakeGroup(connection: Redis, reader: Redis, options: IntakeConsumerOp
 }
 
 /**
- * Consumes the intake: reads up to `concurrency` entries per band in one XREADGROUP, runs them
- * lowest band first, `concurrency` at a time, and acknowledges each (XACK) when it has run; every
+ * Consumes the intake: reads entries of every band in one XREADGROUP, starts them lowest band
+ * first, `2 × concurrency` in flight of which `concurrency` hold a CPU slot, and acknowledges
+ * each (XACK) when it has run; every
  * half lock the stalled check renews what this consumer holds, takes back what silent consumers
  * held and trims what was acknowledged. Blocking reads use a connection of their own.
  */
@@ -164,15 +204,19 @@ export function consumeIntake(connection: Redis, options: IntakeConsumerOptions)
   const held = new Map<string, IntakeEntry>();
   const running = new Set<Promise<void>>();
   let closing = false;
+  const cpu = semaphore(options.concurrency);
+  const inFlight = 2 * options.concurrency;
 
   const start = (entry: IntakeEntry) => {
+    const slot = cpuSlotOf(cpu);
     const run = (async () => {
       try {
-        await options.process(entry);
+        await options.process(entry, slot);
         await group.acknowledge(entry);
       } catch (error) {
         options.onError(error, 'intake entry not acknowledged; the stalled check takes it back');
       } finally {
+        slot.release();
         held.delete(entry.id);
       }
     })();
@@ -182,7 +226,7 @@ export function consumeIntake(connection: Redis, options: IntakeConsumerOptions)
 
   const loop = (async () => {
     while (!closing) {
-      if (running.size >= options.concurrency) {
+      if (running.size >= inFlight) {
         await Promise.race(running);
         continue;
       }
@@ -192,7 +236,7 @@ export function consumeIntake(connection: Redis, options: IntakeConsumerOptions)
         continue;
       }
       try {
-        const entries = await group.read(options.concurrency - running.size);
+        const entries = await group.read(inFlight - running.size);
         for (const entry of entries) held.set(entry.id, entry);
         buffer.push(...entries);
       } catch (error) {

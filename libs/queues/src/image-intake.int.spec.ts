@@ -139,7 +139,43 @@ describe('image intake (real Redis)', () => {
     expect(reclaimed).toEqual([]);
   });
 
-  it('on close, lets the running entry finish and puts back the ones read but not started', async () => {
+  it('runs CPU work `concurrency` at a time while as many more entries do their I/O', async () => {
+    for (const id of ['a', 'b', 'c']) await addToIntake(producer, p, { submissionId: id, backlog: 1 });
+    const events: string[] = [];
+    let onCpu = 0;
+    let mostOnCpu = 0;
+    let finishA!: () => void;
+    const aStoring = new Promise<void>((resolve) => (finishA = resolve));
+    consume({
+      process: async (entry, cpu) => {
+        const id = entry.submissionId;
+        events.push(`read ${id}`);
+        await cpu.acquire();
+        mostOnCpu = Math.max(mostOnCpu, ++onCpu);
+        events.push(`cpu ${id}`);
+        await new Promise((r) => setTimeout(r, 50));
+        onCpu--;
+        cpu.release();
+        if (id === 'a') await aStoring; // stored and recorded after its pixel work
+        events.push(`end ${id}`);
+      },
+    });
+    try {
+      // Concurrency 1: two in flight, one on the CPU. b decodes while a is still storing; c
+      // waits for a place in flight, not for a's CPU slot.
+      await waitFor('b ended and c read', () => events.includes('end b') && events.includes('read c'));
+      expect(events).not.toContain('end a');
+      expect(events.indexOf('read c')).toBeGreaterThan(events.indexOf('end b'));
+    } finally {
+      finishA();
+    }
+    await waitFor('all ended', () => events.includes('end c') && events.includes('end a'));
+    await waitFor('all acknowledged', async () => (await intakeStats(producer, p)).running === 0);
+    expect(mostOnCpu).toBe(1);
+    expect(events.filter((e) => e.startsWith('cpu'))).toEqual(['cpu a', 'cpu b', 'cpu c']);
+  });
+
+  it('on close, lets the running entries finish and puts back the ones read but not started', async () => {
     for (let i = 0; i < 3; i++) await addToIntake(producer, p, { submissionId: `frame-${i}`, backlog: 1 + i * 4 });
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
@@ -150,15 +186,14 @@ describe('image intake (real Redis)', () => {
         await gate;
       },
     });
-    await waitFor('first started', () => ran.length === 1);
+    // Concurrency 1: two in flight; all three were read at once, the third waits in the consumer.
+    await waitFor('two started', () => ran.length === 2);
     const closed = consumer.close();
     release();
     await closed;
-    expect(ran).toEqual(['frame-0']);
-    const left = await intakeStats(producer, p);
-    expect(left).toMatchObject({ waiting: 2, running: 0 });
-    expect((await intakeEntries(producer, p)).map((e) => e.submissionId).sort()).toEqual(
-      expect.arrayContaining(['frame-1', 'frame-2']),
-    );
+    expect(ran).toEqual(['frame-0', 'frame-1']);
+    expect(await intakeStats(producer, p)).toMatchObject({ waiting: 1, running: 0 });
+    const waiting = (await intakeEntries(producer, p)).map((e) => e.submissionId);
+    expect(waiting).toContain('frame-2');
   });
 });

@@ -59,6 +59,12 @@ export async function markSubmissionFailed(
  * `needs_review`, or `promoted` by the system when review is not required. Permanent problems
  * end `failed` with a code; anything else it throws is transient and the job is retried.
  */
+/** A permit to run CPU-heavy work, from a runner that bounds how much runs at once. */
+export interface CpuSlot {
+  acquire(): Promise<void>;
+  release(): void;
+}
+
 export function imageProcessingService(deps: ImageProcessingDeps) {
   const specs = imageVariantSpecs(deps.config);
   const allowedFormats = formatsForMimeTypes(deps.config.media.allowed_image_mime_types);
@@ -96,7 +102,11 @@ export function imageProcessingService(deps: ImageProcessingDeps) {
   }
 
   return {
-    async process(submissionId: string): Promise<ProcessingOutcome> {
+    /**
+     * `cpuSlot`: held only around the pixel work (decode, variants, fingerprint), so a runner can
+     * bound what runs on its cores while other images are read, stored and recorded meanwhile.
+     */
+    async process(submissionId: string, options: { cpuSlot?: CpuSlot } = {}): Promise<ProcessingOutcome> {
       const started = await start(submissionId);
       if (!started.ok) return { outcome: 'skipped', reason: started.reason };
 
@@ -114,6 +124,7 @@ export function imageProcessingService(deps: ImageProcessingDeps) {
       }
 
       let image;
+      await options.cpuSlot?.acquire();
       try {
         image = await processImage(input, specs, {
           allowedFormats,
@@ -122,6 +133,8 @@ export function imageProcessingService(deps: ImageProcessingDeps) {
       } catch (error) {
         if (isImageProcessingError(error)) return fail(submissionId, error.code, error.message);
         throw error;
+      } finally {
+        options.cpuSlot?.release();
       }
 
       const rows = await writeImageVariants(deps.storage, submissionId, source.bucket, image.variants);

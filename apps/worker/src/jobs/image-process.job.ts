@@ -4,8 +4,8 @@ import { defineJob } from './job-handler';
 export const imageProcessJob = defineJob({
   name: 'image.process',
   carriesSubmission: true,
-  async run({ submissionId }, { deps, logger, recordOutcome }) {
-    const result = await deps.images.process(submissionId);
+  async run({ submissionId }, { deps, logger, recordOutcome, cpuSlot }) {
+    const result = await deps.images.process(submissionId, cpuSlot ? { cpuSlot } : {});
     recordOutcome(result.outcome);
     switch (result.outcome) {
       case 'skipped':

@@ -4,6 +4,7 @@ import type { Logger } from '@framedesk/observability';
 import type { JobName, JobOrigin, JobPayloads, QueueProducer } from '@framedesk/queues';
 import type { ObjectStorage } from '@framedesk/storage';
 import type {
+  CpuSlot,
   ImageProcessingService,
   MediaRepairService,
   ReconcilerService,
@@ -36,6 +37,12 @@ export interface JobContext {
   readonly origin: JobOrigin;
   /** What the job came to (needs_review, failed …): the job's span and the processing metric show it. */
   recordOutcome(outcome: string): void;
+  /**
+   * Where the runner bounds CPU-heavy work instead of whole jobs (the image intake: its jobs
+   * read, store and record while others decode): the handler holds it only around that work. A
+   * BullMQ job has none: it holds its slot from start to end.
+   */
+  readonly cpuSlot?: CpuSlot;
 }
 
 /**
