@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import {
   entryFields,
+  forgetSilentConsumers,
   INTAKE_GROUP,
   type IntakeEntry,
   intakeKeys,
@@ -21,6 +22,11 @@ export interface IntakeConsumerOptions {
   readonly lockDurationMs: number;
   /** How long one read waits for new entries (default 5 s). */
   readonly blockMs?: number;
+  /**
+   * A consumer silent this long with nothing pending is a worker gone for good: its name is
+   * removed from the group (default 1 hour; looked at every 40th stalled check).
+   */
+  readonly forgetConsumersAfterMs?: number;
   /**
    * Runs one entry. Resolving acknowledges it; rejecting leaves it held, to be taken back by
    * the stalled check once its lock lapses. `cpuSlot`: held around the entry's CPU-heavy work;
@@ -247,11 +253,23 @@ export function consumeIntake(connection: Redis, options: IntakeConsumerOptions)
     }
   })();
 
+  let checks = 0;
   const timer = setInterval(() => {
     if (!group.ready()) return;
+    const forget = ++checks % 40 === 0;
     void group
       .renew(held.values())
       .then(() => group.reclaim((id) => held.has(id)))
+      .then(() =>
+        forget
+          ? forgetSilentConsumers(
+              connection,
+              options.prefix,
+              options.consumer,
+              options.forgetConsumersAfterMs ?? 3_600_000,
+            )
+          : 0,
+      )
       .catch((error: unknown) => options.onError(error, 'intake stalled check failed'));
   }, options.lockDurationMs / 2);
   timer.unref();

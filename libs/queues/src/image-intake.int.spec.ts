@@ -7,6 +7,7 @@ import { createRedis, type Redis } from './connection';
 import { consumeIntake, type IntakeConsumer, type IntakeConsumerOptions } from './image-intake-consumer';
 import {
   addToIntake,
+  forgetSilentConsumers,
   INTAKE_GROUP,
   type IntakeEntry,
   intakeBand,
@@ -116,6 +117,29 @@ describe('image intake (real Redis)', () => {
     await new Promise((r) => setTimeout(r, 600)); // another stalled check: nothing more to take
     expect(reclaimed).toEqual(['held-by-a-dead-worker']);
     expect(ran).toEqual([]);
+  });
+
+  it('forgets consumers silent past the limit with nothing pending, and keeps the others', async () => {
+    const key = intakeKey(p, 0);
+    await redis.xgroup('CREATE', key, INTAKE_GROUP, '0', 'MKSTREAM');
+    for (let i = 0; i < 4; i++) await addToIntake(producer, p, { submissionId: `frame-${i}`, backlog: 1 });
+    /** `name` takes one entry, and acknowledges it unless it keeps it pending. */
+    const take = async (name: string, keepPending = false) => {
+      const reply = (await producer.xreadgroup('GROUP', INTAKE_GROUP, name, 'COUNT', 1, 'STREAMS', key, '>')) as [
+        string,
+        [string, string[]][],
+      ][];
+      if (!keepPending) await producer.xack(key, INTAKE_GROUP, reply[0]![1][0]![0]);
+    };
+    await take('holding', true);
+    await take('gone');
+    await take('me');
+    await new Promise((r) => setTimeout(r, 150));
+    await take('recent');
+    expect(await forgetSilentConsumers(producer, p, 'me', 100)).toBe(1);
+    const names = ((await producer.xinfo('CONSUMERS', key, INTAKE_GROUP)) as string[][]).map((c) => c[1]);
+    // 'holding' has an entry pending, 'me' is the caller, 'recent' read just now.
+    expect(names.sort()).toEqual(['holding', 'me', 'recent']);
   });
 
   it('keeps the lock of a long run: a live consumer’s entry is never taken back', async () => {

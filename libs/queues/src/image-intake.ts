@@ -183,3 +183,29 @@ export async function trimIntake(redis: Redis, prefix: string): Promise<number> 
   const keys = intakeKeys(prefix);
   return Number(await redis.eval(TRIM_ACKNOWLEDGED, keys.length, ...keys, INTAKE_GROUP));
 }
+
+/**
+ * Removes the group's consumers, except `keep`, silent for `idleMs` with nothing pending: workers
+ * that died or were replaced (a live one reads every few seconds, and a consumer removed by
+ * mistake comes back with its next read). Returns how many names were removed.
+ */
+export async function forgetSilentConsumers(
+  redis: Redis,
+  prefix: string,
+  keep: string,
+  idleMs: number,
+): Promise<number> {
+  let forgotten = 0;
+  for (const key of intakeKeys(prefix)) {
+    const consumers = (await redis.xinfo('CONSUMERS', key, INTAKE_GROUP).catch(() => [])) as (string | number)[][];
+    for (const fields of consumers) {
+      const info = new Map<string, string | number>();
+      for (let i = 0; i + 1 < fields.length; i += 2) info.set(String(fields[i]), fields[i + 1]!);
+      const name = String(info.get('name'));
+      if (name === keep || Number(info.get('pending')) > 0 || Number(info.get('idle')) < idleMs) continue;
+      await redis.xgroup('DELCONSUMER', key, INTAKE_GROUP, name);
+      forgotten++;
+    }
+  }
+  return forgotten;
+}
