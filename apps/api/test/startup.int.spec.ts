@@ -1,12 +1,12 @@
 // The API refuses to start in words that name the setting to change, never with a stack trace,
 // when it cannot listen on its port (a second `npm start`, another program on 3000).
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   createTestDatabase,
   createTestRedisPrefix,
+  occupyPort,
   startApp,
   type TestDatabase,
   testRedisUrl,
@@ -17,23 +17,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 describe('API start-up', () => {
   let database: TestDatabase;
   let dir: string;
-  let holder: Server;
-  let port: number;
+  let occupied: { port: number; release(): Promise<void> };
 
   beforeAll(async () => {
     database = await createTestDatabase();
     dir = await mkdtemp(join(tmpdir(), 'fd-startup-'));
-    holder = createServer();
-    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
-    port = (holder.address() as { port: number }).port;
+    occupied = await occupyPort();
   });
   afterAll(async () => {
-    await new Promise((resolve) => holder?.close(resolve));
+    await occupied?.release();
     await database?.drop();
     await rm(dir, { recursive: true, force: true });
   });
 
   it('exits 1 naming API_PORT when another process holds the port', async () => {
+    const { port } = occupied;
     const api = startApp('api', {
       NODE_ENV: 'test',
       DATABASE_URL: database.url,

@@ -1,4 +1,5 @@
 import {
+  type CpuSlot,
   DelayedError,
   type IntakeEntry,
   type Job,
@@ -7,7 +8,6 @@ import {
   UnrecoverableError,
   type WorkerStatusStore,
 } from '@framedesk/queues';
-import type { CpuSlot } from '@framedesk/submissions';
 import type { AnyJobHandler, JobContext, WorkerDeps } from './jobs/job-handler';
 import { classifyJobError, serverFaultDelayMs } from './job-errors';
 import type { HandlerRegistry } from './jobs/registry';
@@ -103,13 +103,21 @@ export function createJobProcessor(options: JobProcessorOptions) {
     if (result.outcome === 'completed' || (result.outcome === 'failed' && result.permanent)) return;
     if (result.outcome === 'held')
       observed.logger.error({ err: result.error, reason: result.reason }, `server fault: ${result.reason}`);
-    await deps.queues.enqueue('image.process', payload, {
-      attempt: `intake-${entry.id}`,
-      origin: observed.origin.requestId ? { requestId: observed.origin.requestId } : {},
-    });
+    await handToImageQueue(entry, 'intake');
   };
 
-  return { processBullJob, processIntakeEntry };
+  /**
+   * An intake entry goes on as `image.process__<id>__<why>-<entry id>` in the image queue: after
+   * a first run that did not complete (`intake`), or taken from a worker that died (`stalled`).
+   */
+  const handToImageQueue = (entry: IntakeEntry, why: 'intake' | 'stalled') =>
+    deps.queues.enqueue(
+      'image.process',
+      { submissionId: entry.submissionId },
+      { attempt: `${why}-${entry.id}`, origin: entry.origin },
+    );
+
+  return { processBullJob, processIntakeEntry, handToImageQueue };
 }
 
 /** What came of running a handler once. */

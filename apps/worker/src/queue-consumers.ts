@@ -31,8 +31,8 @@ export interface QueueConsumersOptions {
  */
 export function queueConsumers(options: QueueConsumersOptions): (queue: QueueName) => QueueConsumer {
   const { settings, logger, connection, db } = options;
-  const { metrics, stats, deps } = options.processor;
-  const { processBullJob, processIntakeEntry } = createJobProcessor(options.processor);
+  const { metrics, stats } = options.processor;
+  const { processBullJob, processIntakeEntry, handToImageQueue } = createJobProcessor(options.processor);
   const observed = { logger, metrics: metrics.pipeline, db };
 
   const processor = (queue: QueueName) => (job: Job, token?: string) =>
@@ -73,12 +73,7 @@ export function queueConsumers(options: QueueConsumersOptions): (queue: QueueNam
           { queue: 'image-processing', entry: entry.id, submission_id: entry.submissionId },
           'image stalled; handed to the image queue',
         );
-        const origin = entry.origin.requestId ? { origin: { requestId: entry.origin.requestId } } : {};
-        await deps.queues.enqueue(
-          'image.process',
-          { submissionId: entry.submissionId },
-          { attempt: `stalled-${entry.id}`, ...origin },
-        );
+        await handToImageQueue(entry, 'stalled');
       },
       onError: (error, what) => logger.warn({ err: error, queue: 'image-processing' }, what),
     });

@@ -1,9 +1,16 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { intakeStats } from '@framedesk/queues';
-import { freePort, makePng, type RunningProcess, startApp, waitForHttp, writeTestConfig } from '@framedesk/testing';
+import {
+  freePort,
+  makePng,
+  occupyPort,
+  type RunningProcess,
+  startApp,
+  waitForHttp,
+  writeTestConfig,
+} from '@framedesk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkerHarness, type WorkerHarness } from './harness';
 
@@ -160,9 +167,7 @@ describe('nothing lost: real worker processes killed, restarted and shut down', 
       timeout: 60_000,
     },
     async () => {
-      const holder = createServer();
-      await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
-      const port = (holder.address() as AddressInfo).port;
+      const { port, release } = await occupyPort();
       try {
         const worker = startApp('worker', { ...env, API_HOST: '127.0.0.1', WORKER_HEALTH_PORT: String(port) });
         processes.push(worker);
@@ -173,7 +178,7 @@ describe('nothing lost: real worker processes killed, restarted and shut down', 
         );
         expect(worker.output()).not.toMatch(/Unhandled 'error' event|\n\s+at /);
       } finally {
-        await new Promise((resolve) => holder.close(resolve));
+        await release();
       }
     },
   );

@@ -33,7 +33,7 @@ export interface IntakeConsumerOptions {
    * `concurrency` entries hold one at a time, and as many more are read, stored and recorded
    * meanwhile (two entries per slot in flight), so no core waits on a round trip.
    */
-  process(entry: IntakeEntry, cpuSlot: IntakeCpuSlot): Promise<void>;
+  process(entry: IntakeEntry, cpuSlot: CpuSlot): Promise<void>;
   /** An entry taken back from a consumer gone silent; resolving acknowledges it here. */
   reclaimed(entry: IntakeEntry): Promise<void>;
   onError(error: unknown, what: string): void;
@@ -44,8 +44,11 @@ export interface IntakeConsumer {
   close(): Promise<void>;
 }
 
-/** A permit for CPU-heavy work (see `process`). Released on its own when the entry ends. */
-export interface IntakeCpuSlot {
+/**
+ * A permit to run CPU-heavy work, from a runner that bounds how much runs at once (the intake's
+ * consumer, see `process`; released on its own when the entry ends).
+ */
+export interface CpuSlot {
   acquire(): Promise<void>;
   release(): void;
 }
@@ -67,7 +70,7 @@ function semaphore(permits: number) {
 }
 
 /** One entry's CPU slot: acquired at most once at a time, released once. */
-function cpuSlotOf(cpu: ReturnType<typeof semaphore>): IntakeCpuSlot {
+function cpuSlotOf(cpu: ReturnType<typeof semaphore>): CpuSlot {
   let holding = false;
   return {
     async acquire() {
@@ -152,7 +155,11 @@ function intakeGroup(connection: Redis, reader: Redis, options: IntakeConsumerOp
     /** Resets the idle time of what this consumer holds (XCLAIM to itself). */
     async renew(held: Iterable<IntakeEntry>): Promise<void> {
       const byBand = new Map<number, string[]>();
-      for (const entry of held) byBand.set(entry.band, [...(byBand.get(entry.band) ?? []), entry.id]);
+      for (const entry of held) {
+        const ids = byBand.get(entry.band) ?? [];
+        ids.push(entry.id);
+        byBand.set(entry.band, ids);
+      }
       for (const [band, ids] of byBand)
         await connection.xclaim(keys[band]!, INTAKE_GROUP, consumer, 0, ...ids, 'JUSTID');
     },
@@ -198,9 +205,9 @@ function intakeGroup(connection: Redis, reader: Redis, options: IntakeConsumerOp
 /**
  * Consumes the intake: reads entries of every band in one XREADGROUP, starts them lowest band
  * first, `2 × concurrency` in flight of which `concurrency` hold a CPU slot, and acknowledges
- * each (XACK) when it has run; every
- * half lock the stalled check renews what this consumer holds, takes back what silent consumers
- * held and trims what was acknowledged. Blocking reads use a connection of their own.
+ * each (XACK) when it has run. Every half lock the stalled check renews what this consumer
+ * holds, takes back what silent consumers held and trims what was acknowledged. Blocking reads
+ * use a connection of their own.
  */
 export function consumeIntake(connection: Redis, options: IntakeConsumerOptions): IntakeConsumer {
   const reader = connection.duplicate();

@@ -5,10 +5,11 @@ import { type JobOrigin, originOf } from './registry';
  * The image intake: how a new image reaches the workers. A BullMQ job costs about 35 Redis
  * commands from add to completion (its scripts keep lists, sets, locks, counters and an events
  * stream); a frame through the intake costs about three: the API's XADD, the worker's share of
- * one XREADGROUP, and one XACK (acknowledged entries are trimmed in bulk). Everything rarer than a first run — a retry, a job
- * held by a server fault, a job whose worker died, an operator's retry, a repair, the
- * reconciler's re-runs — goes to the `image-processing` BullMQ queue, which keeps its back-off,
- * failed-job history and operations page. docs/operations.md ("Capacity") has the figures.
+ * one XREADGROUP, and one XACK (acknowledged entries are trimmed in bulk). Everything rarer
+ * than a first run — a retry, a job held by a server fault, a job whose worker died, an
+ * operator's retry, a repair, the reconciler's re-runs — goes to the `image-processing` BullMQ
+ * queue, which keeps its back-off, failed-job history and operations page. docs/operations.md
+ * ("Capacity") has the figures.
  *
  * Fair share between agents: a frame is added to the band of its agent's backlog (1, 2–3, 4–15,
  * 16–63, 64–255, 256+), one stream per band. A worker reads every band at once and runs what it

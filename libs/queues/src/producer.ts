@@ -46,14 +46,17 @@ export interface EnqueueOptions {
   readonly origin?: Pick<JobOrigin, 'requestId'>;
 }
 
+/** What a job carries of where it comes from: the request id given and the current trace context; undefined for neither. */
+function jobOrigin(origin: EnqueueOptions['origin']): JobOrigin | undefined {
+  const trace = currentTraceCarrier();
+  if (!origin?.requestId && !trace) return undefined;
+  return { ...(origin?.requestId ? { requestId: origin.requestId } : {}), ...(trace ? { trace } : {}) };
+}
+
 /** The payload, and `origin` when there is one to carry. */
 function jobData(payload: object, origin: EnqueueOptions['origin']): object {
-  const trace = currentTraceCarrier();
-  if (!origin?.requestId && !trace) return payload;
-  return {
-    ...payload,
-    origin: { ...(origin?.requestId ? { requestId: origin.requestId } : {}), ...(trace ? { trace } : {}) },
-  };
+  const carried = jobOrigin(origin);
+  return carried ? { ...payload, origin: carried } : payload;
 }
 
 /** Priority of re-runs (reconciler, operator retries): behind new work, which has none. */
@@ -136,7 +139,7 @@ export function createQueueProducer(connection: Redis, prefix: string): QueuePro
   };
   return {
     async submitImage(submissionId, options) {
-      const origin = (jobData({}, options.origin) as { origin?: JobOrigin }).origin;
+      const origin = jobOrigin(options.origin);
       await addToIntake(connection, prefix, { submissionId, backlog: options.backlog, ...(origin ? { origin } : {}) });
     },
     async intakeOldestEntryAt() {

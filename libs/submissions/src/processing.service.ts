@@ -3,6 +3,7 @@ import type { Database, SimilaritySettings, StoredOriginal } from '@framedesk/db
 import type { FailureCode, SubmissionStatus } from '@framedesk/domain';
 import { formatsForMimeTypes, isImageProcessingError, processImage } from '@framedesk/media';
 import { annotateSpan } from '@framedesk/observability';
+import type { CpuSlot } from '@framedesk/queues';
 import { finishProcessing } from './system-review';
 import { type ObjectStorage, ObjectNotFoundError, ObjectTooLargeError, readObject } from '@framedesk/storage';
 import { imageVariantSpecs, withOneRetry, writeImageVariants } from './image-variants';
@@ -59,12 +60,6 @@ export async function markSubmissionFailed(
  * `needs_review`, or `promoted` by the system when review is not required. Permanent problems
  * end `failed` with a code; anything else it throws is transient and the job is retried.
  */
-/** A permit to run CPU-heavy work, from a runner that bounds how much runs at once. */
-export interface CpuSlot {
-  acquire(): Promise<void>;
-  release(): void;
-}
-
 export function imageProcessingService(deps: ImageProcessingDeps) {
   const specs = imageVariantSpecs(deps.config);
   const allowedFormats = formatsForMimeTypes(deps.config.media.allowed_image_mime_types);

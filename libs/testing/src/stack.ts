@@ -23,6 +23,19 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** A free local port held open, as another program on it would, until `release()`. */
+export async function occupyPort(): Promise<{ port: number; release(): Promise<void> }> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  return {
+    port: (server.address() as { port: number }).port,
+    release: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
 export interface RunningProcess {
   readonly name: string;
   readonly child: ChildProcess;

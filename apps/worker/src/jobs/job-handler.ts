@@ -1,10 +1,9 @@
 import type { ProjectConfig, Settings } from '@framedesk/config';
 import type { Database } from '@framedesk/db';
 import type { Logger } from '@framedesk/observability';
-import type { JobName, JobOrigin, JobPayloads, QueueProducer } from '@framedesk/queues';
+import type { CpuSlot, JobName, JobOrigin, JobPayloads, QueueProducer } from '@framedesk/queues';
 import type { ObjectStorage } from '@framedesk/storage';
 import type {
-  CpuSlot,
   ImageProcessingService,
   MediaRepairService,
   ReconcilerService,
