@@ -78,7 +78,16 @@ describe('GET /v1/frame-submissions/{id} through processing and review', () => {
     });
     expect(decided.status).toBe(200);
     const rejected = await reaches(good, 'rejected');
-    expect(rejected.review).toEqual({ decision: 'rejected', reason: 'Low quality', reviewed_at: expect.any(String) });
+    expect(rejected.review).toEqual({
+      decision: 'rejected',
+      reason: 'Low quality',
+      reviewed_at: expect.any(String),
+      decided_at: rejected.review.reviewed_at,
+      decided_by: 'person',
+      rule: null,
+      note: null,
+      regions: [],
+    });
     expect(Date.parse(rejected.review.reviewed_at)).not.toBeNaN();
     expect(rejected.failure).toBeNull();
     expect(api.contractViolations()).toEqual([]);

@@ -118,11 +118,36 @@ export const FailureSchema = Type.Object(
   { code: Type.String(), message: Type.String() },
   { additionalProperties: false },
 );
+/** A box on the original a rejection points at: fractions (0–1) of its width and height, origin top left. */
+export const ReviewRegionSchema = Type.Object(
+  {
+    x: Type.Number({ minimum: 0, maximum: 1 }),
+    y: Type.Number({ minimum: 0, maximum: 1 }),
+    width: Type.Number({ exclusiveMinimum: 0, maximum: 1 }),
+    height: Type.Number({ exclusiveMinimum: 0, maximum: 1 }),
+    label: Type.String({ maxLength: 200 }),
+  },
+  { additionalProperties: false },
+);
+export type ReviewRegionJson = Static<typeof ReviewRegionSchema>;
+
 export const ReviewSchema = Type.Object(
   {
     decision: stringEnum(['promoted', 'rejected'] as const),
     reason: nullable(Type.String()),
     reviewed_at: TimestampSchema,
+    decided_at: { ...TimestampSchema, description: 'When the frame was decided (the same instant as reviewed_at)' },
+    decided_by: stringEnum(
+      ['person', 'policy'] as const,
+      "'person': a reviewer decided (who is never shown); 'policy': the channel's review policy (or its approval defaults) decided without a person",
+    ),
+    rule: nullable(
+      Type.String({ description: "The review policy rule that decided (decided_by 'policy'); null otherwise" }),
+    ),
+    note: nullable(Type.String({ description: "The reviewer's note to the agent, if any" })),
+    regions: Type.Array(ReviewRegionSchema, {
+      description: 'Boxes on the image the decision points at, as fractions (0–1) of the original, origin top left',
+    }),
   },
   { additionalProperties: false },
 );
@@ -149,6 +174,10 @@ export const FrameSubmissionSchema = Type.Object(
     }),
     failure: nullable(FailureSchema),
     review: nullable(ReviewSchema),
+    revision_of: nullable({
+      ...SubmissionIdSchema,
+      description: 'The earlier frame of this agent and channel this one replaces (metadata.revision_of)',
+    } as typeof SubmissionIdSchema),
     purged_at: Type.Optional(
       nullable(
         Type.String({

@@ -43,6 +43,7 @@ export type {
 export type {
   Actor,
   NewSubmission,
+  ReviewRegion,
   SubmissionRow,
   StoredOriginal,
   SubmissionWithSlugs,

@@ -16,15 +16,19 @@ export const SUBMISSION_COLUMNS = Prisma.sql`
          s.review_decision::text AS "reviewDecision", s.review_reason AS "reviewReason",
          s.reviewer_id AS "reviewerId", s.reviewed_at AS "reviewedAt", s.claimed_by AS "claimedBy",
          s.claimed_until AS "claimedUntil", s.width, s.height, s.duration_ms AS "durationMs",
-         s.created_at AS "createdAt", s.updated_at AS "updatedAt", s.purged_at AS "purgedAt"`;
+         s.created_at AS "createdAt", s.updated_at AS "updatedAt", s.purged_at AS "purgedAt",
+         s.review_note AS "reviewNote", s.review_regions AS "reviewRegions", s.review_rule AS "reviewRule",
+         s.revision_of AS "revisionOf", s.review_priority AS "reviewPriority", s.due_at AS "dueAt",
+         s.approvals_required AS "approvalsRequired", s.policy_outcome AS "policyOutcome"`;
 
 type Timestamp = string;
 
 /** A `SubmissionRow` as JSON carries it: timestamps as ISO strings. */
 export type JsonSubmissionRow = Omit<
   SubmissionRow,
-  'reviewedAt' | 'claimedUntil' | 'createdAt' | 'updatedAt' | 'purgedAt'
+  'reviewedAt' | 'claimedUntil' | 'createdAt' | 'updatedAt' | 'purgedAt' | 'dueAt'
 > & {
+  readonly dueAt?: Timestamp | null;
   readonly reviewedAt: Timestamp | null;
   readonly purgedAt: Timestamp | null;
   readonly claimedUntil: Timestamp | null;
@@ -43,6 +47,7 @@ export function withDates<T extends JsonSubmissionRow>(raw: T): Omit<T, keyof Js
     createdAt: new Date(raw.createdAt),
     updatedAt: new Date(raw.updatedAt),
     purgedAt: dateOrNull(raw.purgedAt),
+    dueAt: dateOrNull(raw.dueAt ?? null),
   };
 }
 

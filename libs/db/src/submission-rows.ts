@@ -29,6 +29,30 @@ export interface SubmissionRow {
   readonly updatedAt: Date;
   /** Set when retention or an erasure deleted its media (absent where a row is built before it is stored). */
   readonly purgedAt?: Date | null;
+  // Review feedback and review policies; absent where a read does not select them.
+  /** The decision's note to the agent. */
+  readonly reviewNote?: string | null;
+  /** The regions a rejection points at (jsonb, as written by the review service). */
+  readonly reviewRegions?: unknown;
+  /** The review policy rule that decided without a person. */
+  readonly reviewRule?: string | null;
+  /** The earlier frame this one is a revision of. */
+  readonly revisionOf?: string | null;
+  /** 1 high, 0 normal, -1 low (a review policy's `priority`). */
+  readonly reviewPriority?: number;
+  readonly dueAt?: Date | null;
+  readonly approvalsRequired?: number;
+  /** What a review policy did or suggested, and the values it read (jsonb). */
+  readonly policyOutcome?: unknown;
+}
+
+/** A box on the original a rejection points at: fractions (0–1) of its width and height, origin top left. */
+export interface ReviewRegion {
+  readonly x: number;
+  readonly y: number;
+  readonly width: number;
+  readonly height: number;
+  readonly label: string;
 }
 
 export interface SubmissionWithSlugs extends SubmissionRow {

@@ -12,9 +12,9 @@ import {
 } from './transition-sql';
 import { type ResourceListQuery, submissionResources } from './submission-resources';
 
-import type { SubmissionRow, SubmissionWithSlugs } from './submission-rows';
+import type { ReviewRegion, SubmissionRow, SubmissionWithSlugs } from './submission-rows';
 
-export type { SubmissionRow, SubmissionWithSlugs };
+export type { ReviewRegion, SubmissionRow, SubmissionWithSlugs };
 export type { Actor, StoredOriginal, TransitionPatch, TransitionRequest, TransitionResult };
 
 export interface NewSubmission {

@@ -3,7 +3,7 @@
 // trip and, outside a caller's transaction, one PostgreSQL transaction (docs/performance.md).
 import type { ActorType, FailureCode, MediaType, SubmissionStatus, Visibility } from '@framedesk/domain';
 import { Prisma } from './generated/prisma/client.ts';
-import type { SubmissionWithSlugs } from './submission-rows';
+import type { ReviewRegion, SubmissionWithSlugs } from './submission-rows';
 
 export interface Actor {
   readonly type: ActorType;
@@ -23,6 +23,15 @@ export interface TransitionPatch {
   readonly width?: number | null;
   readonly height?: number | null;
   readonly durationMs?: number | null;
+  readonly reviewNote?: string | null;
+  /** Stored as jsonb: [{x, y, width, height, label}]. */
+  readonly reviewRegions?: readonly ReviewRegion[] | null;
+  readonly reviewRule?: string | null;
+  readonly reviewPriority?: number;
+  readonly dueAt?: Date | null;
+  readonly approvalsRequired?: number;
+  /** Stored as jsonb: what a review policy did or suggested and the values it read. */
+  readonly policyOutcome?: Record<string, unknown> | null;
 }
 
 export interface TransitionRequest {
@@ -75,7 +84,17 @@ const PATCH_COLUMNS: { readonly [K in keyof TransitionPatch]-?: readonly [column
   width: ['width', 'int'],
   height: ['height', 'int'],
   durationMs: ['duration_ms', 'int'],
+  reviewNote: ['review_note', 'text'],
+  reviewRegions: ['review_regions', 'jsonb'],
+  reviewRule: ['review_rule', 'text'],
+  reviewPriority: ['review_priority', 'int'],
+  dueAt: ['due_at', 'timestamptz'],
+  approvalsRequired: ['approvals_required', 'int'],
+  policyOutcome: ['policy_outcome', 'jsonb'],
 };
+
+/** jsonb fields are sent as their JSON text. */
+const JSON_FIELDS: ReadonlySet<keyof TransitionPatch> = new Set(['reviewRegions', 'policyOutcome']);
 
 type MovedRow = Omit<SubmissionWithSlugs, 'agent' | 'channel'> & {
   readonly agentSlug: string;
@@ -98,7 +117,8 @@ function patchSql(patch: TransitionPatch = {}): Prisma.Sql[] {
     .filter((field) => patch[field] !== undefined)
     .map((field) => {
       const [column, type] = PATCH_COLUMNS[field];
-      return Prisma.sql`, ${Prisma.raw(column)} = ${patch[field]}::${Prisma.raw(type)}`;
+      const value = JSON_FIELDS.has(field) && patch[field] !== null ? JSON.stringify(patch[field]) : patch[field];
+      return Prisma.sql`, ${Prisma.raw(column)} = ${value}::${Prisma.raw(type)}`;
     });
 }
 
@@ -134,7 +154,10 @@ export function transitionSql(request: TransitionRequest, allowed: readonly Subm
                 s.review_reason AS "reviewReason", s.reviewer_id AS "reviewerId", s.reviewed_at AS "reviewedAt",
                 s.claimed_by AS "claimedBy", s.claimed_until AS "claimedUntil", s.width, s.height,
                 s.duration_ms AS "durationMs", s.trace_parent AS "traceParent", s.created_at AS "createdAt",
-                s.updated_at AS "updatedAt", s.purged_at AS "purgedAt", a.slug AS "agentSlug",
+                s.updated_at AS "updatedAt", s.purged_at AS "purgedAt", s.review_note AS "reviewNote",
+                s.review_regions AS "reviewRegions", s.review_rule AS "reviewRule", s.revision_of AS "revisionOf",
+                s.review_priority AS "reviewPriority", s.due_at AS "dueAt",
+                s.approvals_required AS "approvalsRequired", s.policy_outcome AS "policyOutcome", a.slug AS "agentSlug",
                 c.slug AS "channelSlug", old.status AS from_status
     ), event AS (
       INSERT INTO submission_events (submission_id, type, from_status, to_status, actor_type, actor_id, reason, data, created_at)
@@ -148,7 +171,7 @@ export function transitionSql(request: TransitionRequest, allowed: readonly Subm
       FROM old`;
 }
 
-const DATE_FIELDS = ['reviewedAt', 'claimedUntil', 'createdAt', 'updatedAt', 'purgedAt'] as const;
+const DATE_FIELDS = ['reviewedAt', 'claimedUntil', 'createdAt', 'updatedAt', 'purgedAt', 'dueAt'] as const;
 
 /** The moved row (read back as JSON) as the repository's other reads return it. */
 export function transitionedRow(moved: MovedRow): SubmissionWithSlugs {

@@ -1,4 +1,4 @@
-import type { ClickZone, FrameSubmission, MediaUpload } from '@framedesk/contracts';
+import type { ClickZone, FrameSubmission, MediaUpload, ReviewRegionJson } from '@framedesk/contracts';
 import type { MediaUploadWithSubmission, SubmissionResourceRow } from '@framedesk/db';
 
 /** Builds the signed URL of a delivered variant (or poster) of a submission. */
@@ -38,11 +38,27 @@ export function toFrameSubmission(row: SubmissionResourceRow, variantUrl: Varian
       row.status === 'failed'
         ? { code: row.failureCode ?? 'processing_error', message: row.failureMessage ?? 'Processing failed.' }
         : null,
-    review:
-      row.reviewDecision && row.reviewedAt
-        ? { decision: row.reviewDecision, reason: row.reviewReason, reviewed_at: row.reviewedAt.toISOString() }
-        : null,
+    review: row.reviewDecision && row.reviewedAt ? reviewOf(row, row.reviewedAt) : null,
+    revision_of: row.revisionOf ?? null,
     purged_at: row.purgedAt?.toISOString() ?? null,
+  };
+}
+
+/**
+ * The decision as its agent reads it: what was decided, why, where in the picture, and whether a
+ * person or a policy decided. Never who: no reviewer's id, email or name reaches an agent.
+ */
+function reviewOf(row: SubmissionResourceRow, decidedAt: Date): NonNullable<FrameSubmission['review']> {
+  const at = decidedAt.toISOString();
+  return {
+    decision: row.reviewDecision as 'promoted' | 'rejected',
+    reason: row.reviewReason,
+    reviewed_at: at,
+    decided_at: at,
+    decided_by: row.reviewerId ? 'person' : 'policy',
+    rule: row.reviewRule ?? null,
+    note: row.reviewNote ?? null,
+    regions: Array.isArray(row.reviewRegions) ? (row.reviewRegions as ReviewRegionJson[]) : [],
   };
 }
 
