@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePng } from '@framedesk/testing';
 import { startTestApi, type TestApi } from '../harness';
 import { type AbuseReport, duringAbuse, expectHeld } from './abuse-support';
+import { reportFigures } from './harness';
 
 /**
  * The bound on this process's RSS while it serves the attacks: the test process holding the API,
@@ -92,7 +93,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   // The figures docs/reliability.md quotes.
-  console.log(`abuse.mcp figures: ${JSON.stringify(reports)}`);
+  reportFigures('abuse.mcp', reports);
   await api?.stop();
 });
 
@@ -152,7 +153,11 @@ describe('MCP has the same bounds as REST, checked before the work', () => {
 
   it('image_base64 past media.multipart_max_bytes is payload_too_large from its length', async () => {
     const max = api.deps.config.media.multipart_max_bytes;
-    const result = await callTool(attacker, 'submit_frame', frame({ image_base64: 'A'.repeat((max / 3) * 4 + 8) }));
+    const result = await callTool(
+      attacker,
+      'submit_frame',
+      frame({ image_base64: 'A'.repeat(Math.ceil(max / 3) * 4 + 8) }),
+    );
     expect(result.structuredContent).toMatchObject({ code: 'payload_too_large', status: 413 });
   });
 });
