@@ -50,7 +50,7 @@ function imageText(input: string, maxBytes: number): string {
   return text;
 }
 
-/** The submission's bytes from base64 (a data: URL prefix is allowed), checked before any work. */
+/** The submission's bytes from the base64 text `imageText` gave, checked before any work. */
 function decodePng(text: string, maxBytes: number, allowed: readonly string[]): Buffer {
   if (!allowed.map((t) => t.toLowerCase()).includes('image/png'))
     throw new DomainError('unsupported_media_type', `This service accepts images of types ${allowed.join(', ')}.`);
