@@ -10,12 +10,12 @@ export const LOGIN_WINDOW_SECONDS = 15 * 60;
 
 // Counts one attempt on every key and gives each its expiry on first use (or when it lost it),
 // all in one round trip, so parallel requests cannot all read "under the limit" before counting.
-// KEYS: the counters; ARGV[1]: the window in ms. Returns { count, ms left } per key, in order.
-// The rate limiter and the failure counter count with it too.
+// KEYS: the counters; ARGV[1]: the window in ms; ARGV[2]: how much to count (default 1). Returns
+// { count, ms left } per key, in order. The rate limiter and the failure counter count with it too.
 export const COUNT_IN_WINDOW = `
 local out = {}
 for i, key in ipairs(KEYS) do
-  local n = redis.call('INCR', key)
+  local n = redis.call('INCRBY', key, tonumber(ARGV[2] or '1'))
   local ttl = redis.call('PTTL', key)
   if ttl < 0 then
     redis.call('PEXPIRE', key, ARGV[1])

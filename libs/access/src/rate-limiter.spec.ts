@@ -24,6 +24,14 @@ describe('rate limiter (real Redis)', () => {
     expect((await limiter.hit('k2')).allowed).toBe(true);
   });
 
+  it('counts a cost of several requests at once (an MCP batch)', async () => {
+    const limiter = createRateLimiter(redis, { prefix: `${space.prefix}:c`, limit: 10 });
+    expect((await limiter.hit('k', 8)).remaining).toBe(2);
+    const over = await limiter.hit('k', 3);
+    expect([over.allowed, over.remaining]).toEqual([false, 0]);
+    expect((await limiter.hit('other', 10)).allowed).toBe(true);
+  });
+
   it('repairs a window key left without an expiry', async () => {
     const prefix = `${space.prefix}:b`;
     const limiter = createRateLimiter(redis, { prefix, limit: 5 });

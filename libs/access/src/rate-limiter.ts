@@ -17,8 +17,11 @@ export interface RateLimitDecision {
 }
 
 export interface RateLimiter {
-  /** Counts one request for `subject`; throws only when the store fails (callers fail open). */
-  hit(subject: string): Promise<RateLimitDecision>;
+  /**
+   * Counts `cost` requests (default one, e.g. the calls of an MCP batch) for `subject`; throws
+   * only when the store fails (callers fail open).
+   */
+  hit(subject: string, cost?: number): Promise<RateLimitDecision>;
 }
 
 export function createRateLimiter(
@@ -27,10 +30,10 @@ export function createRateLimiter(
 ): RateLimiter {
   const windowMs = options.windowMs ?? 60_000;
   return {
-    async hit(subject) {
+    async hit(subject, cost = 1) {
       const window = Math.floor(Date.now() / windowMs);
       const key = `${options.prefix}:ratelimit:${subject}:${window}`;
-      const [count, ttl] = (await store.eval(COUNT_IN_WINDOW, 1, key, windowMs)) as [number, number];
+      const [count, ttl] = (await store.eval(COUNT_IN_WINDOW, 1, key, windowMs, cost)) as [number, number];
       return {
         allowed: count <= options.limit,
         limit: options.limit,

@@ -5,16 +5,17 @@ import { hashPassword } from './passwords';
 import type { ScriptStore } from './login-throttle';
 import { hashSessionToken, reviewerSessionsService } from './reviewer-sessions.service';
 
-/** Runs the throttle's two scripts (reserve: INCR every key; release) on a Map. */
+/** Runs the throttle's two scripts (reserve: INCRBY every key; release) on a Map. */
 function memoryCounters(): ScriptStore & { values: Map<string, number> } {
   const values = new Map<string, number>();
   return {
     values,
     eval: async (script, numKeys, ...args) => {
       const keys = args.slice(0, numKeys).map(String);
-      if (script.includes("'INCR'")) {
+      if (script.includes("'INCRBY'")) {
+        const by = Number(args[numKeys + 1] ?? 1);
         return keys.flatMap((k) => {
-          values.set(k, (values.get(k) ?? 0) + 1);
+          values.set(k, (values.get(k) ?? 0) + by);
           return [values.get(k)!, 600_000];
         });
       }

@@ -127,7 +127,18 @@ export const settingsSchema = Type.Object(
       true,
       'Match people by email only when the provider says it is verified (email_verified or Entra ID xms_edov)',
     ),
-    RATE_LIMIT_PER_MINUTE: int(600, 'Requests per API key per minute', 1),
+    RATE_LIMIT_PER_MINUTE: int(600, 'Requests per API key per minute (over MCP: every call of a batch counts)', 1),
+    MCP_BATCH_MAX: int(10, 'Most JSON-RPC messages in one /mcp request (a batch); 400 above', 1),
+    MCP_CONCURRENT_PER_KEY: int(
+      4,
+      'Concurrent /mcp requests per API key on one API process; 429 with Retry-After beyond',
+      1,
+    ),
+    MCP_LIST_MAX_BYTES: int(
+      256 * 1024,
+      'Largest list_submissions page over MCP, in bytes of JSON: fewer rows and a next_cursor beyond',
+      1024,
+    ),
     INVALID_API_KEYS_PER_MINUTE: int(
       30,
       'Requests with an invalid API key per client address per minute; past it 429 before any database lookup',

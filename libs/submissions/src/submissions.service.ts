@@ -202,6 +202,8 @@ export function submissionsService(deps: SubmissionsDependencies) {
     async listSubmissions(
       caller: AgentCaller,
       query: { channel_slug?: string; status?: SubmissionStatus; cursor?: string; limit?: number },
+      /** At most this many bytes of JSON in `data` (at least one row): the page ends early beyond. */
+      maxBytes = Infinity,
     ): Promise<FrameSubmissionList> {
       const limit = query.limit ?? LIST_LIMIT_DEFAULT;
       const after = query.cursor ? decodeCursor(query.cursor) : undefined;
@@ -212,14 +214,17 @@ export function submissionsService(deps: SubmissionsDependencies) {
         ...(query.status ? { status: query.status } : {}),
         ...(after ? { after } : {}),
       });
-      const page = rows.slice(0, limit);
-      const last = page[page.length - 1];
-      const hasMore = rows.length > limit;
-      return {
-        data: page.map((row) => toFrameSubmission(row, deps.variantUrl)),
-        has_more: hasMore,
-        next_cursor: hasMore && last ? encodeCursor(last) : null,
-      };
+      const data: FrameSubmission[] = [];
+      let bytes = 0;
+      for (const row of rows.slice(0, limit)) {
+        const item = toFrameSubmission(row, deps.variantUrl);
+        bytes += Buffer.byteLength(JSON.stringify(item)) + 1;
+        if (data.length > 0 && bytes > maxBytes) break;
+        data.push(item);
+      }
+      const last = rows[data.length - 1];
+      const hasMore = rows.length > data.length;
+      return { data, has_more: hasMore, next_cursor: hasMore && last ? encodeCursor(last) : null };
     },
   };
 }

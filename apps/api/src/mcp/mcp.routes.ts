@@ -6,14 +6,17 @@ import { authenticateAgent, callerOf, rateLimitAgent } from '../http/authenticat
 import { methodNotAllowed } from '../http/problem';
 import { IDEMPOTENCY_LOCK_MS } from '../routes/agent-api.routes';
 import { toolSchemas } from './schemas';
+import { concurrencyPerKey, countBatch, ENVELOPE_BYTES, valueBudget } from './limits';
 import { createMcpServer } from './tools';
 
-// JSON-RPC envelope and the tool's other arguments around the base64 image.
-const ENVELOPE_BYTES = 64 * 1024;
+/** A call's arguments besides a base64 image: the frame's metadata (REST's limit) and the envelope. */
+export function mcpCallBytes(config: ApiDependencies['config']): number {
+  return config.api.metadata_max_bytes + ENVELOPE_BYTES;
+}
 
-/** The largest JSON body /mcp reads: a base64 PNG of media.multipart_max_bytes plus its metadata. */
+/** The largest JSON body /mcp reads: a base64 PNG of media.multipart_max_bytes plus the rest of its call. */
 export function mcpBodyLimit(config: ApiDependencies['config']): number {
-  return Math.ceil(config.media.multipart_max_bytes / 3) * 4 + config.api.metadata_max_bytes + ENVELOPE_BYTES;
+  return Math.ceil(config.media.multipart_max_bytes / 3) * 4 + mcpCallBytes(config);
 }
 
 /**
@@ -30,38 +33,50 @@ export function mcpRoutes(deps: ApiDependencies): Router {
     retentionMs: deps.settings.IDEMPOTENCY_RETENTION_HOURS * 3_600_000,
   };
 
+  const { MCP_BATCH_MAX, MCP_CONCURRENT_PER_KEY, MCP_LIST_MAX_BYTES } = deps.settings;
+
   router.use(
     authenticateAgent(deps.apiKeys, deps.invalidKeys, deps.logger),
     rateLimitAgent(deps.rateLimiter, deps.logger),
   );
-  router.post('/', express.json({ limit: mcpBodyLimit(deps.config) }), async (req, res) => {
-    const caller = callerOf(res);
-    const requestId = res.locals['requestId'] as string | undefined;
-    const server = createMcpServer(
-      {
-        db: deps.db,
-        config: deps.config,
-        submissions: deps.submissions,
-        channels,
-        validators: deps.validators,
-        idempotency,
-        schemas,
-        onUnexpected: (error, tool) =>
-          deps.logger.error(
-            { err: error, request_id: requestId, tool, api_key_id: caller.apiKeyId },
-            'mcp tool failed',
-          ),
-      },
-      caller,
-    );
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req, res, req.body);
-  });
+  // Issue 40: every bound is checked before the work it bounds. Requests at once per key before
+  // the body is read; the number of JSON values before it is parsed; the batch's size and its calls
+  // against the rate limit before any runs; each call's argument bytes before they are validated.
+  router.post(
+    '/',
+    concurrencyPerKey(MCP_CONCURRENT_PER_KEY),
+    express.json({ limit: mcpBodyLimit(deps.config), verify: valueBudget(mcpCallBytes(deps.config), MCP_BATCH_MAX) }),
+    countBatch(deps.rateLimiter, MCP_BATCH_MAX, deps.logger),
+    async (req, res) => {
+      const caller = callerOf(res);
+      const requestId = res.locals['requestId'] as string | undefined;
+      const server = createMcpServer(
+        {
+          db: deps.db,
+          config: deps.config,
+          submissions: deps.submissions,
+          channels,
+          validators: deps.validators,
+          idempotency,
+          schemas,
+          listMaxBytes: MCP_LIST_MAX_BYTES,
+          onUnexpected: (error, tool) =>
+            deps.logger.error(
+              { err: error, request_id: requestId, tool, api_key_id: caller.apiKeyId },
+              'mcp tool failed',
+            ),
+        },
+        caller,
+      );
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      res.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      await server.connect(transport);
+      await transport.handleRequest(req, res, req.body);
+    },
+  );
   // Stateless: no server-initiated stream (GET) and no session to end (DELETE).
   router.all('/', methodNotAllowed(['POST']));
   return router;

@@ -10,6 +10,7 @@ import {
 } from '@framedesk/contracts';
 import { DomainError, type FieldError } from '@framedesk/domain';
 import { contractLimits } from '@framedesk/submissions';
+import { boundedErrors } from './limits';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -88,10 +89,13 @@ export function toolSchemas(config: ProjectConfig) {
   };
 }
 
-/** `validation_failed` with pointers into the tool's arguments (the REST validators point into the body). */
+/**
+ * `validation_failed` with pointers into the tool's arguments (the REST validators point into the
+ * body), at most ERRORS_SHOWN of them.
+ */
 export function argumentErrors(errors: readonly FieldError[], strip = ''): DomainError {
   return new DomainError('validation_failed', 'The arguments failed validation; see errors.', {
-    errors: errors.map((e) => ({
+    errors: boundedErrors(errors).map((e) => ({
       ...e,
       pointer: strip && e.pointer.startsWith(strip) ? e.pointer.slice(strip.length) || '/' : e.pointer,
     })),

@@ -10,6 +10,7 @@ import { DomainError, type FieldError, isSubmissionStatus } from '@framedesk/dom
 import type { AgentChannelsService, RequestValidators, SubmissionsService } from '@framedesk/submissions';
 import { fingerprintOf, runIdempotent } from '../http/idempotency';
 import type { IdempotencySettings } from '../routes/frame-submissions.routes';
+import { ENVELOPE_BYTES, jsonBytesOver } from './limits';
 import { toolError, toolResult } from './results';
 import { argumentErrors, asArgumentErrors, stringArg, type ToolSchemas } from './schemas';
 
@@ -22,6 +23,8 @@ export interface McpToolDeps {
   readonly idempotency: IdempotencySettings;
   /** `toolSchemas(config)`, built once. */
   readonly schemas: ToolSchemas;
+  /** MCP_LIST_MAX_BYTES: a list_submissions page ends early beyond this many bytes of JSON. */
+  readonly listMaxBytes: number;
   /** Unexpected failures (the model only sees `internal_error`). */
   readonly onUnexpected: (error: unknown, tool: string) => void;
 }
@@ -33,18 +36,28 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const FRAMES_PATH = '/v1/frame-submissions';
 const UPLOADS_PATH = '/v1/media-uploads';
 
-/** The submission's bytes from base64 (a data: URL prefix is allowed), checked before any work. */
-function decodePng(input: string, maxBytes: number, allowed: readonly string[]): Buffer {
+const imageTooLarge = (maxBytes: number) =>
+  new DomainError('payload_too_large', `The image exceeds ${maxBytes} bytes (media.multipart_max_bytes).`);
+
+/**
+ * The base64 text of the image without a data: URL prefix and whitespace, refused from its length
+ * alone when it decodes to more than `maxBytes` (issue 40: before anything reads it further).
+ */
+function imageText(input: string, maxBytes: number): string {
+  const unprefixed = input.replace(/^data:[^,]{0,100};base64,/, '');
+  const text = /\s/.test(unprefixed) ? unprefixed.replace(/\s+/g, '') : unprefixed;
+  if (Math.floor((text.length * 3) / 4) > maxBytes + 2) throw imageTooLarge(maxBytes);
+  return text;
+}
+
+/** The submission's bytes from the base64 text `imageText` gave, checked before any work. */
+function decodePng(text: string, maxBytes: number, allowed: readonly string[]): Buffer {
   if (!allowed.map((t) => t.toLowerCase()).includes('image/png'))
     throw new DomainError('unsupported_media_type', `This service accepts images of types ${allowed.join(', ')}.`);
-  const text = input.replace(/^data:[^,]*;base64,/, '').replace(/\s+/g, '');
   if (!BASE64.test(text) || text.length % 4 === 1)
     throw new DomainError('invalid_request', 'image_base64 is not valid base64.');
-  if (Math.floor((text.length * 3) / 4) > maxBytes + 2)
-    throw new DomainError('payload_too_large', `The image exceeds ${maxBytes} bytes (media.multipart_max_bytes).`);
   const bytes = Buffer.from(text, 'base64');
-  if (bytes.length > maxBytes)
-    throw new DomainError('payload_too_large', `The image exceeds ${maxBytes} bytes (media.multipart_max_bytes).`);
+  if (bytes.length > maxBytes) throw imageTooLarge(maxBytes);
   if (bytes.length < PNG_MAGIC.length || !bytes.subarray(0, PNG_MAGIC.length).equals(PNG_MAGIC))
     throw new DomainError(
       'unsupported_media_type',
@@ -82,15 +95,43 @@ interface ToolDefinition {
   readonly handler: (deps: McpToolDeps, caller: AgentPrincipal, args: ToolArgs) => Promise<ToolOutput>;
 }
 
+/**
+ * REST's bounds on a call's arguments, checked before they are validated: their bytes (the
+ * metadata part's limit for a frame, the JSON body's for an upload) and the number of click zones.
+ */
+function checkBounds(config: ProjectConfig, tool: string, args: ToolArgs): void {
+  const { image_base64: _image, idempotency_key: _key, ...fields } = args;
+  const metadataMax = config.api.metadata_max_bytes;
+  if (tool === 'submit_frame' && jsonBytesOver(fields, metadataMax))
+    throw new DomainError(
+      'metadata_too_large',
+      `The metadata (every argument but image_base64 and idempotency_key) exceeds ${metadataMax} bytes (api.metadata_max_bytes).`,
+    );
+  if (jsonBytesOver(fields, metadataMax + ENVELOPE_BYTES))
+    throw new DomainError('payload_too_large', `The arguments exceed ${metadataMax + ENVELOPE_BYTES} bytes.`);
+  const zones =
+    tool === 'submit_frame' ? fields['click_zones'] : (fields['metadata'] as ToolArgs | null)?.['click_zones'];
+  const max = config.media.click_zones_max;
+  if (Array.isArray(zones) && zones.length > max)
+    throw argumentErrors([
+      {
+        pointer: tool === 'submit_frame' ? '/click_zones' : '/metadata/click_zones',
+        detail: `must NOT have more than ${max} items (media.click_zones_max)`,
+      },
+    ]);
+}
+
 async function submitFrame(deps: McpToolDeps, caller: AgentPrincipal, args: ToolArgs): Promise<ToolOutput> {
   const { image_base64, idempotency_key, ...fields } = args;
   const errors: FieldError[] = [];
   const image64 = stringArg(image_base64, 'image_base64', errors, { required: true });
   if (errors.length > 0) throw argumentErrors(errors);
+  const maxBytes = deps.config.media.multipart_max_bytes;
+  const imageBase64 = imageText(image64!, maxBytes);
   const key = keyOf(idempotency_key);
   const parsed = { agent_slug: caller.agentSlug, ...defined(fields) };
   const metadata = asArgumentErrors('/metadata', () => deps.validators.frameMetadata(parsed));
-  const bytes = decodePng(image64!, deps.config.media.multipart_max_bytes, deps.config.media.allowed_image_mime_types);
+  const bytes = decodePng(imageBase64, maxBytes, deps.config.media.allowed_image_mime_types);
   // Stored once under the new submission's id (hashed on the way); discarded unless a create commits it.
   const image = await deps.submissions.stageImage(Readable.from([bytes]), 'image/png');
   const fingerprint = fingerprintOf('POST', FRAMES_PATH, { metadata: parsed, image_sha256: image.sha256 });
@@ -132,12 +173,16 @@ async function listSubmissions(deps: McpToolDeps, caller: AgentPrincipal, args: 
   if (limit !== undefined && (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > LIST_LIMIT_MAX))
     errors.push({ pointer: '/limit', detail: `must be an integer from 1 to ${LIST_LIMIT_MAX}` });
   if (errors.length > 0) throw argumentErrors(errors);
-  const body = await deps.submissions.listSubmissions(caller, {
-    ...(channelSlug !== undefined ? { channel_slug: channelSlug } : {}),
-    ...(status !== undefined && isSubmissionStatus(status) ? { status } : {}),
-    ...(cursor !== undefined ? { cursor } : {}),
-    ...(limit !== undefined ? { limit: limit as number } : {}),
-  });
+  const body = await deps.submissions.listSubmissions(
+    caller,
+    {
+      ...(channelSlug !== undefined ? { channel_slug: channelSlug } : {}),
+      ...(status !== undefined && isSubmissionStatus(status) ? { status } : {}),
+      ...(cursor !== undefined ? { cursor } : {}),
+      ...(limit !== undefined ? { limit: limit as number } : {}),
+    },
+    deps.listMaxBytes,
+  );
   const lines = body.data.map((s) => `${s.id} ${s.status} ${s.channel_slug} ${s.date}`);
   return {
     body,
@@ -239,6 +284,7 @@ export function createMcpServer(deps: McpToolDeps, caller: AgentPrincipal): McpS
       { title: tool.title, description: tool.description, inputSchema: deps.schemas[tool.schema] },
       async (args: ToolArgs): Promise<CallToolResult> => {
         try {
+          checkBounds(deps.config, tool.name, args);
           const { body, text } = await tool.handler(deps, caller, args);
           return toolResult(body, text);
         } catch (error) {
