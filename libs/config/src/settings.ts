@@ -128,6 +128,11 @@ export const settingsSchema = Type.Object(
       'Match people by email only when the provider says it is verified (email_verified or Entra ID xms_edov)',
     ),
     RATE_LIMIT_PER_MINUTE: int(600, 'Requests per API key per minute', 1),
+    MEDIA_RATE_LIMIT_PER_MINUTE: int(
+      1200,
+      'Media requests (signed /media links, video originals and their Range requests) per reviewer per minute (links without a reviewer: per client address); 429 past it',
+      1,
+    ),
     INVALID_API_KEYS_PER_MINUTE: int(
       30,
       'Requests with an invalid API key per client address per minute; past it 429 before any database lookup',

@@ -42,7 +42,14 @@ export interface RetryEnqueuer {
 
 /** Reads stored objects (libs/storage's ObjectStorage satisfies it). */
 export interface ObjectReader {
-  get(bucket: string, key: string): Promise<Readable>;
+  /** The object's bytes, or only `options.range` of them (inclusive), read as a range from the store. */
+  get(bucket: string, key: string, options?: { range?: ByteRange }): Promise<Readable>;
+}
+
+/** Bytes `start`..`end` of an object, both inclusive. */
+export interface ByteRange {
+  readonly start: number;
+  readonly end: number;
 }
 
 export interface ReviewServiceDeps {
@@ -286,13 +293,13 @@ export function reviewService(deps: ReviewServiceDeps) {
     async original(
       id: string,
       me: Reviewer,
-    ): Promise<{ contentType: string; byteSize: number; open: () => Promise<Readable> }> {
+    ): Promise<{ contentType: string; byteSize: number; open: (range?: ByteRange) => Promise<Readable> }> {
       const object = await repo.original(id, scopeOf(me));
       if (!object) throw new DomainError('not_found', `No original media for ${id}.`);
       return {
         contentType: object.contentType,
         byteSize: Number(object.byteSize),
-        open: () => deps.storage.get(object.bucket, object.key),
+        open: (range) => deps.storage.get(object.bucket, object.key, range ? { range } : undefined),
       };
     },
 
