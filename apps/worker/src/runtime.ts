@@ -4,6 +4,7 @@ import { configureImageProcessing } from '@framedesk/media';
 import { type Logger, type Registry, withTransitionMetrics } from '@framedesk/observability';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { join } from 'node:path';
 import {
   createQueueProducer,
   type QueueProducer,
@@ -13,9 +14,10 @@ import {
   withReviewChanges,
   QUEUE_NAMES,
   type QueueName,
+  type Redis,
   type WorkerReadinessReport,
 } from '@framedesk/queues';
-import { createStorage, type ObjectStorage } from '@framedesk/storage';
+import { createStorage, createTusStore, type ObjectStorage } from '@framedesk/storage';
 import {
   createVideoService,
   imageProcessingService,
@@ -78,8 +80,18 @@ export function parseQueueSelection(value: string): { queues: QueueName[]; unkno
 }
 
 /** What every job handler is handed: the database, storage, queues and the services over them. */
-function createWorkerDeps(base: Pick<WorkerDeps, 'settings' | 'config' | 'db' | 'queues' | 'storage'>): WorkerDeps {
+function createWorkerDeps(
+  base: Pick<WorkerDeps, 'settings' | 'config' | 'db' | 'queues' | 'storage'>,
+  redis: Redis,
+): WorkerDeps {
   const { settings, config, db, queues, storage } = base;
+  // The API's tus store (same bucket, Redis prefix and expiry), to delete expired sessions' partials.
+  const tus = createTusStore(settings, {
+    bucket: config.storage.vendor_originals_bucket,
+    redis,
+    prefix: settings.REDIS_PREFIX,
+    expirationMs: (config.delivery.vendor_stream_upload_expires_seconds + 86_400) * 1000,
+  });
   const nearDuplicates = nearDuplicateSettings(settings);
   // Throws at start-up when the configuration does not fit the chosen driver.
   const provider = createVideoProvider(settings, config);
@@ -105,6 +117,7 @@ function createWorkerDeps(base: Pick<WorkerDeps, 'settings' | 'config' | 'db' | 
       deletesPerSecond: settings.RETENTION_DELETES_PER_SECOND,
     }),
     repair: mediaRepairService({ db, storage, config }),
+    uploadPartials: { db, discardTus: tus.discard, spoolDir: join(settings.STORAGE_FS_ROOT, '.uploads') },
   };
 }
 
@@ -145,7 +158,10 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
     withReviewChanges(database, reviewChangePublisher(connection, settings.REDIS_PREFIX)),
     metrics.pipeline,
   );
-  const deps = createWorkerDeps({ settings, config, db, queues, storage: options.storage ?? createStorage(settings) });
+  const deps = createWorkerDeps(
+    { settings, config, db, queues, storage: options.storage ?? createStorage(settings) },
+    connection,
+  );
   const { storage } = deps;
   const stats = { stalled: 0, completed: 0, failed: 0, serverFaults: 0 };
   const status = createWorkerStatusStore(connection, settings.REDIS_PREFIX);

@@ -139,6 +139,11 @@ export const settingsSchema = Type.Object(
       'Largest list_submissions page over MCP, in bytes of JSON: fewer rows and a next_cursor beyond',
       1024,
     ),
+    MEDIA_RATE_LIMIT_PER_MINUTE: int(
+      1200,
+      'Media requests (signed /media links, video originals and their Range requests) per reviewer per minute (links without a reviewer: per client address); 429 past it',
+      1,
+    ),
     INVALID_API_KEYS_PER_MINUTE: int(
       30,
       'Requests with an invalid API key per client address per minute; past it 429 before any database lookup',
@@ -158,12 +163,12 @@ export const settingsSchema = Type.Object(
     VIDEO_MAX_BYTES: int(4 * 1024 ** 3, 'Largest video byte_size accepted at upload-session creation (413 above)', 1),
     AGENT_OPEN_UPLOADS_MAX: int(
       20,
-      'Open (unfinished, unexpired) video upload sessions per agent (429 quota_exceeded above)',
+      'Open (unfinished, unexpired) video upload sessions per agent, with expired ones whose partial bytes are not deleted yet (429 quota_exceeded above)',
       1,
     ),
     AGENT_OPEN_UPLOAD_BYTES_MAX: int(
       16 * 1024 ** 3,
-      "Bytes declared by one agent's open video upload sessions together (429 quota_exceeded above)",
+      "Bytes declared by one agent's open video upload sessions together, with expired ones whose partial bytes are not deleted yet (429 quota_exceeded above)",
       1,
     ),
     REQUEST_TIMEOUT_SECONDS: int(120, 'Longest a request body may take to arrive', 1),

@@ -29,6 +29,14 @@ export const DEFAULT_SIMILARITY: SimilaritySettings = { maxDistance: 10, windowD
 /** At most this many near-duplicates are listed (and counted) per frame. */
 export const MAX_SIMILAR = 10;
 
+/**
+ * At most this many candidates are read from each band's index per search (the exact band value
+ * first, then the values 1 and 2 bits away; newest first within a value). A channel flooded with
+ * identical fingerprints (an agent sending blank frames) costs a search at most 4 × this many
+ * rows, not one per frame; only then can the search miss an older match.
+ */
+export const MAX_BAND_CANDIDATES = 100;
+
 export interface SimilarMatch {
   readonly submissionId: string;
   readonly distance: number;
@@ -54,6 +62,12 @@ export function fingerprintBands(hash: bigint): [number, number, number, number]
 
 const masksByRadius = new Map<number, number[]>();
 
+function bitCount(value: number): number {
+  let bits = 0;
+  for (let v = value; v; v &= v - 1) bits++;
+  return bits;
+}
+
 /**
  * XOR masks of every 16-bit value within `radius` bits. Two hashes within distance d share at
  * least one band within ⌊d/4⌋ bits (pigeonhole), so a search looks each band up at `band ^ mask`
@@ -64,10 +78,10 @@ export function bandMasks(radius: number): number[] {
   if (!masks) {
     masks = [];
     for (let m = 0; m < 1 << BAND_BITS; m++) {
-      let bits = 0;
-      for (let v = m; v; v &= v - 1) bits++;
-      if (bits <= radius) masks.push(m);
+      if (bitCount(m) <= radius) masks.push(m);
     }
+    // The exact value first, then 1 bit away, …: a capped band reads its closest candidates first.
+    masks.sort((a, b) => bitCount(a) - bitCount(b) || a - b);
     masksByRadius.set(radius, masks);
   }
   return masks;
@@ -86,6 +100,27 @@ const originOf = (f: FingerprintRow, settings: SimilaritySettings): SearchOrigin
   since: Prisma.sql`${new Date(f.createdAt.getTime() - settings.windowDays * DAY_MS)}`,
 });
 
+/**
+ * One band's candidates: earlier frames of the channel within the window whose band `column` is one
+ * of `values`, at most MAX_BAND_CANDIDATES. Each value is one index range scan on
+ * (channel_id, band_i, created_at), newest first, and the outer LIMIT stops the lookups as soon as
+ * the band has its share, however many frames share the value.
+ */
+function bandCandidates(column: Prisma.Sql, values: number[], origin: SearchOrigin): Prisma.Sql {
+  return Prisma.sql`(
+    SELECT c.submission_id, c.created_at, c.perceptual_hash
+    FROM unnest(${values}::int[]) AS v(value)
+    CROSS JOIN LATERAL (
+      SELECT f.submission_id, f.created_at, f.perceptual_hash
+      FROM submission_fingerprints f
+      WHERE f.channel_id = ${origin.channelId} AND ${column} = v.value
+        AND f.created_at < ${origin.createdAt} AND f.created_at >= ${origin.since}
+      ORDER BY f.created_at DESC
+      LIMIT ${MAX_BAND_CANDIDATES}
+    ) c
+    LIMIT ${MAX_BAND_CANDIDATES})`;
+}
+
 /** One search: earlier frames of the frame's channel within the window and the distance. */
 function searchSql(
   f: Pick<FingerprintRow, 'submissionId' | 'perceptualHash' | 'band0' | 'band1' | 'band2' | 'band3'>,
@@ -96,16 +131,17 @@ function searchSql(
   const masks = bandMasks(Math.floor(settings.maxDistance / BANDS));
   const [b0, b1, b2, b3] = [f.band0, f.band1, f.band2, f.band3].map((band) => masks.map((m) => band ^ m));
   const distance = Prisma.sql`bit_count((f.perceptual_hash # ${f.perceptualHash})::bit(64))`;
-  // Each band's OR-branch is an index lookup on (channel_id, band_i, created_at); PostgreSQL
-  // combines them as a BitmapOr, and only those candidates get the exact distance.
+  // Each band is looked up on its own index (multi-index hashing), at most MAX_BAND_CANDIDATES
+  // rows each; only those candidates get the exact distance.
   const matches = Prisma.sql`
     SELECT f.submission_id, f.created_at, ${distance}::int AS distance
-    FROM submission_fingerprints f
-    WHERE f.channel_id = ${origin.channelId}
-      AND f.created_at < ${origin.createdAt} AND f.created_at >= ${origin.since}
-      AND (f.band_0 = ANY(${b0}::int[]) OR f.band_1 = ANY(${b1}::int[])
-        OR f.band_2 = ANY(${b2}::int[]) OR f.band_3 = ANY(${b3}::int[]))
-      AND f.submission_id <> ${f.submissionId}
+    FROM (
+      ${bandCandidates(Prisma.sql`f.band_0`, b0!, origin)}
+      UNION ${bandCandidates(Prisma.sql`f.band_1`, b1!, origin)}
+      UNION ${bandCandidates(Prisma.sql`f.band_2`, b2!, origin)}
+      UNION ${bandCandidates(Prisma.sql`f.band_3`, b3!, origin)}
+    ) f
+    WHERE f.submission_id <> ${f.submissionId}
       AND ${distance} <= ${settings.maxDistance}`;
   if (select === 'count') return Prisma.sql`SELECT count(*)::int AS n FROM (${matches} LIMIT ${MAX_SIMILAR}) m`;
   return Prisma.sql`${matches} ORDER BY distance, f.created_at DESC, f.submission_id LIMIT ${MAX_SIMILAR}`;

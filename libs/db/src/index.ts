@@ -17,6 +17,7 @@ export {
   DEFAULT_SIMILARITY,
   fingerprintBands,
   type FingerprintRow,
+  MAX_BAND_CANDIDATES,
   MAX_SIMILAR,
   type SimilaritySettings,
   type SimilarMatch,

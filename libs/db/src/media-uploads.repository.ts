@@ -15,6 +15,8 @@ export interface MediaUploadRow {
   readonly receivedBytes: bigint;
   readonly completedAt: Date | null;
   readonly expiresAt: Date;
+  /** When an unfinished session's partial bytes were deleted (null: kept, or none ever). */
+  readonly partialsDeletedAt: Date | null;
   readonly createdAt: Date;
 }
 
@@ -57,17 +59,43 @@ export interface OpenUploads {
 export function mediaUploadsRepository(db: DbClient) {
   return {
     /**
-     * The agent's open upload sessions (waiting, not expired). With `lock` (inside a transaction)
-     * the agent's row is locked first, so two concurrent creations cannot both pass a quota.
+     * The agent's open upload sessions (waiting, not expired) and the local sessions that expired
+     * with their partial bytes not deleted yet: those bytes count until the expiry job deletes
+     * them. With `lock` (inside a transaction) the agent's row is locked first, so two
+     * concurrent creations cannot both pass a quota.
      */
     async openForAgent(agentId: string, at: Date, options: { lock?: boolean } = {}): Promise<OpenUploads> {
       if (options.lock) await db.$queryRaw`SELECT 1 FROM agents WHERE id = ${agentId} FOR UPDATE`;
       const found = await db.mediaUpload.aggregate({
-        where: { completedAt: null, expiresAt: { gt: at }, submission: { agentId, status: 'waiting_for_upload' } },
+        where: {
+          completedAt: null,
+          OR: [
+            { expiresAt: { gt: at }, submission: { agentId, status: 'waiting_for_upload' } },
+            {
+              provider: 'local',
+              partialsDeletedAt: null,
+              submission: {
+                agentId,
+                OR: [{ status: 'waiting_for_upload' }, { status: 'failed', failureCode: 'upload_expired' }],
+              },
+            },
+          ],
+        },
         _count: { _all: true },
         _sum: { byteSize: true },
       });
       return { sessions: found._count._all, bytes: Number(found._sum.byteSize ?? 0n) };
+    },
+    /**
+     * Records that an unfinished session's partial bytes are gone (it stops counting against the
+     * quota); false when it had completed or was already recorded.
+     */
+    async markPartialsDeleted(id: string, at: Date): Promise<boolean> {
+      const { count } = await db.mediaUpload.updateMany({
+        where: { id, completedAt: null, partialsDeletedAt: null },
+        data: { partialsDeletedAt: at },
+      });
+      return count === 1;
     },
     /** Run inside the transaction that creates the submission. */
     create: (input: NewMediaUpload): Promise<MediaUploadRow> =>

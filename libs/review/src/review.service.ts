@@ -11,6 +11,7 @@ import { reviewReads } from './review/reads';
 
 export {
   assertAdmin,
+  type ByteRange,
   type ObjectReader,
   type QueueDepth,
   type RetryEnqueuer,

@@ -83,14 +83,15 @@ export function createFsStorage(root: string): ObjectStorage {
         throw error;
       }
     },
-    async get(bucket, key) {
+    async get(bucket, key, options) {
       const path = pathOf(bucket, key);
       try {
         await stat(path);
       } catch {
         throw new ObjectNotFoundError(bucket, key);
       }
-      return createReadStream(path);
+      const range = options?.range;
+      return range ? createReadStream(path, { start: range.start, end: range.end }) : createReadStream(path);
     },
     async stat(bucket, key) {
       try {

@@ -175,9 +175,16 @@ export function createS3Storage(
       } while (KeyMarker !== undefined);
       return removed;
     },
-    async get(bucket, key) {
+    async get(bucket, key, getOptions) {
+      const range = getOptions?.range;
       try {
-        const response = await client.send(new GetObjectCommand({ Bucket: bucket, Key: assertSafeKey(key) }));
+        const response = await client.send(
+          new GetObjectCommand({
+            Bucket: bucket,
+            Key: assertSafeKey(key),
+            ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}),
+          }),
+        );
         return response.Body as Readable;
       } catch (error) {
         if (isNotFound(error)) throw new ObjectNotFoundError(bucket, key);

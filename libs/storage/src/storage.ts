@@ -7,6 +7,17 @@ export interface StoredObject {
   readonly sha256: string;
 }
 
+/** Bytes `start`..`end` of an object, both inclusive (an HTTP `Range`'s meaning). */
+export interface ByteRange {
+  readonly start: number;
+  readonly end: number;
+}
+
+export interface GetOptions {
+  /** Read only these bytes from the store (fs: a positioned read; S3: a `Range` request). */
+  readonly range?: ByteRange;
+}
+
 export interface PutOptions {
   readonly contentType: string;
   /** Refuse (and keep nothing) past this many bytes. */
@@ -43,8 +54,11 @@ export interface ListPage {
 export interface ObjectStorage {
   readonly driver: 'fs' | 's3';
   put(bucket: string, key: string, body: Readable | Buffer, options: PutOptions): Promise<StoredObject>;
-  /** The object's bytes; throws ObjectNotFoundError when absent. */
-  get(bucket: string, key: string): Promise<Readable>;
+  /**
+   * The object's bytes, or only `options.range` of them (the store reads no others); throws
+   * ObjectNotFoundError when absent.
+   */
+  get(bucket: string, key: string, options?: GetOptions): Promise<Readable>;
   stat(bucket: string, key: string): Promise<{ byteSize: number } | null>;
   delete(bucket: string, key: string): Promise<void>;
   /**

@@ -17,7 +17,8 @@ export function tracedStorage(storage: ObjectStorage): ObjectStorage {
     driver: storage.driver,
     put: (bucket, key, body, options) =>
       withSpan('storage.write', attributes(storage, bucket, key), async () => storage.put(bucket, key, body, options)),
-    get: (bucket, key) => withSpan('storage.open', attributes(storage, bucket, key), () => storage.get(bucket, key)),
+    get: (bucket, key, options) =>
+      withSpan('storage.open', attributes(storage, bucket, key), () => storage.get(bucket, key, options)),
     stat: (bucket, key) => withSpan('storage.stat', attributes(storage, bucket, key), () => storage.stat(bucket, key)),
     delete: (bucket, key) =>
       withSpan('storage.delete', attributes(storage, bucket, key), () => storage.delete(bucket, key)),

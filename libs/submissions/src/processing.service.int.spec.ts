@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { validateProjectConfig } from '@framedesk/config';
@@ -26,6 +26,7 @@ describe('reconciler and upload expiry (real PostgreSQL)', () => {
     mediaType: 'image' | 'video',
     status: 'received' | 'waiting_for_upload',
     expiresAt?: Date,
+    provider = 'vendor_stream',
   ): Promise<{ id: string; uploadId?: string }> {
     const id = newId('submission');
     const uploadId = expiresAt ? newId('upload') : undefined;
@@ -38,7 +39,7 @@ describe('reconciler and upload expiry (real PostgreSQL)', () => {
         await repos.mediaUploads.create({
           id: uploadId,
           submissionId: id,
-          provider: 'vendor_stream',
+          provider,
           providerRef: null,
           uploadUrl: 'http://127.0.0.1/upload',
           protocol: 'basic',
@@ -120,6 +121,42 @@ describe('reconciler and upload expiry (real PostgreSQL)', () => {
     expect([row?.status, row?.failureCode]).toEqual(['failed', 'upload_expired']);
     expect((await expireUpload(db, id, uploadId!)).outcome).toBe('skipped');
     expect((await db.repos.submissions.events(id)).filter((e) => e.toStatus === 'failed')).toHaveLength(1);
+  });
+
+  it("deletes an expired local session's partial bytes in the expiry run; until then they count against the quota", async () => {
+    const spoolDir = await mkdtemp(join(tmpdir(), 'fd-spool-'));
+    try {
+      const open = () => db.repos.mediaUploads.openForAgent(agentId, new Date());
+      const before = await open();
+      const expired = await seed('video', 'waiting_for_upload', new Date(Date.now() - 1000), 'local');
+      const uploadId = expired.uploadId!;
+      await writeFile(join(spoolDir, `${uploadId}.0a1b2c.basic`), Buffer.alloc(10));
+      await writeFile(join(spoolDir, 'upl_someoneelse.0a1b2c.basic'), Buffer.alloc(10));
+      // Past expires_at, its bytes not deleted yet: still counted.
+      expect(await open()).toEqual({ sessions: before.sessions + 1, bytes: before.bytes + 10 });
+      const discarded: string[] = [];
+      const partials = { db, spoolDir, discardTus: async (id: string) => void discarded.push(id) };
+      expect(await expireUpload(db, expired.id, uploadId, new Date(), partials)).toEqual({ outcome: 'expired' });
+      expect(discarded).toEqual([uploadId]);
+      expect(await readdir(spoolDir)).toEqual(['upl_someoneelse.0a1b2c.basic']);
+      expect((await db.repos.mediaUploads.findBySubmission(expired.id))?.partialsDeletedAt).toBeInstanceOf(Date);
+      expect(await open()).toEqual(before);
+
+      // The upload door saw the expiry first (failed, bytes kept): the job deletes them all the same.
+      const door = await seed('video', 'waiting_for_upload', new Date(Date.now() - 1000), 'local');
+      await db.transition({
+        id: door.id,
+        to: 'failed',
+        actor: { type: 'system' },
+        patch: { failureCode: 'upload_expired', failureMessage: 'expired' },
+      });
+      expect(await open()).toEqual({ sessions: before.sessions + 1, bytes: before.bytes + 10 });
+      expect((await expireUpload(db, door.id, door.uploadId!, new Date(), partials)).outcome).toBe('skipped');
+      expect(discarded).toEqual([uploadId, door.uploadId]);
+      expect(await open()).toEqual(before);
+    } finally {
+      await rm(spoolDir, { recursive: true, force: true });
+    }
   });
 
   it('leaves an upload alone before expires_at, and one whose media arrived', async () => {

@@ -8,6 +8,7 @@ import { finishProcessing } from './system-review';
 import { type ObjectStorage, ObjectNotFoundError, ObjectTooLargeError, readObject } from '@framedesk/storage';
 import { imageVariantSpecs, withOneRetry, writeImageVariants } from './image-variants';
 import { failExpiredUpload } from './upload-expiry';
+import { deleteUploadPartials, type UploadPartialStores } from './upload-partials';
 
 const SYSTEM = { type: 'system' } as const;
 
@@ -171,16 +172,24 @@ export type UploadExpiryOutcome =
   | { readonly outcome: 'early'; readonly expiresAt: Date }
   | { readonly outcome: 'skipped'; readonly reason: string };
 
-/** DESIGN.md §3: an upload still waiting for its media at `expires_at` fails with `upload_expired`. */
+/**
+ * DESIGN.md §3: an upload still waiting for its media at `expires_at` fails with `upload_expired`.
+ * With `partials` (the local provider), the partial bytes of a session that ended unfinished are
+ * deleted here and now, so they stop counting against the agent's quota.
+ */
 export async function expireUpload(
   db: Database,
   submissionId: string,
   uploadId: string,
   now = new Date(),
+  partials?: UploadPartialStores,
 ): Promise<UploadExpiryOutcome> {
   const upload = await db.repos.mediaUploads.findBySubmission(submissionId);
   if (!upload || upload.id !== uploadId) return { outcome: 'skipped', reason: 'no such upload' };
   if (upload.expiresAt.getTime() > now.getTime()) return { outcome: 'early', expiresAt: upload.expiresAt };
   const result = await failExpiredUpload(db, submissionId);
+  // Failed now, or before (the upload door saw the expiry first, a retry of this job): never completed.
+  const unfinished = result.ok || (result.current === 'failed' && upload.completedAt === null);
+  if (partials && unfinished && upload.partialsDeletedAt === null) await deleteUploadPartials(partials, uploadId);
   return result.ok ? { outcome: 'expired' } : { outcome: 'skipped', reason: `status is ${result.current}` };
 }

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import type { FrameSubmission, FrameSubmissionList, MediaUpload, MediaUploadRequest } from '@framedesk/contracts';
 import { LIST_LIMIT_DEFAULT } from '@framedesk/contracts';
 import { DomainError, frameDateOf, isId, newId, type SubmissionStatus } from '@framedesk/domain';
+import type { ByteRange } from '@framedesk/storage';
 import type { UploadProtocol } from '@framedesk/video-provider';
 import { decodeCursor, encodeCursor } from './cursor';
 import { imageSubmissions } from './image-submissions';
@@ -185,7 +186,7 @@ export function submissionsService(deps: SubmissionsDependencies) {
     async deliveredMedia(
       submissionId: string,
       name: string,
-    ): Promise<{ contentType: string; byteSize: number; open(): Promise<Readable> } | null> {
+    ): Promise<{ contentType: string; byteSize: number; open(range?: ByteRange): Promise<Readable> } | null> {
       if (!isId('submission', submissionId)) return null;
       const object =
         (await deps.db.repos.mediaObjects.find(submissionId, 'variant', name)) ??
@@ -194,7 +195,7 @@ export function submissionsService(deps: SubmissionsDependencies) {
       return {
         contentType: object.contentType,
         byteSize: Number(object.byteSize),
-        open: () => deps.storage.get(object.bucket, object.key),
+        open: (range) => deps.storage.get(object.bucket, object.key, range ? { range } : undefined),
       };
     },
 

@@ -13,6 +13,7 @@ import { type ObjectStorage, storageKeys } from '@framedesk/storage';
 import type { Locker } from '@tus/utils';
 import { peekHead } from './stream-head';
 import { failExpiredUpload } from './upload-expiry';
+import { deleteUploadPartials } from './upload-partials';
 
 export interface VideoUploadServiceDeps {
   readonly db: Database;
@@ -139,7 +140,13 @@ export function createVideoUploadService(deps: VideoUploadServiceDeps) {
 
   async function expire(upload: MediaUploadWithSubmission): Promise<void> {
     await failExpiredUpload(deps.db, upload.submissionId);
-    await deps.dropPartial?.(upload.id).catch(() => undefined);
+    const stores = {
+      db: deps.db,
+      discardTus: deps.dropPartial ?? (async () => undefined),
+      spoolDir: deps.spoolDir,
+      now,
+    };
+    await deleteUploadPartials(stores, upload.id).catch(() => undefined);
   }
 
   return {

@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { createRateLimiter } from '@framedesk/access';
 import { buildOpenApiDocument } from '@framedesk/contracts';
 import type { ApiDependencies } from '../dependencies';
 import { authenticateAgent, rateLimitAgent } from '../http/authenticate';
@@ -23,6 +24,11 @@ export function agentApiRoutes(deps: ApiDependencies): Router {
       secret: deps.settings.SESSION_SECRET,
       submissions: deps.submissions,
       viewerMaySee: (reviewerId, submissionId) => deps.db.repos.review.visibleTo(reviewerId, submissionId),
+      limiter: createRateLimiter(deps.redis, {
+        prefix: deps.settings.REDIS_PREFIX,
+        limit: deps.settings.MEDIA_RATE_LIMIT_PER_MINUTE,
+      }),
+      logger: deps.logger,
     }),
   );
   router.use(

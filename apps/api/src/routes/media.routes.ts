@@ -1,28 +1,34 @@
-import { Router } from 'express';
-import { verifyMediaUrl } from '@framedesk/access';
+import { type RequestHandler, Router } from 'express';
+import { type RateLimiter, verifyMediaUrl } from '@framedesk/access';
 import { DomainError } from '@framedesk/domain';
+import type { Logger } from '@framedesk/observability';
 import type { SubmissionsService } from '@framedesk/submissions';
+import { rateLimitMedia, sendMedia } from '../http/media-delivery';
 
 /**
  * `/media/<submission>/<name>?expires=…&signature=…`: the variants a GET resource links to.
  * The signature is the authorization (HMAC-SHA256 with SESSION_SECRET), so these URLs work in
- * an <img> tag; they expire, and the GET resource hands out fresh ones.
+ * an <img> tag; they expire, and the GET resource hands out fresh ones. `Range` requests read only
+ * their bytes from storage; requests are rate-limited per reviewer (`MEDIA_RATE_LIMIT_PER_MINUTE`;
+ * links issued to an agent, without a `viewer`, per client address).
  */
 export function mediaRoutes(deps: {
   secret: string;
   submissions: SubmissionsService;
   /** Whether a reviewer may see a submission now (links issued to a reviewer carry `viewer`). */
   viewerMaySee: (reviewerId: string, submissionId: string) => Promise<boolean>;
+  /** The media routes' limiter, shared with the video originals of `/review`. */
+  limiter: RateLimiter;
+  logger: Logger;
 }): Router {
   const router = Router();
-  router.get('/media/:submissionId/:name', async (req, res) => {
-    const submissionId = req.params['submissionId'] ?? '';
-    const name = req.params['name'] ?? '';
+  // The signature first: only a valid link's reviewer is counted (a forged `viewer` spends nobody's budget).
+  const verify: RequestHandler = (req, res, next) => {
     const query = req.query as Record<string, unknown>;
     const viewer = typeof query['viewer'] === 'string' ? query['viewer'] : undefined;
     const valid = verifyMediaUrl(deps.secret, {
-      submissionId,
-      name,
+      submissionId: String(req.params['submissionId'] ?? ''),
+      name: String(req.params['name'] ?? ''),
       viewer,
       expires: typeof query['expires'] === 'string' ? query['expires'] : undefined,
       signature: typeof query['signature'] === 'string' ? query['signature'] : undefined,
@@ -32,18 +38,25 @@ export function mediaRoutes(deps: {
         'forbidden',
         'This media URL is not valid or has expired; GET the submission again for a fresh one.',
       );
+    res.locals['mediaViewer'] = viewer;
+    next();
+  };
+  const limit = rateLimitMedia(deps.limiter, deps.logger, (req, res) => {
+    const viewer = res.locals['mediaViewer'] as string | undefined;
+    return viewer ? `reviewer:${viewer}` : `address:${req.ip ?? 'unknown'}`;
+  });
+  router.get('/media/:submissionId/:name', verify, limit, async (req, res) => {
+    const submissionId = String(req.params['submissionId'] ?? '');
+    const name = String(req.params['name'] ?? '');
+    const viewer = res.locals['mediaViewer'] as string | undefined;
     // A workbench link: only while its reviewer is enabled and an admin or a member of the channel.
     if (viewer && !(await deps.viewerMaySee(viewer, submissionId)))
       throw new DomainError('not_found', `No media "${name}" for ${submissionId}.`);
     const media = await deps.submissions.deliveredMedia(submissionId, name);
     if (!media) throw new DomainError('not_found', `No media "${name}" for ${submissionId}.`);
-    const stream = await media.open();
-    res.setHeader('Content-Type', media.contentType);
-    res.setHeader('Content-Length', String(media.byteSize));
     res.setHeader('Cache-Control', 'private, max-age=300');
     res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin');
-    stream.on('error', () => res.destroy());
-    stream.pipe(res);
+    await sendMedia(req, res, media);
   });
   return router;
 }

@@ -1,6 +1,6 @@
-import { Transform } from 'node:stream';
 import express, { type Request, Router } from 'express';
 import {
+  createRateLimiter,
   invitesService,
   oidcRelyingParty,
   reviewerSessionsService,
@@ -22,6 +22,7 @@ import { reviewChangePublisher, reviewChangeSubscriber } from '@framedesk/queues
 import { nearDuplicateSettings } from '@framedesk/submissions';
 import type { ApiDependencies } from '../dependencies';
 import { requireJson } from '../http/json-body';
+import { rateLimitMedia, sendMedia } from '../http/media-delivery';
 import {
   clearSessionCookie,
   readSessionCookie,
@@ -69,28 +70,6 @@ function signedMediaUrl(secret: string): ViewerMediaUrlFn {
     const expiresAt = new Date((Math.ceil(Date.now() / HOUR_MS) + 1) * HOUR_MS);
     return signMediaUrl(secret, { submissionId, name, viewer }, expiresAt);
   };
-}
-
-/** One `bytes=start-end` range (what video players ask for); anything else gets the whole body. */
-function parseRange(header: string | undefined, size: number): { start: number; end: number } | null {
-  const match = header ? /^bytes=(\d*)-(\d*)$/.exec(header.trim()) : null;
-  if (!match || (match[1] === '' && match[2] === '') || size === 0) return null;
-  const start = match[1] === '' ? Math.max(0, size - Number(match[2])) : Number(match[1]);
-  const end = match[1] === '' || match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1);
-  return start <= end && start < size ? { start, end } : null;
-}
-
-/** Passes through only bytes start..end (inclusive) of the stream. */
-function byteSlice(start: number, end: number): Transform {
-  let offset = 0;
-  return new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      const from = Math.max(0, start - offset);
-      const to = Math.min(chunk.length, end - offset + 1);
-      offset += chunk.length;
-      done(null, from < to ? chunk.subarray(from, to) : undefined);
-    },
-  });
 }
 
 function submissionId(req: Request): string {
@@ -200,24 +179,19 @@ export function reviewRoutes(deps: ApiDependencies, options: ReviewRoutesOptions
     res.json(await review.detail(submissionId(req), reviewerOf(res)));
   });
 
-  router.get('/submissions/:id/original', async (req, res) => {
-    const media = await review.original(submissionId(req), reviewerOf(res));
-    const range = parseRange(req.get('range'), media.byteSize);
-    res.setHeader('Content-Type', media.contentType);
-    res.setHeader('Accept-Ranges', 'bytes');
-    res.setHeader('Cache-Control', 'private, max-age=300');
-    const stream = await media.open();
-    stream.on('error', () => res.destroy());
-    if (!range) {
-      res.setHeader('Content-Length', String(media.byteSize));
-      stream.pipe(res);
-      return;
-    }
-    res.status(206);
-    res.setHeader('Content-Range', `bytes ${range.start}-${range.end}/${media.byteSize}`);
-    res.setHeader('Content-Length', String(range.end - range.start + 1));
-    stream.pipe(byteSlice(range.start, range.end)).pipe(res);
+  const mediaLimiter = createRateLimiter(deps.redis, {
+    prefix: deps.settings.REDIS_PREFIX,
+    limit: deps.settings.MEDIA_RATE_LIMIT_PER_MINUTE,
   });
+  router.get(
+    '/submissions/:id/original',
+    rateLimitMedia(mediaLimiter, deps.logger, (_req, res) => `reviewer:${reviewerOf(res).reviewerId}`),
+    async (req, res) => {
+      const media = await review.original(submissionId(req), reviewerOf(res));
+      res.setHeader('Cache-Control', 'private, max-age=300');
+      await sendMedia(req, res, media);
+    },
+  );
 
   router.post('/submissions/:id/claim', async (req, res) => {
     res.json(await review.claim(submissionId(req), reviewerOf(res)));

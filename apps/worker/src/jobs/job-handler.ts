@@ -8,6 +8,7 @@ import type {
   MediaRepairService,
   ReconcilerService,
   RetentionService,
+  UploadPartialStores,
   VideoService,
 } from '@framedesk/submissions';
 
@@ -26,6 +27,8 @@ export interface WorkerDeps {
   readonly retention: RetentionService;
   /** Renders a processed image's variants again (`media verify --repair`). */
   readonly repair: MediaRepairService;
+  /** Where the local provider's unfinished uploads keep their partial bytes (the expiry job deletes them). */
+  readonly uploadPartials: UploadPartialStores;
 }
 
 export interface JobContext {

@@ -9,7 +9,9 @@ export const uploadExpireJob = defineJob({
       logger.info({ outcome: await deps.video.expireUpload(submissionId, origin) }, 'provider upload expiry checked');
       return;
     }
-    const result = await expireUpload(deps.db, submissionId, uploadId);
+    // Deletes the session's partial bytes too (tus partial, basic spool file): they count against
+    // the agent's quota until then.
+    const result = await expireUpload(deps.db, submissionId, uploadId, new Date(), deps.uploadPartials);
     switch (result.outcome) {
       case 'early':
         // Delayed jobs may fire a little early (clock skew between hosts): try again at expiry.

@@ -23,7 +23,14 @@ export interface RetryEnqueuer {
 
 /** Reads stored objects (libs/storage's ObjectStorage satisfies it). */
 export interface ObjectReader {
-  get(bucket: string, key: string): Promise<Readable>;
+  /** The object's bytes, or only `options.range` of them (inclusive), read as a range from the store. */
+  get(bucket: string, key: string, options?: { range?: ByteRange }): Promise<Readable>;
+}
+
+/** Bytes `start`..`end` of an object, both inclusive. */
+export interface ByteRange {
+  readonly start: number;
+  readonly end: number;
 }
 
 export interface ReviewServiceDeps {

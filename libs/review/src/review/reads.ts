@@ -3,7 +3,7 @@ import { DomainError } from '@framedesk/domain';
 import { decodeCursor, encodeCursor, parseQueueQuery, parseTimelineLimit } from '../review-input';
 import { detailView, queueItemView } from '../review.views';
 import { reviewerStats } from '../review-stats';
-import { notFound, type Reviewer, type ReviewContext, scopeOf } from './context';
+import { type ByteRange, notFound, type Reviewer, type ReviewContext, scopeOf } from './context';
 
 /** What a reviewer reads: the queue, one frame's detail, their numbers, channels and timelines. */
 export function reviewReads(ctx: ReviewContext) {
@@ -76,13 +76,13 @@ export function reviewReads(ctx: ReviewContext) {
     async original(
       id: string,
       me: Reviewer,
-    ): Promise<{ contentType: string; byteSize: number; open: () => Promise<Readable> }> {
+    ): Promise<{ contentType: string; byteSize: number; open: (range?: ByteRange) => Promise<Readable> }> {
       const object = await repo.original(id, scopeOf(me));
       if (!object) throw new DomainError('not_found', `No original media for ${id}.`);
       return {
         contentType: object.contentType,
         byteSize: Number(object.byteSize),
-        open: () => ctx.deps.storage.get(object.bucket, object.key),
+        open: (range) => ctx.deps.storage.get(object.bucket, object.key, range ? { range } : undefined),
       };
     },
 
