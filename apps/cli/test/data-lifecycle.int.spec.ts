@@ -118,8 +118,8 @@ describe('retention, erasure, verify and a restore drill', () => {
         const s = await client.getSubmission(rejected!.id);
         return s.purged_at ? s : null;
       });
-      // The media went before purged_at was written: by then every object is gone.
-      expect(stored(rejected!.id)).toEqual([false, false, false, false]);
+      // purged_at is written first (the frame can no longer be retried), then the objects go.
+      await until('the rejected frame’s objects deleted', async () => stored(rejected!.id).every((s) => !s));
       expect(purged).toMatchObject({
         status: 'rejected',
         variants: {},
@@ -138,7 +138,7 @@ describe('retention, erasure, verify and a restore drill', () => {
       // Everything final in the channel at 0d: the promoted frame goes too, the one waiting for review never.
       await cli(stack.env, ['channel', 'retention', 'set', 'purge-me', '--promoted', '0d']);
       await until('the promoted frame purged', async () => (await client.getSubmission(promoted!.id)).purged_at);
-      expect(stored(promoted!.id)).toEqual([false, false, false, false]);
+      await until('the promoted frame’s objects deleted', async () => stored(promoted!.id).every((s) => !s));
       expect(stored(waiting!.id)).toEqual([true, true, true, true]);
       expect(await client.getSubmission(waiting!.id)).toMatchObject({ status: 'needs_review', purged_at: null });
     },

@@ -1,4 +1,4 @@
-import type { ChannelRetentionRow, Database, RetentionChange } from '@framedesk/db';
+import type { ChannelRetentionRow, Database, MediaHolder, RetentionChange } from '@framedesk/db';
 import {
   DomainError,
   formatRetention,
@@ -8,7 +8,14 @@ import {
   retentionCutoff,
   type RetentionPeriod,
 } from '@framedesk/domain';
-import { addDeleted, createPacer, type DeletedMedia, deleteStoredMedia, type MediaDeletionDeps } from './media-purge';
+import {
+  addDeleted,
+  createPacer,
+  type DeletedMedia,
+  deleteStoredMedia,
+  type MediaDeletionDeps,
+  NO_MEDIA,
+} from './media-purge';
 
 export type RetentionDefaults = Readonly<Record<RetainedStatus, RetentionPeriod>>;
 
@@ -65,58 +72,82 @@ export interface RetentionReport extends DeletedMedia {
 
 /**
  * The retention purge (maintenance job): for each channel and final status with a period, the
- * frames unchanged for longer lose their media — objects first, then (one transaction) the media
- * rows, `purged_at` and a `media_purged` event. Frames in the pipeline or waiting for review are
- * never selected, and the final compare-and-set skips any that left their final status meanwhile.
- * Batches are committed one by one: a run killed or failed anywhere is resumed by the next,
- * which finds the same frames still unpurged (deleting twice is harmless).
+ * frames unchanged for longer lose their media. Each batch is marked first — one transaction
+ * that reads the channel's period as it is now (a correction applies from the next batch) and
+ * compare-and-sets status, `purged_at` and "still past retention", with a `media_purged` event —
+ * and only then are its objects and provider copies deleted and its media rows dropped. A marked
+ * frame's status never changes again, so an operator's retry racing the purge is refused instead
+ * of finding its original gone. A run killed between mark and deletion is finished by the next
+ * (`unfinished` first); deleting twice is harmless.
  */
 export function retentionService(deps: RetentionDeps) {
   const now = deps.now ?? (() => new Date());
   const clock = deps.clock ?? { now: () => Date.now(), sleep: (ms: number) => new Promise((r) => setTimeout(r, ms)) };
 
+  /** Deletes what marked frames hold, then their rows; what was deleted. */
+  async function finish(holders: readonly MediaHolder[], pace: () => Promise<void>): Promise<DeletedMedia> {
+    const { deleted, failures } = await deleteStoredMedia({ ...deps, pace }, holders);
+    await deps.db.transaction((repos) =>
+      repos.retention.finishDeletion(
+        holders.map((h) => h.id),
+        failures,
+      ),
+    );
+    return [...deleted.values()].reduce(addDeleted, NO_MEDIA);
+  }
+
+  /** Marks one batch of a channel's frames in `status`, under the channel's period as it is now. */
+  function markBatch(channelId: string, status: RetainedStatus, limit: number) {
+    return deps.db.transaction(async (repos) => {
+      const channel = await repos.retention.lockChannel(channelId);
+      const period = channel ? channelPeriod(channel, status, deps.defaults).period : 'never';
+      const before = retentionCutoff(period, now());
+      if (!before) return { holders: [], stop: true };
+      const candidates = await repos.retention.purgeCandidates({ channelId, status, before, limit });
+      const holders = await repos.retention.markPurged(
+        candidates.map((h) => h.id),
+        {
+          statuses: [status],
+          before,
+          at: now(),
+          actor: { type: 'system' },
+          reason: `retention: ${status} ${formatRetention(period)}`,
+        },
+      );
+      return { holders, stop: candidates.length < limit || holders.length === 0 };
+    });
+  }
+
   return {
     async run(options: { maxMs: number }): Promise<RetentionReport> {
       const pace = createPacer(deps.deletesPerSecond, clock);
       const startedAt = clock.now();
-      const at = now();
-      let total: DeletedMedia = { objects: 0, bytes: 0, providerVideos: 0, providerSkipped: 0 };
+      let total: DeletedMedia = NO_MEDIA;
       let purged = 0;
       let batches = 0;
       const channels: Record<string, number> = {};
+      const overTime = () => clock.now() - startedAt >= options.maxMs;
+      // What was marked earlier and not all deleted (a run stopped half-way, a provider that
+      // refused, an erasure interrupted): tried again, each frame once per run.
+      for (let after: string | undefined; ;) {
+        if (overTime()) return { ...total, purged, batches, complete: false, channels };
+        const pending = await deps.db.repos.retention.pendingDeletions(deps.batchSize, after);
+        if (pending.length === 0) break;
+        total = addDeleted(total, await finish(pending, pace));
+        after = pending.at(-1)!.id;
+      }
       for (const channel of await deps.db.repos.retention.channels()) {
         for (const status of RETAINED_STATUSES) {
-          const cutoff = retentionCutoff(channelPeriod(channel, status, deps.defaults).period, at);
-          if (!cutoff) continue;
           for (;;) {
-            if (clock.now() - startedAt >= options.maxMs)
-              return { ...total, purged, batches, complete: false, channels };
-            const holders = await deps.db.repos.retention.purgeCandidates({
-              channelId: channel.id,
-              status,
-              before: cutoff,
-              limit: deps.batchSize,
-            });
-            if (holders.length === 0) break;
-            const deleted = await deleteStoredMedia({ ...deps, pace }, holders);
-            const marked = await deps.db.transaction((repos) =>
-              repos.retention.markPurged(
-                holders.map((h) => h.id),
-                {
-                  statuses: [status],
-                  at: now(),
-                  actor: { type: 'system' },
-                  reason: `retention: ${status} ${formatRetention(channelPeriod(channel, status, deps.defaults).period)}`,
-                  data: (id) => ({ ...deleted.get(id) }),
-                },
-              ),
-            );
-            for (const id of marked) total = addDeleted(total, deleted.get(id)!);
-            purged += marked.length;
-            channels[channel.slug] = (channels[channel.slug] ?? 0) + marked.length;
-            batches++;
-            // Every candidate left its status meanwhile: nothing more to do here this run.
-            if (marked.length === 0 || holders.length < deps.batchSize) break;
+            if (overTime()) return { ...total, purged, batches, complete: false, channels };
+            const { holders, stop } = await markBatch(channel.id, status, deps.batchSize);
+            if (holders.length > 0) {
+              total = addDeleted(total, await finish(holders, pace));
+              purged += holders.length;
+              channels[channel.slug] = (channels[channel.slug] ?? 0) + holders.length;
+              batches++;
+            }
+            if (stop) break;
           }
         }
       }
