@@ -192,6 +192,18 @@ export function retentionRepository(db: DbClient) {
         select: MEDIA_HOLDER_SELECT,
       }),
 
+    /**
+     * Locks a frame's row for the rest of the caller's transaction and says whether its media may
+     * still be recorded: null when there is no such frame. A purge and an erasure mark the row
+     * (under the same lock) before they read what to delete. Run in a transaction.
+     */
+    async lockForMedia(id: string): Promise<{ status: SubmissionStatus; purged: boolean; erased: boolean } | null> {
+      const rows = await db.$queryRaw<{ status: SubmissionStatus; purged: boolean; erased: boolean }[]>`
+        SELECT status::text AS status, purged_at IS NOT NULL AS purged, erased_at IS NOT NULL AS erased
+          FROM submissions WHERE id = ${id} FOR UPDATE`;
+      return rows[0] ?? null;
+    },
+
     /** How many frames wait for their media to be deleted, since when, and the latest reason a try failed (`doctor`). */
     async pendingCount(): Promise<{ frames: number; oldest: Date | null; lastError: string | null }> {
       const [frames, oldest, failed] = await Promise.all([
