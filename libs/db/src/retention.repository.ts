@@ -103,6 +103,12 @@ export function retentionRepository(db: DbClient) {
       return after;
     },
 
+    /** How many frames `purgeCandidates` would find with no limit (`channel retention set`'s preview). */
+    countPurgeable: (input: { channelId: string; status: RetainedStatus; before: Date }): Promise<number> =>
+      db.submission.count({
+        where: { channelId: input.channelId, status: input.status, purgedAt: null, updatedAt: { lt: input.before } },
+      }),
+
     /** Frames of one channel and final status, media not yet purged, unchanged since `before`; oldest first. */
     purgeCandidates: (input: {
       channelId: string;

@@ -163,6 +163,15 @@ export type ChannelRetentionView = { readonly channel: string } & Readonly<
   Record<RetainedStatus, { readonly retention: string; readonly source: 'channel' | 'default' }>
 >;
 
+/** What a retention change would purge at once, per final status and in all. */
+export type RetentionPreview = Readonly<Record<RetainedStatus | 'total', number>>;
+
+/** `channel retention set`'s answer: the periods (as set, or as they would be), what they purge now, whether applied. */
+export type RetentionSetResult = ChannelRetentionView & {
+  readonly would_purge: RetentionPreview;
+  readonly applied: boolean;
+};
+
 /** `channel retention set|show` (operators): per-channel periods, each change recorded with who and when. */
 export function channelRetentionService(db: Database, defaults: RetentionDefaults, actor: string) {
   const view = (channel: ChannelRetentionRow): ChannelRetentionView => {
@@ -173,14 +182,33 @@ export function channelRetentionService(db: Database, defaults: RetentionDefault
     return { channel: channel.slug, rejected: of('rejected'), failed: of('failed'), promoted: of('promoted') };
   };
 
+  /** Frames the channel's periods (as `row` has them) make due now: what the next purge run deletes. */
+  async function preview(row: ChannelRetentionRow, at: Date): Promise<RetentionPreview> {
+    const counts = await Promise.all(
+      RETAINED_STATUSES.map(async (status) => {
+        const before = retentionCutoff(channelPeriod(row, status, defaults).period, at);
+        return before ? db.repos.retention.countPurgeable({ channelId: row.id, status, before }) : 0;
+      }),
+    );
+    const [rejected, failed, promoted] = counts as [number, number, number];
+    return { rejected, failed, promoted, total: rejected + failed + promoted };
+  }
+
   return {
     async show(slug?: string) {
       const rows = slug ? [await db.repos.retention.channel(slug)] : await db.repos.retention.channels();
       if (rows[0] === null) throw new DomainError('not_found', `no channel ${slug}`);
       return (rows as ChannelRetentionRow[]).map(view);
     },
-    /** `value`: `<n>d`, `never`, or `default` (follow the RETENTION_* setting again). */
-    async set(slug: string, change: Partial<Record<RetainedStatus, string>>) {
+    /**
+     * `value`: `<n>d`, `never`, or `default` (follow the RETENTION_* setting again). Counts what
+     * the new periods would purge now; changes them only with `apply` (`--yes`).
+     */
+    async set(
+      slug: string,
+      change: Partial<Record<RetainedStatus, string>>,
+      options: { apply: boolean },
+    ): Promise<RetentionSetResult> {
       const parsed: RetentionChange = {};
       for (const [status, value] of Object.entries(change) as [RetainedStatus, string][]) {
         if (value !== 'default' && parseRetention(value) === null)
@@ -191,10 +219,16 @@ export function channelRetentionService(db: Database, defaults: RetentionDefault
         throw new DomainError('validation_failed', 'give at least one of --rejected, --failed, --promoted');
       const channel = await db.repos.retention.channel(slug);
       if (!channel) throw new DomainError('not_found', `no channel ${slug}`);
+      const proposed: ChannelRetentionRow = {
+        ...channel,
+        ...Object.fromEntries(Object.entries(parsed).map(([status, value]) => [OWN[status as RetainedStatus], value])),
+      };
+      const would_purge = await preview(proposed, new Date());
+      if (!options.apply) return { ...view(proposed), would_purge, applied: false };
       const updated = await db.transaction((repos) =>
         repos.retention.setChannelRetention(channel.id, parsed, { actor, at: new Date() }),
       );
-      return view(updated);
+      return { ...view(updated), would_purge, applied: true };
     },
   };
 }

@@ -1,0 +1,87 @@
+// `channel retention set` shows what the new periods would purge at once before it changes
+// anything (issue 38, point 10): --dry-run shows the count alone, --yes applies, neither refuses.
+import { createDatabase, type Database } from '@framedesk/db';
+import { newId, type SubmissionStatus } from '@framedesk/domain';
+import { createTestDatabase, type TestDatabase } from '@framedesk/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './in-process';
+
+describe('channel retention set: a preview, then --yes', () => {
+  let database: TestDatabase;
+  let db: Database;
+  let env: Record<string, string>;
+  const cli = (...args: string[]) => runCli(['channel', 'retention', ...args], env);
+
+  async function frame(status: SubmissionStatus) {
+    const id = newId('submission');
+    const agent = (await db.repos.agents.findBySlug('cam')) ?? (await db.repos.agents.create('cam'));
+    const { channel } = await db.repos.channels.ensure('news');
+    await db.transaction((repos) =>
+      repos.submissions.create(
+        {
+          id,
+          status: 'received',
+          mediaType: 'image',
+          agentId: agent.id,
+          channelId: channel.id,
+          date: '20261127',
+          metadata: {},
+          visibility: 'promotion_eligible',
+        },
+        { type: 'agent', id: agent.id },
+      ),
+    );
+    const path: SubmissionStatus[] = status === 'failed' ? ['failed'] : ['media_processing', 'needs_review', status];
+    for (const to of path)
+      await db.transition({ id, to, actor: { type: to === 'promoted' || to === 'rejected' ? 'reviewer' : 'system' } });
+  }
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    db = createDatabase({ url: database.url, poolSize: 2 });
+    env = { DATABASE_URL: database.url };
+    for (const status of ['rejected', 'rejected', 'promoted', 'failed', 'needs_review'] as const) await frame(status);
+  });
+  afterAll(async () => {
+    await db?.close();
+    await database?.drop();
+  });
+
+  const shown = async () => (await cli('show', '--channel', 'news', '--json')).json()[0];
+
+  it('without --yes: prints how many frames the new periods would purge now, changes nothing, exit 1', async () => {
+    const asked = await cli('set', 'news', '--rejected', '0d', '--promoted', '0d');
+    expect(asked.code).toBe(1);
+    expect(asked.out.join('\n')).toContain('would purge now: 2 rejected, 0 failed, 1 promoted (3 frames');
+    expect(asked.out.join('\n')).toContain('NOT applied');
+    expect(await shown()).toMatchObject({ rejected: { retention: 'never', source: 'default' } });
+    expect(await database.query("SELECT 1 FROM account_events WHERE action = 'retention_set'")).toHaveLength(0);
+  });
+
+  it('--dry-run: the preview alone, exit 0, nothing changed', async () => {
+    const dry = await cli('set', 'news', '--failed', '0d', '--dry-run', '--json');
+    expect(dry.code).toBe(0);
+    expect(dry.json()).toMatchObject({
+      channel: 'news',
+      failed: { retention: '0d', source: 'channel' },
+      would_purge: { rejected: 0, failed: 1, promoted: 0, total: 1 },
+      applied: false,
+      dry_run: true,
+    });
+    expect(await shown()).toMatchObject({ failed: { retention: 'never', source: 'default' } });
+  });
+
+  it('--yes: applies and records it; --yes with --dry-run is refused', async () => {
+    const applied = await cli('set', 'news', '--rejected', '0d', '--yes', '--json');
+    expect(applied.code).toBe(0);
+    expect(applied.json()).toMatchObject({
+      rejected: { retention: '0d', source: 'channel' },
+      would_purge: { rejected: 2, total: 2 },
+      applied: true,
+    });
+    expect(await shown()).toMatchObject({ rejected: { retention: '0d', source: 'channel' } });
+    expect(await database.query("SELECT 1 FROM account_events WHERE action = 'retention_set'")).toHaveLength(1);
+    const both = await cli('set', 'news', '--rejected', 'never', '--yes', '--dry-run');
+    expect({ code: both.code, err: both.err.length }).toEqual({ code: 2, err: 1 });
+  });
+});
