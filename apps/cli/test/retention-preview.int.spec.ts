@@ -85,3 +85,13 @@ describe('channel retention set: a preview, then --yes', () => {
     expect({ code: both.code, err: both.err.length }).toEqual({ code: 2, err: 1 });
   });
 });
+
+describe('media verify --grace', () => {
+  it('refuses a grace under its documented minimum of one hour: one line, exit 2', async () => {
+    const refused = await runCli(['media', 'verify', '--repair', '--grace', '30m'], {
+      DATABASE_URL: 'postgres://unused',
+    });
+    expect({ code: refused.code, lines: refused.err.length }).toEqual({ code: 2, lines: 1 });
+    expect(refused.err[0]).toContain('below the minimum of 1h');
+  });
+});

@@ -6,6 +6,7 @@ import { type ObjectStorage, storageKeys } from '@framedesk/storage';
 import type { VideoProvider } from '@framedesk/video-provider';
 import { describe, expect, it } from 'vitest';
 import { erasureService } from './erasure.service';
+import { mediaVerifyService } from './media-verify.service';
 import {
   BUCKET,
   db,
@@ -261,5 +262,56 @@ describe('erasure, racing and audited', () => {
       const failed = (await db.repos.submissions.events(frame.id)).find((e) => e.toStatus === 'failed');
       expect(failed).toMatchObject({ actorId: 'cli:dpo', data: { operator: 'cli:dpo' } });
     }
+  });
+});
+
+describe('media verify --repair, audited (point 12)', () => {
+  it('records what it deletes before deleting it, and refuses a grace under an hour', async () => {
+    const orphanKey = storageKeys.variant(newId('submission'), 'preview');
+    await storage.put(BUCKET, orphanKey, Buffer.alloc(100, 1), { contentType: 'image/webp' });
+    // A purged frame still holding its media (a purge stopped between its mark and its deletions).
+    const purged = await seed('verify-audit', 'rejected');
+    await db.transaction((repos) =>
+      repos.retention.markPurged([purged.id], {
+        statuses: ['rejected'],
+        at: new Date(),
+        actor: { type: 'system' },
+        reason: 'test',
+      }),
+    );
+    const verify = mediaVerifyService({
+      db,
+      storage,
+      bucket: BUCKET,
+      imageVariants: [],
+      queues: { enqueue: async () => undefined },
+      actor: 'cli:ops',
+      now: () => new Date(Date.now() + 2 * 86_400_000), // every object is two days old
+    });
+    await expect(verify.run({ repair: true, graceMs: 59 * 60_000 })).rejects.toMatchObject({
+      code: 'validation_failed',
+      message: expect.stringContaining('at least 1h'),
+    });
+    expect(await stored([orphanKey])).toBe(1);
+
+    const report = await verify.run({ repair: true, graceMs: 3_600_000 });
+    expect(report.repair).toMatchObject({ purged_media_deleted: 3 });
+    expect(report.repair!.orphans_deleted).toBeGreaterThanOrEqual(1);
+    expect(await stored([orphanKey, ...purged.keys])).toBe(0);
+    const orphans = await db.repos.accounts.events('bucket', BUCKET);
+    expect(orphans).toEqual([
+      expect.objectContaining({
+        action: 'orphans_deleted',
+        actor: 'cli:ops',
+        data: expect.objectContaining({ keys: expect.arrayContaining([orphanKey]), grace_ms: 3_600_000 }),
+      }),
+    ]);
+    expect(await db.repos.accounts.events('submission', purged.id)).toEqual([
+      expect.objectContaining({
+        action: 'purged_media_deleted',
+        actor: 'cli:ops',
+        data: { keys: expect.arrayContaining(purged.keys.map((k) => `${BUCKET}/${k}`)) },
+      }),
+    ]);
   });
 });
