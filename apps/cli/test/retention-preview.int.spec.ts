@@ -4,6 +4,7 @@ import { createDatabase, type Database } from '@framedesk/db';
 import { newId, type SubmissionStatus } from '@framedesk/domain';
 import { createTestDatabase, type TestDatabase } from '@framedesk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkPendingDeletions } from '../src/doctor/media-check';
 import { runCli } from './in-process';
 
 describe('channel retention set: a preview, then --yes', () => {
@@ -69,6 +70,27 @@ describe('channel retention set: a preview, then --yes', () => {
       dry_run: true,
     });
     expect(await shown()).toMatchObject({ failed: { retention: 'never', source: 'default' } });
+  });
+
+  it("doctor warns while a purged or erased frame's media wait to be deleted (a provider that refused)", async () => {
+    expect(await checkPendingDeletions({ DATABASE_URL: database.url })).toMatchObject({ status: 'ok' });
+    const [row] = await database.query("SELECT id FROM submissions WHERE status = 'failed'");
+    await database.query(
+      `UPDATE submissions SET purged_at = now(), deletion_pending_since = now() - interval '2 hours',
+              deletion_error = 'cloudflare refused to delete v1: 503' WHERE id = $1`,
+      [row.id],
+    );
+    expect(await checkPendingDeletions({ DATABASE_URL: database.url })).toMatchObject({
+      status: 'warn',
+      message: expect.stringContaining(`1 frame purged or erased with media not all deleted yet`),
+    });
+    expect((await checkPendingDeletions({ DATABASE_URL: database.url })).message).toContain(
+      `${row.id}: cloudflare refused to delete v1: 503`,
+    );
+    await database.query(
+      'UPDATE submissions SET purged_at = NULL, deletion_pending_since = NULL, deletion_error = NULL WHERE id = $1',
+      [row.id],
+    );
   });
 
   it('--yes: applies and records it; --yes with --dry-run is refused', async () => {

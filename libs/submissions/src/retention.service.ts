@@ -68,6 +68,8 @@ export interface RetentionReport extends DeletedMedia {
   readonly complete: boolean;
   /** Frames purged per channel slug. */
   readonly channels: Readonly<Record<string, number>>;
+  /** Frames whose deletion failed this run (a provider copy refused): still pending, tried again next run. */
+  readonly pending: number;
 }
 
 /**
@@ -84,8 +86,11 @@ export function retentionService(deps: RetentionDeps) {
   const now = deps.now ?? (() => new Date());
   const clock = deps.clock ?? { now: () => Date.now(), sleep: (ms: number) => new Promise((r) => setTimeout(r, ms)) };
 
-  /** Deletes what marked frames hold, then their rows; what was deleted. */
-  async function finish(holders: readonly MediaHolder[], pace: () => Promise<void>): Promise<DeletedMedia> {
+  /** Deletes what marked frames hold, then their rows; what was deleted, and how many stay pending. */
+  async function finish(
+    holders: readonly MediaHolder[],
+    pace: () => Promise<void>,
+  ): Promise<{ media: DeletedMedia; failed: number }> {
     const { deleted, failures } = await deleteStoredMedia({ ...deps, pace }, holders);
     await deps.db.transaction((repos) =>
       repos.retention.finishDeletion(
@@ -93,7 +98,7 @@ export function retentionService(deps: RetentionDeps) {
         failures,
       ),
     );
-    return [...deleted.values()].reduce(addDeleted, NO_MEDIA);
+    return { media: [...deleted.values()].reduce(addDeleted, NO_MEDIA), failed: failures.size };
   }
 
   /** Marks one batch of a channel's frames in `status`, under the channel's period as it is now. */
@@ -121,8 +126,14 @@ export function retentionService(deps: RetentionDeps) {
   return {
     async run(options: { maxMs: number }): Promise<RetentionReport> {
       const pace = createPacer(deps.deletesPerSecond, clock);
-      const startedAt = clock.now();
       let total: DeletedMedia = NO_MEDIA;
+      let pending = 0;
+      const finished = async (holders: readonly MediaHolder[]) => {
+        const { media, failed } = await finish(holders, pace);
+        total = addDeleted(total, media);
+        pending += failed;
+      };
+      const startedAt = clock.now();
       let purged = 0;
       let batches = 0;
       const channels: Record<string, number> = {};
@@ -130,19 +141,19 @@ export function retentionService(deps: RetentionDeps) {
       // What was marked earlier and not all deleted (a run stopped half-way, a provider that
       // refused, an erasure interrupted): tried again, each frame once per run.
       for (let after: string | undefined; ;) {
-        if (overTime()) return { ...total, purged, batches, complete: false, channels };
-        const pending = await deps.db.repos.retention.pendingDeletions(deps.batchSize, after);
-        if (pending.length === 0) break;
-        total = addDeleted(total, await finish(pending, pace));
-        after = pending.at(-1)!.id;
+        if (overTime()) return { ...total, purged, batches, complete: false, channels, pending };
+        const due = await deps.db.repos.retention.pendingDeletions(deps.batchSize, after);
+        if (due.length === 0) break;
+        await finished(due);
+        after = due.at(-1)!.id;
       }
       for (const channel of await deps.db.repos.retention.channels()) {
         for (const status of RETAINED_STATUSES) {
           for (;;) {
-            if (overTime()) return { ...total, purged, batches, complete: false, channels };
+            if (overTime()) return { ...total, purged, batches, complete: false, channels, pending };
             const { holders, stop } = await markBatch(channel.id, status, deps.batchSize);
             if (holders.length > 0) {
-              total = addDeleted(total, await finish(holders, pace));
+              await finished(holders);
               purged += holders.length;
               channels[channel.slug] = (channels[channel.slug] ?? 0) + holders.length;
               batches++;
@@ -151,7 +162,7 @@ export function retentionService(deps: RetentionDeps) {
           }
         }
       }
-      return { ...total, purged, batches, complete: true, channels };
+      return { ...total, purged, batches, complete: true, channels, pending };
     },
   };
 }
