@@ -1,5 +1,11 @@
+// The CLI's side of issue 38's retention and erasure points, on a database of its own:
 // `channel retention set` shows what the new periods would purge at once before it changes
-// anything (issue 38, point 10): --dry-run shows the count alone, --yes applies, neither refuses.
+// anything (point 10), doctor shows pending deletions and `media erase` drops an open tus upload's
+// partial file (point 11), and `media verify --grace` has its minimum (point 12).
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { createDatabase, type Database } from '@framedesk/db';
 import { newId, type SubmissionStatus } from '@framedesk/domain';
 import { createTestDatabase, type TestDatabase } from '@framedesk/testing';
@@ -115,5 +121,65 @@ describe('media verify --grace', () => {
     });
     expect({ code: refused.code, lines: refused.err.length }).toEqual({ code: 2, lines: 1 });
     expect(refused.err[0]).toContain('below the minimum of 1h');
+  });
+});
+
+describe('media erase: an open resumable upload', () => {
+  it("drops the partial file the API's tus store keeps for it (STORAGE_FS_ROOT/.tus)", async () => {
+    const database = await createTestDatabase();
+    const db = createDatabase({ url: database.url, poolSize: 1 });
+    const root = await mkdtemp(join(tmpdir(), 'fd-erase-tus-'));
+    try {
+      const agent = await db.repos.agents.create('tus-cam');
+      const { channel } = await db.repos.channels.ensure('tus');
+      const id = newId('submission');
+      const uploadId = newId('upload');
+      await db.transaction(async (repos) => {
+        await repos.submissions.create(
+          {
+            id,
+            status: 'waiting_for_upload',
+            mediaType: 'video',
+            agentId: agent.id,
+            channelId: channel.id,
+            date: '20261127',
+            metadata: { filename: 'home.mp4' },
+            visibility: 'promotion_eligible',
+          },
+          { type: 'agent', id: agent.id },
+        );
+        await repos.mediaUploads.create({
+          id: uploadId,
+          submissionId: id,
+          provider: 'local',
+          providerRef: null,
+          uploadUrl: `http://127.0.0.1/uploads/${uploadId}`,
+          protocol: 'tus',
+          byteSize: 1000,
+          contentType: 'video/mp4',
+          filename: 'home.mp4',
+          tokenHash: null,
+          expiresAt: new Date(Date.now() + 3_600_000),
+        });
+      });
+      // What @tus/file-store holds for an upload cut half-way: its bytes and its metadata.
+      const partial = join(root, '.tus', uploadId);
+      await mkdir(dirname(partial), { recursive: true });
+      await writeFile(partial, Buffer.alloc(400, 1));
+      await writeFile(`${partial}.json`, JSON.stringify({ id: uploadId, size: 1000, offset: 400 }));
+
+      const erased = await runCli(['media', 'erase', '--submission', id, '--json'], {
+        DATABASE_URL: database.url,
+        STORAGE_FS_ROOT: root,
+      });
+      expect(erased.code, erased.err.join('\n')).toBe(0);
+      expect(erased.json()).toMatchObject({ submissions: 1, partials: 1, stopped: 1 });
+      expect(existsSync(partial)).toBe(false);
+      expect(await db.repos.mediaUploads.findById(uploadId)).toMatchObject({ filename: '' });
+    } finally {
+      await db.close();
+      await database.drop();
+      await rm(root, { recursive: true, force: true });
+    }
   });
 });
