@@ -81,7 +81,7 @@ try {
   const tablesBefore = await tableBytes();
   const before = { worker: cpuMs(workerPid), db: await dbStats(), bytes: bytesUnder(storageRoot), load: loadavg()[0]! };
   const started = Date.now();
-  const set = await stack.cli(['channel', 'retention', 'set', 'news', '--rejected', '0d']);
+  const set = await stack.cli(['channel', 'retention', 'set', 'news', '--rejected', '0d', '--yes']);
   if (set.code !== 0) throw new Error(set.stderr);
   const cliDone = Date.now();
   let polls = 0;

@@ -1,6 +1,7 @@
 // The review API against a real PostgreSQL and Redis: sessions, CSRF, queue, claims, decisions.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashSessionToken } from '@framedesk/access';
+import { erasureService } from '@framedesk/submissions';
 import { ReviewerClient, type ReviewHarness, startReviewHarness } from './review-harness';
 
 const PASSWORD = 'correct horse battery';
@@ -231,6 +232,30 @@ describe('review API', () => {
       expect(Buffer.from(await part.arrayBuffer())).toEqual(bytes.subarray(100, 200));
       expect((await fetch(h.url + detail.video_url)).status).toBe(401);
     });
+
+    it('serves nothing of an erased frame, not even media rows a late worker committed after the erasure', async () => {
+      const id = await h.seedSubmission({ mediaType: 'video', title: 'Late' });
+      const seed = async () => {
+        await h.seedMedia(id, 'original', 'original', Buffer.from('video bytes'), 'video/mp4');
+        await h.seedMedia(id, 'variant', 'preview', Buffer.from('preview bytes'), 'image/webp');
+      };
+      await seed();
+      const before = (await (await alice.call('GET', `/review/submissions/${id}`)).json()) as { image_url: string };
+      expect((await fetch(new URL(before.image_url, h.url))).status).toBe(200);
+      await erasureService({
+        db: h.db,
+        storage: h.deps.storage,
+        provider: h.deps.videoProvider,
+        actor: 'cli:test',
+        replayableHours: 24,
+      }).erase({ submissionId: id });
+      // What a worker that read the frame before the erasure would have committed after it.
+      await seed();
+      const after = (await (await alice.call('GET', `/review/submissions/${id}`)).json()) as Record<string, unknown>;
+      expect(after).toMatchObject({ image_url: null, video_url: null, variants: {}, purged_at: expect.any(String) });
+      expect((await fetch(new URL(before.image_url, h.url))).status).toBe(404);
+      expect((await alice.call('GET', `/review/submissions/${id}/original`)).status).toBe(404);
+    });
   });
 
   describe('claims and decisions', () => {
@@ -359,6 +384,27 @@ describe('review API', () => {
       };
       expect(after.queues['image-processing']!.waiting).toBe(before + 1);
       expect((await alice.call('POST', `/review/submissions/${id}/retry`)).status).toBe(409);
+    });
+
+    it('refuses to retry a failed frame whose media were purged, with the code media_purged', async () => {
+      const id = await h.seedSubmission({ title: 'Purged' });
+      await h.db.transition({
+        id,
+        to: 'failed',
+        actor: { type: 'system' },
+        patch: { failureCode: 'invalid_image', failureMessage: 'bad pixels' },
+      });
+      await erasureService({
+        db: h.db,
+        storage: h.deps.storage,
+        provider: h.deps.videoProvider,
+        actor: 'cli:test',
+        replayableHours: 24,
+      }).erase({ submissionId: id });
+      const refused = await alice.call('POST', `/review/submissions/${id}/retry`);
+      expect(refused.status).toBe(409);
+      expect(await refused.json()).toMatchObject({ code: 'media_purged' });
+      expect(await h.db.repos.submissions.findById(id)).toMatchObject({ status: 'failed' });
     });
   });
   describe('expiry (last: it ends every session)', () => {

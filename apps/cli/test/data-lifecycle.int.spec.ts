@@ -92,7 +92,7 @@ describe('retention, erasure, verify and a restore drill', () => {
       expect((await decide(promoted!.id, { decision: 'promote' })).status).toBe(200);
 
       const set = await cli(stack.env, [
-        'channel', 'retention', 'set', 'purge-me', '--rejected', '0d', '--failed', '0d', '--promoted', 'never', '--json',
+        'channel', 'retention', 'set', 'purge-me', '--rejected', '0d', '--failed', '0d', '--promoted', 'never', '--yes', '--json',
       ]); // prettier-ignore
       expect(set.code).toBe(0);
       expect(set.json()).toMatchObject({
@@ -101,7 +101,11 @@ describe('retention, erasure, verify and a restore drill', () => {
         failed: { retention: '0d', source: 'channel' },
         promoted: { retention: 'never', source: 'channel' },
       });
-      for (const bad of [['purge-me', '--rejected', '30 days'], ['purge-me'], ['no-such-channel', '--failed', '1d']]) {
+      for (const bad of [
+        ['purge-me', '--rejected', '30 days', '--yes'],
+        ['purge-me', '--yes'],
+        ['no-such-channel', '--failed', '1d', '--yes'],
+      ]) {
         const refused = await cli(stack.env, ['channel', 'retention', 'set', ...bad]);
         expect({ bad, code: refused.code, lines: refused.err.length }).toEqual({ bad, code: 2, lines: 1 });
       }
@@ -118,8 +122,8 @@ describe('retention, erasure, verify and a restore drill', () => {
         const s = await client.getSubmission(rejected!.id);
         return s.purged_at ? s : null;
       });
-      // The media went before purged_at was written: by then every object is gone.
-      expect(stored(rejected!.id)).toEqual([false, false, false, false]);
+      // purged_at is written first (the frame can no longer be retried), then the objects go.
+      await until('the rejected frame’s objects deleted', async () => stored(rejected!.id).every((s) => !s));
       expect(purged).toMatchObject({
         status: 'rejected',
         variants: {},
@@ -136,9 +140,10 @@ describe('retention, erasure, verify and a restore drill', () => {
       expect(stored(promoted!.id)).toEqual([true, true, true, true]);
 
       // Everything final in the channel at 0d: the promoted frame goes too, the one waiting for review never.
-      await cli(stack.env, ['channel', 'retention', 'set', 'purge-me', '--promoted', '0d']);
+      const promote = await cli(stack.env, ['channel', 'retention', 'set', 'purge-me', '--promoted', '0d', '--yes']);
+      expect(promote.out.join('\n')).toContain('would purge now: 0 rejected, 0 failed, 1 promoted');
       await until('the promoted frame purged', async () => (await client.getSubmission(promoted!.id)).purged_at);
-      expect(stored(promoted!.id)).toEqual([false, false, false, false]);
+      await until('the promoted frame’s objects deleted', async () => stored(promoted!.id).every((s) => !s));
       expect(stored(waiting!.id)).toEqual([true, true, true, true]);
       expect(await client.getSubmission(waiting!.id)).toMatchObject({ status: 'needs_review', purged_at: null });
     },

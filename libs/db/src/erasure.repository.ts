@@ -1,7 +1,7 @@
 import type { AccountChange } from './accounts.repository';
 import { Prisma } from './generated/prisma/client.ts';
 import type { DbClient } from './prisma';
-import { MEDIA_HOLDER_SELECT, type MediaHolder } from './retention.repository';
+import { MEDIA_HOLDER_SELECT, type MediaHolder, mediaSummary } from './retention.repository';
 import type { Actor } from './submissions.repository';
 
 /** What an erasure request covers: one submission, or an agent's (in a channel, before a time). */
@@ -17,8 +17,14 @@ export interface ErasureCounts {
   readonly providerVideos: number;
 }
 
-/** Metadata fields that may hold personal data; `external_ref` (the agent's own reference) stays. */
-const PERSONAL_METADATA = ['title', 'caption', 'click_zones'] as const;
+/**
+ * Metadata fields that may hold personal data (a video's `filename` is copied into its metadata);
+ * `external_ref` (the agent's own reference) stays.
+ */
+const PERSONAL_METADATA = ['title', 'caption', 'click_zones', 'filename'] as const;
+
+/** The account_events actions of one erasure request: recorded first, then after each batch, then done. */
+export type ErasureAction = 'media_erasure_requested' | 'media_erasure_progress' | 'media_erased';
 const STORED_KINDS = ['original', 'variant', 'poster'];
 
 function whereOf(filter: ErasureFilter): Prisma.SubmissionWhereInput {
@@ -73,62 +79,84 @@ export function erasureRepository(db: DbClient) {
       }),
 
     /**
-     * After their objects are deleted: blanks the personal fields (title, caption, click zones,
-     * the upload's file name), drops media rows, the perceptual fingerprint and any replayable
-     * idempotent response still holding the metadata; marks the rows erased and purged and
-     * appends one `erased` event each. The row, its status, slugs, dates and review stay.
-     * Returns the ids erased. Run in a transaction.
+     * Marks the frames erased before anything is deleted: blanks the personal fields (title,
+     * caption, click zones, the video's file name, the upload's file name), drops the perceptual
+     * fingerprint and any replayable idempotent response still holding the metadata (the
+     * submission's, and an upload session's, keyed by the upload id), closes an open upload
+     * session, sets `erased_at`, `purged_at` and `deletion_pending_since` (a compare-and-set on
+     * `erased_at`), and appends one `erased` event each. From then on no worker commits media
+     * for them. Returns what the marked frames hold — read after the mark, so it includes media
+     * a worker committed just before — to delete next (`retention.finishDeletion`). The row,
+     * its status, slugs, dates and review stay. Run in a transaction.
      */
     async markErased(
       ids: readonly string[],
-      input: { at: Date; actor: Actor; data: (id: string) => Record<string, unknown>; replayableSince: Date },
-    ): Promise<string[]> {
+      input: { at: Date; actor: Actor; replayableSince: Date; data?: Record<string, unknown> },
+    ): Promise<MediaHolder[]> {
       if (ids.length === 0) return [];
-      const marked = await db.$queryRaw<{ id: string; status: string; created_at: Date }[]>`
+      const marked = await db.$queryRaw<{ id: string; created_at: Date }[]>`
         UPDATE submissions
            SET title = NULL,
                metadata = metadata - ${Prisma.join(
                  PERSONAL_METADATA.map((field) => Prisma.sql`${field}::text`),
                  ' - ',
                )},
-               purged_at = COALESCE(purged_at, ${input.at}), erased_at = ${input.at}, updated_at = ${input.at}
+               purged_at = COALESCE(purged_at, ${input.at}), erased_at = ${input.at},
+               deletion_pending_since = ${input.at}, updated_at = ${input.at}
          WHERE id = ANY(${[...ids]}) AND erased_at IS NULL
-     RETURNING id, status::text AS status, created_at`;
+     RETURNING id, created_at`;
       const done = marked.map((m) => m.id);
       if (done.length === 0) return [];
-      await db.mediaObject.deleteMany({ where: { submissionId: { in: done } } });
+      const holders = await db.submission.findMany({
+        where: { id: { in: done } },
+        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+        select: MEDIA_HOLDER_SELECT,
+      });
       await db.submissionFingerprint.deleteMany({ where: { submissionId: { in: done } } });
       await db.mediaUpload.updateMany({ where: { submissionId: { in: done } }, data: { filename: '' } });
-      // Responses are replayable for a day: only frames created since then can have one.
-      const recent = marked.filter((m) => m.created_at >= input.replayableSince).map((m) => m.id);
-      if (recent.length > 0)
-        await db.$executeRaw`DELETE FROM idempotency_records WHERE response_body->>'id' = ANY(${recent})`;
+      await db.mediaUpload.updateMany({
+        where: { submissionId: { in: done }, expiresAt: { gt: input.at } },
+        data: { expiresAt: input.at },
+      });
+      // Responses are replayable for a day: only frames created since then can have one. A video's
+      // creation answered with its upload session, whose id is the upload's.
+      const recent = new Set(marked.filter((m) => m.created_at >= input.replayableSince).map((m) => m.id));
+      const replayIds = holders
+        .filter((h) => recent.has(h.id))
+        .flatMap((h) => [h.id, ...(h.upload ? [h.upload.id] : [])]);
+      if (replayIds.length > 0)
+        await db.$executeRaw`DELETE FROM idempotency_records WHERE response_body->>'id' = ANY(${replayIds})`;
       await db.submissionEvent.createMany({
-        data: marked.map((m) => ({
-          submissionId: m.id,
+        data: holders.map((h) => ({
+          submissionId: h.id,
           type: 'erased',
-          fromStatus: m.status as Prisma.SubmissionEventCreateManyInput['fromStatus'],
-          toStatus: m.status as Prisma.SubmissionEventCreateManyInput['toStatus'],
+          fromStatus: h.status,
+          toStatus: h.status,
           actorType: input.actor.type,
           actorId: input.actor.id ?? null,
           reason: 'erasure request',
-          data: input.data(m.id) as Prisma.InputJsonValue,
+          data: { ...mediaSummary(h), ...input.data } as Prisma.InputJsonValue,
           createdAt: input.at,
         })),
       });
-      return done;
+      return holders;
     },
 
-    /** The audit line of one erasure request: who, when, what (the filter), how many. */
-    record: (subject: { type: 'agent' | 'submission'; id: string }, who: AccountChange, data: Prisma.InputJsonValue) =>
+    /** An audit line of one erasure request: who, when, what (the filter), how far, how many. */
+    record: (
+      subject: { type: 'agent' | 'submission'; id: string },
+      action: ErasureAction,
+      who: AccountChange,
+      data: Record<string, unknown>,
+    ) =>
       db.accountEvent.create({
         data: {
           subjectType: subject.type,
           subjectId: subject.id,
-          action: 'media_erased',
+          action,
           actor: who.actor,
           createdAt: who.at,
-          data,
+          data: data as Prisma.InputJsonValue,
         },
       }),
   };

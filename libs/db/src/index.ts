@@ -55,5 +55,5 @@ export type {
 export type { ResourceListQuery, SubmissionResourceRow } from './submission-resources';
 export type { NewImageSubmission } from './image-ingest.repository';
 export type { ChannelRetentionRow, MediaHolder, RetentionChange } from './retention.repository';
-export type { ErasureCounts, ErasureFilter } from './erasure.repository';
+export type { ErasureAction, ErasureCounts, ErasureFilter } from './erasure.repository';
 export type { VerifiedSubmission } from './media-verify.repository';

@@ -74,5 +74,8 @@ export function mediaObjectsRepository(db: DbClient) {
       db.mediaObject.findMany({ where: { submissionId }, orderBy: [{ kind: 'asc' }, { name: 'asc' }] }),
     find: (submissionId: string, kind: MediaObjectKind, name: string): Promise<MediaObjectRow | null> =>
       db.mediaObject.findUnique({ where: { submissionId_kind_name: { submissionId, kind, name } } }),
+    /** `find` for serving: nothing of a frame whose media were purged or erased (deletion may be under way). */
+    findServed: (submissionId: string, kind: MediaObjectKind, name: string): Promise<MediaObjectRow | null> =>
+      db.mediaObject.findFirst({ where: { submissionId, kind, name, submission: { purgedAt: null } } }),
   };
 }

@@ -1,5 +1,6 @@
 import type { SubmissionStatus } from '@framedesk/domain';
-import type { DbClient } from './prisma';
+import type { AccountChange } from './accounts.repository';
+import type { DbClient, Prisma } from './prisma';
 
 /** A submission with the media rows the consistency check compares against storage. */
 export interface VerifiedSubmission {
@@ -47,6 +48,27 @@ export function mediaVerifyRepository(db: DbClient) {
     async deleteMediaRows(submissionId: string): Promise<number> {
       return (await db.mediaObject.deleteMany({ where: { submissionId } })).count;
     },
+
+    /**
+     * The audit line of what `media verify --repair` is about to delete (account_events): orphans
+     * of a bucket (subject `bucket`), or the media left on a purged frame (subject `submission`).
+     */
+    recordRepair: (
+      subject: { type: 'bucket' | 'submission'; id: string },
+      action: 'orphans_deleted' | 'purged_media_deleted',
+      who: AccountChange,
+      data: Record<string, unknown>,
+    ) =>
+      db.accountEvent.create({
+        data: {
+          subjectType: subject.type,
+          subjectId: subject.id,
+          action,
+          actor: who.actor,
+          createdAt: who.at,
+          data: data as Prisma.InputJsonValue,
+        },
+      }),
 
     /** The keys recorded in `bucket` for any of `submissionIds`. */
     async recordedKeys(bucket: string, submissionIds: readonly string[]): Promise<Set<string>> {

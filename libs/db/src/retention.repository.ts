@@ -27,7 +27,13 @@ export interface MediaHolder {
     readonly key: string;
     readonly byteSize: bigint;
   }[];
-  readonly upload: { readonly provider: string; readonly providerRef: string | null } | null;
+  readonly upload: {
+    readonly id: string;
+    readonly provider: string;
+    readonly providerRef: string | null;
+    readonly protocol: string;
+    readonly completedAt: Date | null;
+  } | null;
 }
 
 export const MEDIA_HOLDER_SELECT = {
@@ -36,8 +42,18 @@ export const MEDIA_HOLDER_SELECT = {
   mediaType: true,
   createdAt: true,
   media: { select: { kind: true, name: true, bucket: true, key: true, byteSize: true } },
-  upload: { select: { provider: true, providerRef: true } },
+  upload: { select: { id: true, provider: true, providerRef: true, protocol: true, completedAt: true } },
 } as const satisfies Prisma.SubmissionSelect;
+
+/** What a purge is about to delete, recorded in its event. */
+export function mediaSummary(holder: MediaHolder): { objects: number; bytes: number; provider_videos: number } {
+  const stored = holder.media.filter((m) => m.kind !== 'external');
+  return {
+    objects: stored.length,
+    bytes: stored.reduce((sum, m) => sum + Number(m.byteSize), 0),
+    provider_videos: holder.upload?.providerRef && holder.upload.provider !== 'local' ? 1 : 0,
+  };
+}
 
 const COLUMN: Record<RetainedStatus, 'retentionRejected' | 'retentionFailed' | 'retentionPromoted'> = {
   rejected: 'retentionRejected',
@@ -87,6 +103,12 @@ export function retentionRepository(db: DbClient) {
       return after;
     },
 
+    /** How many frames `purgeCandidates` would find with no limit (`channel retention set`'s preview). */
+    countPurgeable: (input: { channelId: string; status: RetainedStatus; before: Date }): Promise<number> =>
+      db.submission.count({
+        where: { channelId: input.channelId, status: input.status, purgedAt: null, updatedAt: { lt: input.before } },
+      }),
+
     /** Frames of one channel and final status, media not yet purged, unchanged since `before`; oldest first. */
     purgeCandidates: (input: {
       channelId: string;
@@ -102,43 +124,131 @@ export function retentionRepository(db: DbClient) {
       }),
 
     /**
-     * After their objects are deleted: marks the frames purged (only those still in `statuses`,
-     * not purged yet: a compare-and-set), drops their media rows, and appends one event each.
-     * Returns the ids marked. Run in a transaction.
+     * The channel's retention as it is now, its row held (FOR SHARE) until the caller's
+     * transaction ends: a `channel retention set` waits for a purge batch being marked, and the
+     * next batch reads the new periods. Run in a transaction.
+     */
+    async lockChannel(channelId: string): Promise<ChannelRetentionRow | null> {
+      const rows = await db.$queryRaw<ChannelRetentionRow[]>`
+        SELECT id, slug, retention_rejected AS "retentionRejected", retention_failed AS "retentionFailed",
+               retention_promoted AS "retentionPromoted"
+          FROM channels WHERE id = ${channelId} FOR SHARE`;
+      return rows[0] ?? null;
+    },
+
+    /**
+     * Marks the frames purged before anything is deleted — a compare-and-set on the status, on
+     * `purged_at` still null and, when `before` is given, on the frame still being past its
+     * retention — and appends one `media_purged` event each. From then on no status change
+     * applies to them (an operator's retry is refused), and their media rows say what is left
+     * to delete (`dropMedia` once deleted). Returns what the marked frames hold. Run in a transaction.
      */
     async markPurged(
       ids: readonly string[],
       input: {
         statuses: readonly SubmissionStatus[];
+        before?: Date;
         at: Date;
         actor: Actor;
         reason: string;
-        data: (id: string) => Record<string, unknown>;
       },
-    ): Promise<string[]> {
+    ): Promise<MediaHolder[]> {
       if (ids.length === 0) return [];
       const marked = await db.submission.updateManyAndReturn({
-        where: { id: { in: [...ids] }, status: { in: [...input.statuses] }, purgedAt: null },
-        data: { purgedAt: input.at },
-        select: { id: true, status: true },
+        where: {
+          id: { in: [...ids] },
+          status: { in: [...input.statuses] },
+          purgedAt: null,
+          ...(input.before ? { updatedAt: { lt: input.before } } : {}),
+        },
+        data: { purgedAt: input.at, deletionPendingSince: input.at },
+        select: { id: true },
       });
-      const done = marked.map((m) => m.id);
-      if (done.length === 0) return [];
-      await db.mediaObject.deleteMany({ where: { submissionId: { in: done } } });
+      if (marked.length === 0) return [];
+      const holders = await db.submission.findMany({
+        where: { id: { in: marked.map((m) => m.id) } },
+        orderBy: { updatedAt: 'asc' },
+        select: MEDIA_HOLDER_SELECT,
+      });
       await db.submissionEvent.createMany({
-        data: marked.map((m) => ({
-          submissionId: m.id,
+        data: holders.map((h) => ({
+          submissionId: h.id,
           type: 'media_purged',
-          fromStatus: m.status,
-          toStatus: m.status,
+          fromStatus: h.status,
+          toStatus: h.status,
           actorType: input.actor.type,
           actorId: input.actor.id ?? null,
           reason: input.reason,
-          data: input.data(m.id) as Prisma.InputJsonValue,
+          data: mediaSummary(h) as Prisma.InputJsonValue,
           createdAt: input.at,
         })),
       });
-      return done;
+      return holders;
+    },
+
+    /**
+     * Frames whose media were marked for deletion and are not all deleted yet (a run stopped
+     * between its mark and its deletions, a provider that refused): in id order, after `afterId`.
+     */
+    pendingDeletions: (limit: number, afterId?: string): Promise<MediaHolder[]> =>
+      db.submission.findMany({
+        where: { deletionPendingSince: { not: null }, ...(afterId ? { id: { gt: afterId } } : {}) },
+        orderBy: { id: 'asc' },
+        take: limit,
+        select: MEDIA_HOLDER_SELECT,
+      }),
+
+    /**
+     * Locks a frame's row for the rest of the caller's transaction and says whether its media may
+     * still be recorded: null when there is no such frame. A purge and an erasure mark the row
+     * (under the same lock) before they read what to delete. Run in a transaction.
+     */
+    async lockForMedia(id: string): Promise<{ status: SubmissionStatus; purged: boolean; erased: boolean } | null> {
+      const rows = await db.$queryRaw<{ status: SubmissionStatus; purged: boolean; erased: boolean }[]>`
+        SELECT status::text AS status, purged_at IS NOT NULL AS purged, erased_at IS NOT NULL AS erased
+          FROM submissions WHERE id = ${id} FOR UPDATE`;
+      return rows[0] ?? null;
+    },
+
+    /** How many frames wait for their media to be deleted, since when, and the latest reason a try failed (`doctor`). */
+    async pendingCount(): Promise<{ frames: number; oldest: Date | null; lastError: string | null }> {
+      const [frames, oldest, failed] = await Promise.all([
+        db.submission.count({ where: { deletionPendingSince: { not: null } } }),
+        db.submission.findFirst({
+          where: { deletionPendingSince: { not: null } },
+          orderBy: { deletionPendingSince: 'asc' },
+          select: { deletionPendingSince: true },
+        }),
+        db.submission.findFirst({
+          where: { deletionPendingSince: { not: null }, deletionError: { not: null } },
+          orderBy: { updatedAt: 'desc' },
+          select: { id: true, deletionError: true },
+        }),
+      ]);
+      return {
+        frames,
+        oldest: oldest?.deletionPendingSince ?? null,
+        lastError: failed ? `${failed.id}: ${failed.deletionError}` : null,
+      };
+    },
+
+    /**
+     * After a marked frame's deletions: its media rows go (their objects are deleted), and it is
+     * no longer pending unless a deletion failed (`failures`: why, per id), which is recorded
+     * for the next try and for `doctor`. Only frames marked purged are touched.
+     */
+    async finishDeletion(ids: readonly string[], failures: ReadonlyMap<string, string>): Promise<void> {
+      if (ids.length === 0) return;
+      const marked = { id: { in: [...ids] }, purgedAt: { not: null } } satisfies Prisma.SubmissionWhereInput;
+      await db.mediaObject.deleteMany({ where: { submission: marked } });
+      const done = ids.filter((id) => !failures.has(id));
+      if (done.length > 0)
+        await db.submission.updateMany({
+          where: { ...marked, id: { in: done } },
+          data: { deletionPendingSince: null, deletionError: null },
+        });
+      for (const [id, error] of failures)
+        await db.submission.updateMany({ where: { ...marked, id }, data: { deletionError: error.slice(0, 500) } });
     },
   };
 }

@@ -185,10 +185,15 @@ export function reviewRepository(db: DbClient) {
     channelInScope: (slug: string, scope: ChannelScope): Promise<ChannelRow | null> =>
       db.channel.findFirst({ where: { slug, ...channelInScope(scope) } }),
 
-    /** The stored original of a submission inside the scope. */
+    /** The stored original of a submission inside the scope, unless its media were purged or erased. */
     original: (id: string, scope: ChannelScope): Promise<MediaObjectRow | null> =>
       db.mediaObject.findFirst({
-        where: { submissionId: id, kind: 'original', name: 'original', submission: submissionInScope(scope) },
+        where: {
+          submissionId: id,
+          kind: 'original',
+          name: 'original',
+          submission: { ...submissionInScope(scope), purgedAt: null },
+        },
       }) as Promise<MediaObjectRow | null>,
 
     /**

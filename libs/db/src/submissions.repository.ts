@@ -118,6 +118,7 @@ export function submissionsRepository(db: DbClient) {
           ok: false,
           current: row.current,
           ...(request.onlyMediaType ? { mediaType: row.current_media_type } : {}),
+          ...(row.current_purged ? { purged: true } : {}),
         };
       const submission = transitionedRow(row.moved);
       return {

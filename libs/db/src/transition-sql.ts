@@ -69,6 +69,8 @@ export type TransitionResult =
       readonly current: SubmissionStatus | null;
       /** With `onlyMediaType`: the media type found. */
       readonly mediaType?: MediaType;
+      /** Its media were purged (retention, erasure): a purged frame's status never changes again. */
+      readonly purged?: boolean;
     };
 
 /** Column and SQL type of each patchable field. */
@@ -105,6 +107,7 @@ type MovedRow = Omit<SubmissionWithSlugs, 'agent' | 'channel'> & {
 export interface TransitionRow {
   readonly current: SubmissionStatus;
   readonly current_media_type: MediaType;
+  readonly current_purged: boolean;
   readonly original?: StoredOriginal | null;
   readonly moved: MovedRow | null;
 }
@@ -124,8 +127,9 @@ function patchSql(patch: TransitionPatch = {}): Prisma.Sql[] {
 
 /**
  * `old` locks the row and reads its status as it is now (READ COMMITTED re-reads a row another
- * transaction changed meanwhile); `moved` changes it only from an allowed status, and `event`
- * records the change the same instant.
+ * transaction changed meanwhile); `moved` changes it only from an allowed status and only while
+ * its media are not purged (a purge marks first, then deletes: a retry racing it must lose),
+ * and `event` records the change the same instant.
  */
 export function transitionSql(request: TransitionRequest, allowed: readonly SubmissionStatus[], now: Date): Prisma.Sql {
   const guards = [
@@ -140,12 +144,12 @@ export function transitionSql(request: TransitionRequest, allowed: readonly Subm
     : Prisma.empty;
   return Prisma.sql`
     WITH old AS MATERIALIZED (
-      SELECT id, status, media_type FROM submissions WHERE id = ${request.id} FOR UPDATE
+      SELECT id, status, media_type, purged_at FROM submissions WHERE id = ${request.id} FOR UPDATE
     ), moved AS (
       UPDATE submissions s
          SET status = ${request.to}::"SubmissionStatus", updated_at = ${now}::timestamptz${joined(patchSql(request.patch))}
         FROM old, agents a, channels c
-       WHERE s.id = old.id AND old.status::text = ANY(${[...allowed]}::text[])
+       WHERE s.id = old.id AND old.status::text = ANY(${[...allowed]}::text[]) AND old.purged_at IS NULL
          AND a.id = s.agent_id AND c.id = s.channel_id${joined(guards)}
       RETURNING s.id, s.status::text AS status, s.media_type::text AS "mediaType", s.agent_id AS "agentId",
                 s.channel_id AS "channelId", s.date::text AS date, s.metadata, s.title,
@@ -167,6 +171,7 @@ export function transitionSql(request: TransitionRequest, allowed: readonly Subm
         FROM moved
     )
     SELECT old.status::text AS current, old.media_type::text AS current_media_type,
+           old.purged_at IS NOT NULL AS current_purged,
            (SELECT to_jsonb(m) - 'from_status' FROM moved m) AS moved${original}
       FROM old`;
 }

@@ -15,6 +15,7 @@ export const ERROR_CATALOG = {
   method_not_allowed: { status: 405, title: 'The method is not allowed on this resource' },
   idempotency_key_in_use: { status: 409, title: 'A request with this Idempotency-Key is still in flight' },
   invalid_transition: { status: 409, title: 'The submission is not in a state that allows this' },
+  media_purged: { status: 409, title: "The submission's media were purged" },
   not_promotion_eligible: { status: 409, title: 'Only promotion_eligible submissions can be promoted' },
   claimed_by_other: { status: 409, title: 'Another reviewer holds the claim on this submission' },
   already_exists: { status: 409, title: 'A resource with this name already exists' },

@@ -46,8 +46,11 @@ function clickZones(row: { metadata: unknown }): ClickZoneView[] {
   );
 }
 
+/** A purged (or erased) frame serves nothing, even while its deletion is still under way. */
+const servedMedia = (row: SubmissionWithMedia) => (row.purgedAt ? [] : row.media);
+
 function mediaNamed(row: SubmissionWithMedia, kind: string, names: readonly string[]): string | null {
-  for (const name of names) if (row.media.some((m) => m.kind === kind && m.name === name)) return name;
+  for (const name of names) if (servedMedia(row).some((m) => m.kind === kind && m.name === name)) return name;
   return null;
 }
 
@@ -108,7 +111,7 @@ export function detailView(
       ? null
       : mediaNamed(row, 'original', ['original'])
         ? `/review/submissions/${row.id}/original`
-        : (row.media.find((m) => m.kind === 'external' && m.name === 'playback')?.key ?? null);
+        : (servedMedia(row).find((m) => m.kind === 'external' && m.name === 'playback')?.key ?? null);
   return {
     ...queueItemView(row, mediaUrl, me, emails, now),
     status: row.status,
@@ -123,7 +126,9 @@ export function detailView(
     poster_url: poster ? mediaUrl(row.id, poster) : null,
     video_url: video,
     variants: Object.fromEntries(
-      row.media.filter((m) => m.kind === 'variant').map((m) => [m.name, mediaUrl(row.id, m.name)]),
+      servedMedia(row)
+        .filter((m) => m.kind === 'variant')
+        .map((m) => [m.name, mediaUrl(row.id, m.name)]),
     ),
     failure: row.failureCode ? { code: row.failureCode, message: row.failureMessage } : null,
     purged_at: row.purgedAt?.toISOString() ?? null,

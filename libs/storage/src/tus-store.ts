@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { DeleteObjectsCommand, S3Client } from '@aws-sdk/client-s3';
 import { FileStore } from '@tus/file-store';
 import type { MetadataValue } from '@tus/s3-store';
-import { type DataStore, IoRedisKvStore } from '@tus/utils';
+import { type DataStore, IoRedisKvStore, MemoryKvStore } from '@tus/utils';
 import type { Redis } from 'ioredis';
 import type { StorageSettings } from './create-storage';
 import { s3ClientConfig } from './s3.storage';
@@ -11,8 +11,11 @@ import { DurableS3Store } from './tus-s3-store';
 export interface TusStoreOptions {
   /** Bucket (s3) that holds partial uploads and their multipart state. */
   readonly bucket: string;
-  /** Upload metadata is cached here under `prefix`, so every API instance sees one state. */
-  readonly redis: Redis;
+  /**
+   * Upload metadata is cached here under `prefix`, so every API instance sees one state. Without
+   * it (a one-off `discard` from the CLI), S3 metadata is read from the bucket.
+   */
+  readonly redis?: Redis;
   readonly prefix: string;
   /** Unfinished uploads older than this are removed by `deleteExpired`. */
   readonly expirationMs: number;
@@ -40,7 +43,9 @@ export function createTusStore(settings: StorageSettings, options: TusStoreOptio
       secretAccessKey: settings.S3_SECRET_ACCESS_KEY,
       forcePathStyle: settings.S3_FORCE_PATH_STYLE,
     });
-    const cache = new IoRedisKvStore<MetadataValue>(options.redis, `${options.prefix}:tus-s3:`);
+    const cache = options.redis
+      ? new IoRedisKvStore<MetadataValue>(options.redis, `${options.prefix}:tus-s3:`)
+      : new MemoryKvStore<MetadataValue>();
     const store = new DurableS3Store({
       s3ClientConfig: { ...clientConfig, bucket: options.bucket },
       // Object tags (for lifecycle-based expiry) are not implemented by R2 or s3rver: expire

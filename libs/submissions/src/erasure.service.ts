@@ -1,6 +1,6 @@
-import type { Database, ErasureCounts, ErasureFilter, MediaHolder } from '@framedesk/db';
+import type { Database, ErasureAction, ErasureCounts, ErasureFilter, MediaHolder } from '@framedesk/db';
 import { DomainError, isTerminal } from '@framedesk/domain';
-import { addDeleted, type DeletedMedia, deleteStoredMedia, type MediaDeletionDeps } from './media-purge';
+import { addDeleted, type DeletedMedia, deleteStoredMedia, type MediaDeletionDeps, NO_MEDIA } from './media-purge';
 
 /** An erasure request as operators give it (slugs), before it is resolved to ids. */
 export type ErasureRequest =
@@ -14,6 +14,8 @@ export interface ErasureDeps extends MediaDeletionDeps {
   readonly batchSize?: number;
   /** How long idempotent responses can be replayed (IDEMPOTENCY_RETENTION_HOURS): newer frames have one to drop. */
   readonly replayableHours: number;
+  /** Drops the partial file of an open resumable (tus) upload (`storage`'s tus store). */
+  readonly dropPartial?: (uploadId: string) => Promise<void>;
   readonly now?: () => Date;
 }
 
@@ -21,26 +23,45 @@ export interface ErasureReport extends ErasureCounts {
   /** Frames still in the pipeline or waiting for review, failed first (`erased`) so no worker brings media back. */
   readonly stopped: number;
   readonly providerSkipped: number;
+  /**
+   * Frames whose provider copy could not be deleted yet (refused, or made with another provider):
+   * marked pending, retried by every retention run until it is gone; `doctor` shows them.
+   */
+  readonly pending: number;
+  /** Open resumable uploads whose partial file was dropped. */
+  readonly partials: number;
 }
 
 /**
  * Erasure requests (GDPR art. 17): deletes the media of everything the request covers at once
- * and blanks the fields that may hold personal data (title, caption, click zones, the upload's
- * file name), keeping each row as a tombstone (id, status, slugs, dates, review record). Every
- * request is recorded in account_events with who, when, what and how many; each frame gets an
- * `erased` event. A request interrupted half-way is finished by running it again.
+ * and blanks the fields that may hold personal data (title, caption, click zones, file names),
+ * keeping each row as a tombstone (id, status, slugs, dates, review record). The request is
+ * recorded in account_events before anything changes (`media_erasure_requested`), after each
+ * batch (`media_erasure_progress`) and when done (`media_erased`), with who, what and how many;
+ * each frame gets an `erased` event. Per batch: frames still moving are failed first (naming
+ * the operator), then marked erased — from then on no worker commits media for them — and only
+ * then is what they hold read and deleted, the provider's copy and an open upload's partial
+ * file included. A provider copy that cannot be deleted leaves its frame pending, retried by the
+ * retention job. A request interrupted half-way is finished by running it again (and the
+ * retention job finishes the deletions of frames already marked).
  */
 export function erasureService(deps: ErasureDeps) {
   const now = deps.now ?? (() => new Date());
   const batchSize = deps.batchSize ?? 100;
 
-  async function resolve(
-    request: ErasureRequest,
-  ): Promise<{ filter: ErasureFilter; describe: Record<string, string> }> {
+  async function resolve(request: ErasureRequest): Promise<{
+    filter: ErasureFilter;
+    describe: Record<string, string>;
+    subject: { type: 'agent' | 'submission'; id: string };
+  }> {
     if ('submissionId' in request) {
       if (!(await deps.db.repos.submissions.findById(request.submissionId)))
         throw new DomainError('not_found', `no submission ${request.submissionId}`);
-      return { filter: { submissionId: request.submissionId }, describe: { submission: request.submissionId } };
+      return {
+        filter: { submissionId: request.submissionId },
+        describe: { submission: request.submissionId },
+        subject: { type: 'submission', id: request.submissionId },
+      };
     }
     const agent = await deps.db.repos.agents.findBySlug(request.agentSlug);
     if (!agent) throw new DomainError('not_found', `no agent ${request.agentSlug}`);
@@ -57,23 +78,39 @@ export function erasureService(deps: ErasureDeps) {
         ...(channel ? { channel: channel.slug } : {}),
         ...(request.before ? { before: request.before.toISOString() } : {}),
       },
+      subject: { type: 'agent', id: agent.id },
     };
   }
 
-  /** A frame still moving is failed first, so a worker finishing it cannot store media again. */
+  /** A frame still moving is failed first, in the operator's name, so a worker finishing it cannot store media again. */
   async function stopPipeline(holders: readonly MediaHolder[]): Promise<number> {
     let stopped = 0;
     for (const holder of holders.filter((h) => !isTerminal(h.status))) {
       const result = await deps.db.transition({
         id: holder.id,
         to: 'failed',
-        actor: { type: 'system' },
+        actor: { type: 'system', id: deps.actor },
         reason: 'erased',
-        patch: { failureCode: 'erased', failureMessage: 'Erased on request before it was processed or reviewed.' },
+        patch: {
+          failureCode: 'erased',
+          failureMessage: `Erased on request by ${deps.actor} before it was processed or reviewed.`,
+        },
+        data: { operator: deps.actor },
       });
       if (result.ok) stopped++;
     }
     return stopped;
+  }
+
+  /** The partial files of open resumable uploads (nothing else holds their bytes). */
+  async function dropPartials(holders: readonly MediaHolder[]): Promise<number> {
+    let dropped = 0;
+    for (const { upload } of holders)
+      if (deps.dropPartial && upload?.protocol === 'tus' && upload.provider === 'local' && !upload.completedAt) {
+        await deps.dropPartial(upload.id);
+        dropped++;
+      }
+    return dropped;
   }
 
   return {
@@ -83,52 +120,59 @@ export function erasureService(deps: ErasureDeps) {
     },
 
     async erase(request: ErasureRequest): Promise<ErasureReport> {
-      const { filter, describe } = await resolve(request);
-      let total: DeletedMedia = { objects: 0, bytes: 0, providerVideos: 0, providerSkipped: 0 };
+      const { filter, describe, subject } = await resolve(request);
+      const record = (action: ErasureAction, data: Record<string, unknown>) =>
+        deps.db.repos.erasure.record(subject, action, { actor: deps.actor, at: now() }, { request: describe, ...data });
+      await record('media_erasure_requested', {});
+      let total: DeletedMedia = NO_MEDIA;
       let submissions = 0;
       let stopped = 0;
+      let pending = 0;
+      let partials = 0;
+      let batches = 0;
       let after: { createdAt: Date; id: string } | undefined;
+      const counts = () => ({
+        submissions,
+        objects: total.objects,
+        bytes: total.bytes,
+        provider_videos: total.providerVideos,
+        provider_skipped: total.providerSkipped,
+        provider_pending: pending,
+        partials,
+        stopped,
+      });
       for (;;) {
-        const holders = await deps.db.repos.erasure.candidates(filter, batchSize, after);
-        if (holders.length === 0) break;
-        stopped += await stopPipeline(holders);
-        const deleted = await deleteStoredMedia(deps, holders);
+        const candidates = await deps.db.repos.erasure.candidates(filter, batchSize, after);
+        if (candidates.length === 0) break;
+        stopped += await stopPipeline(candidates);
         const at = now();
-        const erased = await deps.db.transaction((repos) =>
+        const marked = await deps.db.transaction((repos) =>
           repos.erasure.markErased(
-            holders.map((h) => h.id),
+            candidates.map((h) => h.id),
             {
               at,
               actor: { type: 'system', id: deps.actor },
-              data: (id) => ({ ...deleted.get(id) }),
               replayableSince: new Date(at.getTime() - (deps.replayableHours + 1) * 3_600_000),
             },
           ),
         );
-        for (const id of erased) total = addDeleted(total, deleted.get(id)!);
-        submissions += erased.length;
-        const last = holders.at(-1)!;
+        const { deleted, failures } = await deleteStoredMedia(deps, marked);
+        partials += await dropPartials(marked);
+        await deps.db.transaction((repos) =>
+          repos.retention.finishDeletion(
+            marked.map((h) => h.id),
+            failures,
+          ),
+        );
+        for (const part of deleted.values()) total = addDeleted(total, part);
+        submissions += marked.length;
+        pending += failures.size;
+        const last = candidates.at(-1)!;
         after = { createdAt: last.createdAt, id: last.id };
+        await record('media_erasure_progress', { batch: ++batches, ...counts() });
       }
-      const report = { submissions, ...total, stopped };
-      const subject =
-        'submissionId' in filter
-          ? { type: 'submission' as const, id: filter.submissionId }
-          : { type: 'agent' as const, id: filter.agentId };
-      await deps.db.repos.erasure.record(
-        subject,
-        { actor: deps.actor, at: now() },
-        {
-          request: describe,
-          submissions: report.submissions,
-          objects: report.objects,
-          bytes: report.bytes,
-          provider_videos: report.providerVideos,
-          provider_skipped: report.providerSkipped,
-          stopped: report.stopped,
-        },
-      );
-      return report;
+      await record('media_erased', counts());
+      return { submissions, ...total, stopped, pending, partials };
     },
   };
 }

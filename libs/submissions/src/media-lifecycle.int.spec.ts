@@ -1,190 +1,27 @@
 // Retention purge and erasure against the real PostgreSQL, fs storage and a fake of Cloudflare
 // Stream's HTTP API (the one third party here): batches, resumption, the rate limit, what is never
 // touched, and what an erasure leaves of a row.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createDatabase, type Database } from '@framedesk/db';
-import { newId, type SubmissionStatus } from '@framedesk/domain';
-import { createFsStorage, type ObjectStorage, storageKeys } from '@framedesk/storage';
-import { createTestDatabase, type TestDatabase } from '@framedesk/testing';
-import {
-  createCloudflareVideoProvider,
-  type FakeCloudflare,
-  startFakeCloudflare,
-  type VideoProvider,
-} from '@framedesk/video-provider';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ObjectStorage } from '@framedesk/storage';
+import { describe, expect, it } from 'vitest';
 import { erasureService } from './erasure.service';
 import { saveFingerprint } from './fingerprint.service';
+import {
+  agentId,
+  db,
+  fake,
+  NEVER,
+  provider,
+  purge,
+  seed,
+  seedEach,
+  setRetention,
+  storage,
+  stored,
+  useMediaLifecycle,
+} from './media-lifecycle.test-support';
 import { retentionService } from './retention.service';
 
-const BUCKET = 'lifecycle';
-const NEVER = { rejected: 'never', failed: 'never', promoted: 'never' } as const;
-
-let database: TestDatabase;
-let db: Database;
-let dir: string;
-let storage: ObjectStorage;
-let fake: FakeCloudflare;
-let provider: VideoProvider;
-let agentId: string;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  db = createDatabase({ url: database.url, poolSize: 4 });
-  dir = await mkdtemp(join(tmpdir(), 'fd-lifecycle-'));
-  storage = createFsStorage(dir);
-  fake = await startFakeCloudflare();
-  provider = createCloudflareVideoProvider({
-    apiBase: fake.apiBase,
-    accountId: fake.accountId,
-    apiToken: fake.apiToken,
-  });
-  agentId = (await db.repos.agents.create('life-agent')).id;
-});
-afterAll(async () => {
-  await fake?.close();
-  await db?.close();
-  await database?.drop();
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
-
-const PATHS: Record<SubmissionStatus, SubmissionStatus[]> = {
-  received: [],
-  waiting_for_upload: [],
-  media_processing: ['media_processing'],
-  needs_review: ['media_processing', 'needs_review'],
-  promoted: ['media_processing', 'needs_review', 'promoted'],
-  rejected: ['media_processing', 'needs_review', 'rejected'],
-  failed: ['failed'],
-};
-
-/** A frame in `status` with an original and two variants stored; a video's copy at Cloudflare when asked. */
-async function seed(
-  channel: string,
-  status: SubmissionStatus,
-  options: { agent?: string; cloudflare?: boolean; metadata?: Record<string, unknown> } = {},
-) {
-  const id = newId('submission');
-  const { channel: row } = await db.repos.channels.ensure(channel);
-  const video = status === 'waiting_for_upload' || options.cloudflare === true;
-  await db.transaction(async (repos) => {
-    await repos.submissions.create(
-      {
-        id,
-        status: video ? 'waiting_for_upload' : 'received',
-        mediaType: video ? 'video' : 'image',
-        agentId: options.agent ?? agentId,
-        channelId: row.id,
-        date: '20261122',
-        metadata: options.metadata ?? {},
-        title: (options.metadata?.['title'] as string | undefined) ?? null,
-        visibility: 'promotion_eligible',
-      },
-      { type: 'agent', id: options.agent ?? agentId },
-    );
-  });
-  let uid: string | undefined;
-  if (video) {
-    const session = await provider.createUpload({
-      uploadId: newId('upload'),
-      submissionId: id,
-      byteSize: 100,
-      contentType: 'video/mp4',
-      filename: 'me-at-the-beach.mp4',
-      expiresAt: new Date(Date.now() + 3_600_000),
-      protocol: 'basic',
-    });
-    uid = session.providerRef;
-    await db.repos.mediaUploads.create({
-      id: newId('upload'),
-      submissionId: id,
-      provider: 'cloudflare',
-      providerRef: uid,
-      uploadUrl: session.uploadUrl,
-      protocol: 'basic',
-      byteSize: 100,
-      contentType: 'video/mp4',
-      filename: 'me-at-the-beach.mp4',
-      tokenHash: null,
-      expiresAt: new Date(Date.now() + 3_600_000),
-    });
-  }
-  const keys = video
-    ? [storageKeys.poster(id)]
-    : [storageKeys.original(id, 'png'), storageKeys.variant(id, 'preview'), storageKeys.variant(id, 'thumbnail')];
-  for (const key of keys) {
-    await storage.put(BUCKET, key, Buffer.from(`bytes of ${key}`), { contentType: 'image/webp' });
-    const [kind, name] = key.startsWith('originals/')
-      ? (['original', 'original'] as const)
-      : key.endsWith('poster.jpg')
-        ? (['poster', 'poster'] as const)
-        : (['variant', key.split('/')[2]!.replace('.webp', '')] as const);
-    await db.repos.mediaObjects.upsert({
-      submissionId: id,
-      kind,
-      name,
-      bucket: BUCKET,
-      key,
-      contentType: 'image/webp',
-      byteSize: Buffer.byteLength(`bytes of ${key}`),
-    });
-  }
-  if (video)
-    await db.repos.mediaObjects.upsert({
-      submissionId: id,
-      kind: 'external',
-      name: 'playback',
-      bucket: 'vendor_stream',
-      key: `https://stream.example/${uid}/manifest/video.m3u8`,
-      contentType: 'application/vnd.apple.mpegurl',
-      byteSize: 0,
-    });
-  for (const to of PATHS[status]) {
-    const actor =
-      to === 'promoted' || to === 'rejected' ? ({ type: 'reviewer' } as const) : ({ type: 'system' } as const);
-    const moved = await db.transition({ id, to, actor });
-    if (!moved.ok) throw new Error(`seed: ${id} could not reach ${to}`);
-  }
-  return { id, keys, uid };
-}
-
-/** One after the other (channels are made on first use). */
-async function seedEach<T>(seeds: readonly (() => Promise<T>)[]): Promise<T[]> {
-  const out: T[] = [];
-  for (const make of seeds) out.push(await make());
-  return out;
-}
-
-const stored = async (keys: readonly string[]) =>
-  (await Promise.all(keys.map((k) => storage.stat(BUCKET, k)))).filter(Boolean).length;
-
-async function setRetention(channel: string, change: Record<string, string | null>) {
-  const row = (await db.repos.retention.channel(channel))!;
-  await db.transaction((repos) =>
-    repos.retention.setChannelRetention(row.id, change, { actor: 'test', at: new Date() }),
-  );
-}
-
-function purge(
-  options: {
-    batchSize?: number;
-    storage?: ObjectStorage;
-    clock?: { now(): number; sleep(ms: number): Promise<void> };
-  } = {},
-) {
-  return retentionService({
-    db,
-    storage: options.storage ?? storage,
-    provider,
-    defaults: { rejected: 'never', failed: 'never', promoted: 'never' },
-    batchSize: options.batchSize ?? 100,
-    deletesPerSecond: 1_000_000,
-    ...(options.clock ? { clock: options.clock } : {}),
-  });
-}
-
+useMediaLifecycle();
 describe('retention purge', () => {
   it('purges rejected and failed media past the channel retention, keeps promoted, never touches frames still moving', async () => {
     const rejected = await seed('purge-a', 'rejected');
@@ -250,10 +87,16 @@ describe('retention purge', () => {
     const purgedAfterFailure = (
       await Promise.all(frames.map(async (f) => (await db.repos.submissions.findById(f.id))!.purgedAt))
     ).filter(Boolean).length;
-    expect(purgedAfterFailure).toBe(2); // the first batch committed; the second failed before its commit
+    // The first batch is done; the second was marked (before any deletion) and failed half-way.
+    expect(purgedAfterFailure).toBe(4);
+    const holding = await Promise.all(frames.map((f) => db.repos.mediaObjects.listForSubmission(f.id)));
+    expect(holding.map((rows) => rows.length)).toEqual([0, 0, 3, 3, 3]);
 
+    // The next run finishes the marked batch first, then purges the fifth frame.
     const report = await purge({ batchSize: 2, storage: flaky }).run({ maxMs: 60_000 });
-    expect(report).toMatchObject({ purged: 3, batches: 2, complete: true });
+    // Nine deletions: the object the failed run had deleted already is deleted again (harmless).
+    expect(report).toMatchObject({ purged: 1, batches: 1, objects: 9, complete: true });
+    for (const frame of frames) expect(await db.repos.mediaObjects.listForSubmission(frame.id)).toEqual([]);
     expect(await stored(frames.flatMap((f) => f.keys))).toBe(0);
     for (const frame of frames) {
       const purges = (await db.repos.submissions.events(frame.id)).filter((e) => e.type === 'media_purged');
@@ -349,18 +192,18 @@ describe('erasure', () => {
     expect((await db.repos.mediaUploads.findBySubmission(video.id))!.filename).toBe('');
     expect(await db.repos.fingerprints.find(rejected.id)).toBeNull();
     expect(await db.repos.idempotency.find(key.id, 'k1')).toBeNull();
-    expect(await db.repos.accounts.events('agent', agent.id)).toEqual([
-      expect.objectContaining({
-        action: 'media_erased',
-        actor: 'cli:dpo',
-        data: expect.objectContaining({
-          request: { agent: 'erase-me' },
-          submissions: 3,
-          objects: 7,
-          provider_videos: 1,
-        }),
+    const audit = await db.repos.accounts.events('agent', agent.id);
+    expect(audit.map((e) => e.action)).toEqual(['media_erasure_requested', 'media_erasure_progress', 'media_erased']);
+    expect(audit.at(-1)).toMatchObject({
+      action: 'media_erased',
+      actor: 'cli:dpo',
+      data: expect.objectContaining({
+        request: { agent: 'erase-me' },
+        submissions: 3,
+        objects: 7,
+        provider_videos: 1,
       }),
-    ]);
+    });
     // Another agent's frame in the same channel is untouched; asking again finds nothing left.
     expect(await stored(bystander.keys)).toBe(bystander.keys.length);
     expect((await erasure.erase({ agentSlug: 'erase-me' })).submissions).toBe(0);

@@ -22,7 +22,8 @@ export interface DeletedMedia {
   readonly providerSkipped: number;
 }
 
-const NOTHING: DeletedMedia = { objects: 0, bytes: 0, providerVideos: 0, providerSkipped: 0 };
+export const NO_MEDIA: DeletedMedia = { objects: 0, bytes: 0, providerVideos: 0, providerSkipped: 0 };
+const NOTHING = NO_MEDIA;
 
 export function addDeleted(a: DeletedMedia, b: DeletedMedia): DeletedMedia {
   return {
@@ -44,18 +45,27 @@ async function runLimited(tasks: readonly (() => Promise<void>)[], limit: number
   if (failed) throw (failed as PromiseRejectedResult).reason;
 }
 
+export interface MediaDeletion {
+  /** What was deleted, per submission. */
+  readonly deleted: Map<string, DeletedMedia>;
+  /** Submissions whose provider copy is not deleted (refused, or made with another provider): why. */
+  readonly failures: Map<string, string>;
+}
+
 /**
  * Deletes what `holders` have stored (originals, variants, posters) and their provider's copy of
  * a video. Every deletion is idempotent (a missing object or an unknown video is fine), so a
- * batch that fails half-way is simply done again: the rows still say what to delete. Returns what
- * was deleted per submission.
+ * batch that fails half-way is simply done again: the rows still say what to delete. A storage
+ * failure throws (the run stops; the frames stay pending); a provider copy that cannot be
+ * deleted is reported in `failures` and the frame stays pending, retried by the next run.
  */
 export async function deleteStoredMedia(
   deps: MediaDeletionDeps,
   holders: readonly MediaHolder[],
-): Promise<Map<string, DeletedMedia>> {
+): Promise<MediaDeletion> {
   const pace = deps.pace ?? (async () => undefined);
   const deleted = new Map<string, DeletedMedia>(holders.map((h) => [h.id, NOTHING]));
+  const failures = new Map<string, string>();
   const add = (id: string, part: Partial<DeletedMedia>) =>
     deleted.set(id, addDeleted(deleted.get(id) ?? NOTHING, { ...NOTHING, ...part }));
   const tasks: (() => Promise<void>)[] = [];
@@ -70,15 +80,26 @@ export async function deleteStoredMedia(
     if (upload?.providerRef && upload.provider !== 'local') {
       const ref = upload.providerRef;
       tasks.push(async () => {
-        if (upload.provider !== deps.provider.name) return void add(holder.id, { providerSkipped: 1 });
+        if (upload.provider !== deps.provider.name) {
+          failures.set(
+            holder.id,
+            `its copy at ${upload.provider} cannot be deleted: ${deps.provider.name} is configured`,
+          );
+          return void add(holder.id, { providerSkipped: 1 });
+        }
         await pace();
-        await deps.provider.deleteVideo(ref);
+        try {
+          await deps.provider.deleteVideo(ref);
+        } catch (error) {
+          failures.set(holder.id, `${upload.provider} refused to delete ${ref}: ${(error as Error).message}`);
+          return;
+        }
         add(holder.id, { providerVideos: 1 });
       });
     }
   }
   await runLimited(tasks, deps.concurrency ?? 8);
-  return deleted;
+  return { deleted, failures };
 }
 
 /**

@@ -2,8 +2,9 @@ import type { ProjectConfig } from '@framedesk/config';
 import type { Database } from '@framedesk/db';
 import type { SubmissionStatus } from '@framedesk/domain';
 import { formatsForMimeTypes, isImageProcessingError, processImage } from '@framedesk/media';
-import { type ObjectStorage, ObjectNotFoundError, readObject, storageKeys } from '@framedesk/storage';
-import { imageVariantSpecs, storeImageVariants } from './image-variants';
+import { type ObjectStorage, ObjectNotFoundError, readObject } from '@framedesk/storage';
+import { imageVariantSpecs, writeImageVariants } from './image-variants';
+import { recordMediaOrDiscard } from './media-guard';
 
 /** Frames whose variants are part of what reviewers and agents see: the consistency check's scope. */
 export const PROCESSED_STATUSES: readonly SubmissionStatus[] = ['needs_review', 'promoted', 'rejected'];
@@ -48,16 +49,12 @@ export function mediaRepairService(deps: {
         if (isImageProcessingError(error)) return { outcome: 'skipped', reason: error.message };
         throw error;
       }
-      await storeImageVariants(deps, submissionId, source.bucket, image.variants);
-      // Purged (retention, erasure) while rendering: what was just written goes too.
-      const after = await deps.db.repos.submissions.findById(submissionId);
-      if (after?.purgedAt) {
-        await Promise.all(
-          image.variants.map((v) => deps.storage.delete(source.bucket, storageKeys.variant(submissionId, v.name))),
-        );
-        await deps.db.repos.mediaVerify.deleteMediaRows(submissionId);
-        return { outcome: 'skipped', reason: 'its media were purged meanwhile' };
-      }
+      // Purged or erased while rendering: nothing is recorded, and what was just written goes too.
+      const rows = await writeImageVariants(deps.storage, submissionId, source.bucket, image.variants);
+      const recorded = await recordMediaOrDiscard(deps, submissionId, rows, async (repos) => {
+        await repos.mediaObjects.upsertMany(rows);
+      });
+      if (!recorded) return { outcome: 'skipped', reason: 'its media were purged meanwhile' };
       return { outcome: 'rederived', variants: image.variants.map((v) => v.name) };
     },
   };

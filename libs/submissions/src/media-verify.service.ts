@@ -42,10 +42,16 @@ export interface VerifyReport {
   } | null;
 }
 
+/**
+ * The smallest grace: an original is stored before its row commits (the intake, an upload's
+ * completion), so a younger unrecorded object may be one about to be recorded.
+ */
+export const MIN_GRACE_MS = 3_600_000;
+
 export interface VerifyOptions {
   readonly channelSlug?: string;
   readonly repair?: boolean;
-  /** Orphans younger than this are left alone (a write whose row is not committed yet). */
+  /** Orphans younger than this are left alone (a write whose row is not committed yet); at least MIN_GRACE_MS. */
   readonly graceMs: number;
   /** Look at this many submissions (from a random one) and objects only: `doctor`'s sample. */
   readonly sample?: number;
@@ -60,6 +66,8 @@ export interface MediaVerifyDeps {
   readonly imageVariants: readonly string[];
   /** For `--repair`: variants are rendered again by the image workers. */
   readonly queues?: Pick<QueueProducer, 'enqueue'>;
+  /** Who repairs (`cli:<login>`): every deletion is recorded in account_events first. */
+  readonly actor?: string;
   readonly now?: () => Date;
 }
 
@@ -83,6 +91,11 @@ export function mediaVerifyService(deps: MediaVerifyDeps) {
   return {
     async run(options: VerifyOptions): Promise<VerifyReport> {
       if (options.repair && !deps.queues) throw new Error('repair needs the queues');
+      if (options.graceMs < MIN_GRACE_MS)
+        throw new DomainError(
+          'validation_failed',
+          '--grace must be at least 1h: a younger object without a row may be an original whose row is about to commit',
+        );
       const channel = options.channelSlug ? await deps.db.repos.channels.findBySlug(options.channelSlug) : null;
       if (options.channelSlug && !channel) throw new DomainError('not_found', `no channel ${options.channelSlug}`);
       const batch = options.batchSize ?? 200;
@@ -180,6 +193,12 @@ async function checkSubmission(deps: MediaVerifyDeps, state: State, s: VerifiedS
     if (stored.length === 0) return;
     state.report({ type: 'purged_with_media', submission_id: s.id, objects: stored.length });
     if (repair) {
+      await deps.db.repos.mediaVerify.recordRepair(
+        { type: 'submission', id: s.id },
+        'purged_media_deleted',
+        { actor: deps.actor ?? 'system', at: (deps.now ?? (() => new Date()))() },
+        { keys: stored.map((m) => `${m.bucket}/${m.key}`) },
+      );
       for (const m of stored) await deps.storage.delete(m.bucket, m.key);
       await deps.db.repos.mediaVerify.deleteMediaRows(s.id);
       state.repair.purged_media_deleted += stored.length;
@@ -248,12 +267,24 @@ async function walkObjects(
         });
       }
       // Checked again right before deleting: a row may have been committed since the listing.
-      if (options.repair && old.length > 0)
-        for (const o of await unrecordedOf(deps, old)) {
-          await deps.storage.delete(deps.bucket, o.key);
-          state.repair.orphans_deleted++;
-          state.repair.orphan_bytes_deleted += o.byteSize;
-        }
+      // What is deleted is recorded first (account_events, subject the bucket).
+      const doomed = options.repair && old.length > 0 ? await unrecordedOf(deps, old) : [];
+      if (doomed.length > 0)
+        await deps.db.repos.mediaVerify.recordRepair(
+          { type: 'bucket', id: deps.bucket },
+          'orphans_deleted',
+          { actor: deps.actor ?? 'system', at: options.at },
+          {
+            keys: doomed.map((o) => o.key),
+            bytes: doomed.reduce((sum, o) => sum + o.byteSize, 0),
+            grace_ms: options.graceMs,
+          },
+        );
+      for (const o of doomed) {
+        await deps.storage.delete(deps.bucket, o.key);
+        state.repair.orphans_deleted++;
+        state.repair.orphan_bytes_deleted += o.byteSize;
+      }
       cursor = page.cursor;
     } while (cursor !== null);
   }

@@ -7,6 +7,7 @@ import type { CpuSlot } from '@framedesk/queues';
 import { finishProcessing } from './system-review';
 import { type ObjectStorage, ObjectNotFoundError, ObjectTooLargeError, readObject } from '@framedesk/storage';
 import { imageVariantSpecs, withOneRetry, writeImageVariants } from './image-variants';
+import { assertMediaOpen, discardIfClosed } from './media-guard';
 import { failExpiredUpload } from './upload-expiry';
 import { deleteUploadPartials, type UploadPartialStores } from './upload-partials';
 
@@ -145,6 +146,7 @@ export function imageProcessingService(deps: ImageProcessingDeps) {
           patch: { width: image.width, height: image.height },
           data: { variants },
           before: async (repos) => {
+            await assertMediaOpen(repos, submissionId); // erased or purged meanwhile: nothing commits
             await repos.mediaObjects.upsertMany(rows);
             await repos.fingerprints.save({
               submissionId,
@@ -153,7 +155,8 @@ export function imageProcessingService(deps: ImageProcessingDeps) {
             });
           },
         }),
-      );
+      ).catch(discardIfClosed(deps.storage, rows));
+      if (!done) return { outcome: 'skipped', reason: 'erased or purged meanwhile: what it wrote is deleted' };
       if (!done.ok) return { outcome: 'skipped', reason: `lost the race (status ${done.current})` };
       return {
         outcome: done.to,

@@ -16,7 +16,8 @@ export function toFrameSubmission(row: SubmissionResourceRow, variantUrl: Varian
   const metadata = (row.metadata ?? {}) as StoredMetadata;
   const variants: Record<string, string> = {};
   // A provider's own URL (a video's playback) as it is; what we store, through signed links.
-  for (const media of row.media)
+  // A purged (or erased) frame serves nothing, even while its deletion is still under way.
+  for (const media of row.purgedAt ? [] : row.media)
     variants[media.name] = media.kind === 'external' ? media.key : variantUrl(row.id, media.name);
   return {
     id: row.id,

@@ -189,8 +189,8 @@ export function submissionsService(deps: SubmissionsDependencies) {
     ): Promise<{ contentType: string; byteSize: number; open(range?: ByteRange): Promise<Readable> } | null> {
       if (!isId('submission', submissionId)) return null;
       const object =
-        (await deps.db.repos.mediaObjects.find(submissionId, 'variant', name)) ??
-        (name === 'poster' ? await deps.db.repos.mediaObjects.find(submissionId, 'poster', name) : null);
+        (await deps.db.repos.mediaObjects.findServed(submissionId, 'variant', name)) ??
+        (name === 'poster' ? await deps.db.repos.mediaObjects.findServed(submissionId, 'poster', name) : null);
       if (!object) return null;
       return {
         contentType: object.contentType,

@@ -9,6 +9,7 @@ import { type FailureCode, FAILURE_CODES } from '@framedesk/domain';
 import {
   extractPoster,
   InvalidVideoError,
+  perceptualHash,
   posterPreview,
   posterTime,
   probeVideo,
@@ -19,7 +20,7 @@ import type { JobOrigin, QueueProducer } from '@framedesk/queues';
 import { type ObjectStorage, storageKeys } from '@framedesk/storage';
 import { finishProcessing } from './system-review';
 import type { ProviderNotification, ProviderVideoState, VideoProvider } from '@framedesk/video-provider';
-import { fingerprintFrame } from './fingerprint.service';
+import { recordMediaOrDiscard } from './media-guard';
 import { failExpiredUpload } from './upload-expiry';
 
 export interface VideoServiceDeps {
@@ -124,7 +125,7 @@ export function createVideoService(deps: VideoServiceDeps) {
             `The video lasts ${video.durationSeconds.toFixed(1)} s; at most ${maxSeconds} s are allowed.`,
           );
         }
-        await storeProviderMedia(submission.id, video);
+        if (!(await storeProviderMedia(submission.id, video))) return 'skipped';
         return finish(
           submission.id,
           {
@@ -140,43 +141,59 @@ export function createVideoService(deps: VideoServiceDeps) {
     }
   }
 
-  /** The poster (as delivered) and its small WebP preview, stored and recorded as media objects. */
+  /**
+   * The poster (as delivered) and its small WebP preview, stored, then recorded with the
+   * fingerprint in one transaction behind the erasure guard. False: the frame was erased or
+   * purged meanwhile, and what was stored for it is deleted again.
+   */
   async function storePoster(
     submissionId: string,
     poster: Buffer,
     width: number | null,
     height: number | null,
     contentType = 'image/jpeg',
-  ) {
+  ): Promise<boolean> {
     const preview = await posterPreview(poster, PREVIEW_MAX_SIDE);
-    await fingerprintFrame(deps.db, submissionId, poster, deps.nearDuplicates);
+    const hash = await perceptualHash(poster).catch(() => null); // undecodable: no fingerprint
     const posterKey = storageKeys.poster(submissionId);
     const previewKey = storageKeys.variant(submissionId, VIDEO_PREVIEW_VARIANT);
+    const written = [
+      { bucket, key: posterKey },
+      { bucket, key: previewKey },
+    ];
     const storedPoster = await deps.storage.put(bucket, posterKey, poster, { contentType });
     const storedPreview = await deps.storage.put(bucket, previewKey, preview.data, { contentType: 'image/webp' });
-    await deps.db.repos.mediaObjects.upsert({
-      submissionId,
-      kind: 'poster',
-      name: 'poster',
-      bucket,
-      key: posterKey,
-      contentType,
-      byteSize: storedPoster.byteSize,
-      sha256: storedPoster.sha256,
-      width,
-      height,
-    });
-    await deps.db.repos.mediaObjects.upsert({
-      submissionId,
-      kind: 'variant',
-      name: VIDEO_PREVIEW_VARIANT,
-      bucket,
-      key: previewKey,
-      contentType: 'image/webp',
-      byteSize: storedPreview.byteSize,
-      sha256: storedPreview.sha256,
-      width: preview.width,
-      height: preview.height,
+    return recordMediaOrDiscard(deps, submissionId, written, async (repos) => {
+      if (hash !== null)
+        await repos.fingerprints.save({
+          submissionId,
+          perceptualHash: hash,
+          ...(deps.nearDuplicates ? { settings: deps.nearDuplicates } : {}),
+        });
+      await repos.mediaObjects.upsert({
+        submissionId,
+        kind: 'poster',
+        name: 'poster',
+        bucket,
+        key: posterKey,
+        contentType,
+        byteSize: storedPoster.byteSize,
+        sha256: storedPoster.sha256,
+        width,
+        height,
+      });
+      await repos.mediaObjects.upsert({
+        submissionId,
+        kind: 'variant',
+        name: VIDEO_PREVIEW_VARIANT,
+        bucket,
+        key: previewKey,
+        contentType: 'image/webp',
+        byteSize: storedPreview.byteSize,
+        sha256: storedPreview.sha256,
+        width: preview.width,
+        height: preview.height,
+      });
     });
   }
 
@@ -186,37 +203,45 @@ export function createVideoService(deps: VideoServiceDeps) {
    * as an `external` media object (`variants.playback`). A thumbnail that cannot be fetched
    * leaves the video without a poster; the player still works.
    */
-  async function storeProviderMedia(submissionId: string, video: Extract<ProviderVideoState, { state: 'ready' }>) {
+  async function storeProviderMedia(
+    submissionId: string,
+    video: Extract<ProviderVideoState, { state: 'ready' }>,
+  ): Promise<boolean> {
     if (video.thumbnailUrl) {
       try {
         const response = await fetchMedia(video.thumbnailUrl, { signal: AbortSignal.timeout(15_000) });
         const bytes = response.ok ? Buffer.from(await response.arrayBuffer()) : null;
         if (bytes && bytes.length > 0 && bytes.length <= MAX_POSTER_BYTES)
-          await storePoster(
-            submissionId,
-            bytes,
-            video.width ?? null,
-            video.height ?? null,
-            /^image\/(jpeg|png|webp)$/.exec(response.headers.get('content-type') ?? '')?.[0] ?? 'image/jpeg',
-          );
+          if (
+            !(await storePoster(
+              submissionId,
+              bytes,
+              video.width ?? null,
+              video.height ?? null,
+              /^image\/(jpeg|png|webp)$/.exec(response.headers.get('content-type') ?? '')?.[0] ?? 'image/jpeg',
+            ))
+          )
+            return false;
       } catch {
         // unreachable or not an image: no poster
       }
     }
-    if (video.playbackUrl) {
-      await deps.db.repos.mediaObjects.upsert({
+    const playbackUrl = video.playbackUrl;
+    if (!playbackUrl) return true;
+    return recordMediaOrDiscard(deps, submissionId, [], async (repos) => {
+      await repos.mediaObjects.upsert({
         submissionId,
         kind: 'external',
         name: 'playback',
         bucket: 'vendor_stream',
-        key: video.playbackUrl,
-        contentType: video.playbackUrl.endsWith('.m3u8') ? 'application/vnd.apple.mpegurl' : 'text/html',
+        key: playbackUrl,
+        contentType: playbackUrl.endsWith('.m3u8') ? 'application/vnd.apple.mpegurl' : 'text/html',
         byteSize: 0,
         sha256: null,
         width: video.width ?? null,
         height: video.height ?? null,
       });
-    }
+    });
   }
 
   async function processLocal(submission: SubmissionRow): Promise<VideoOutcome> {
@@ -251,7 +276,7 @@ export function createVideoService(deps: VideoServiceDeps) {
           return fail(submission.id, 'invalid_video', error.message, error.detail);
         throw error;
       }
-      await storePoster(submission.id, poster, probe.width, probe.height);
+      if (!(await storePoster(submission.id, poster, probe.width, probe.height))) return 'skipped';
       return finish(
         submission.id,
         { durationMs: Math.round(probe.durationSeconds * 1000), width: probe.width, height: probe.height },

@@ -1,4 +1,5 @@
 import { isId } from '@framedesk/domain';
+import { createTusStore } from '@framedesk/storage';
 import { type ErasureRequest, erasureService } from '@framedesk/submissions';
 import { type Command, type CommandContext, UsageError } from '../command';
 import { actor, operatorCommand, slugArg } from './account-command';
@@ -34,6 +35,8 @@ type Result = {
   readonly provider_videos: number;
   readonly stopped: number;
   readonly provider_skipped: number;
+  readonly pending: number;
+  readonly partials: number;
 };
 
 export const mediaEraseCommands: Record<string, Command> = {
@@ -43,17 +46,20 @@ export const mediaEraseCommands: Record<string, Command> = {
     0,
     async (ctx) => {
       const request = requestOf(ctx);
-      const { settings, storage, provider } = mediaContext(ctx.io.env);
+      const { settings, storage, provider, bucket } = mediaContext(ctx.io.env);
+      // Open resumable uploads: their partial file, where the API keeps it (S3 metadata read from the bucket).
+      const tus = createTusStore(settings, { bucket, prefix: settings.REDIS_PREFIX, expirationMs: 0 });
       const erasure = erasureService({
         db: ctx.db(),
         storage,
         provider,
         actor: actor(),
         replayableHours: settings.IDEMPOTENCY_RETENTION_HOURS,
+        dropPartial: (uploadId) => tus.discard(uploadId),
       });
       const dryRun = ctx.values['dry-run'] === true;
       const report = dryRun
-        ? { ...(await erasure.count(request)), stopped: 0, providerSkipped: 0 }
+        ? { ...(await erasure.count(request)), stopped: 0, providerSkipped: 0, pending: 0, partials: 0 }
         : await erasure.erase(request);
       return {
         dry_run: dryRun,
@@ -63,6 +69,8 @@ export const mediaEraseCommands: Record<string, Command> = {
         provider_videos: report.providerVideos,
         stopped: report.stopped,
         provider_skipped: report.providerSkipped,
+        pending: report.pending,
+        partials: report.partials,
       };
     },
     (r) =>
@@ -70,7 +78,12 @@ export const mediaEraseCommands: Record<string, Command> = {
       `${r.objects} stored object${r.objects === 1 ? '' : 's'} (${megabytes(r.bytes)}), ` +
       `${r.provider_videos} provider video${r.provider_videos === 1 ? '' : 's'}` +
       (r.stopped ? `; ${r.stopped} still in the pipeline or review were failed first` : '') +
-      (r.provider_skipped ? `; ${r.provider_skipped} provider copies NOT deleted (made with another provider)` : '') +
+      (r.partials
+        ? `; ${r.partials} open upload${r.partials === 1 ? '' : 's'} and partial file${r.partials === 1 ? '' : 's'} dropped`
+        : '') +
+      (r.pending
+        ? `; ${r.pending} provider cop${r.pending === 1 ? 'y' : 'ies'} NOT deleted yet: retried by every retention run until gone (doctor shows them)`
+        : '') +
       (r.dry_run ? '\nnothing changed; run again without --dry-run to erase' : ''),
     {
       submission: { type: 'string' },

@@ -1,7 +1,7 @@
 import { createQueueProducer, createRedis, type QueueProducer, redisReady } from '@framedesk/queues';
-import { mediaVerifyService, type VerifyProblem, type VerifyReport } from '@framedesk/submissions';
-import { type Command, CommandError } from '../command';
-import { operatorCommand, slugArg } from './account-command';
+import { MIN_GRACE_MS, mediaVerifyService, type VerifyProblem, type VerifyReport } from '@framedesk/submissions';
+import { type Command, CommandError, UsageError } from '../command';
+import { actor, operatorCommand, slugArg } from './account-command';
 import { durationArg, megabytes } from './args';
 import { mediaContext } from './media-context';
 
@@ -47,6 +47,11 @@ export const mediaVerifyCommands: Record<string, Command> = {
       const { values, io } = ctx;
       const channel = typeof values['channel'] === 'string' ? slugArg(values['channel'], 'channel') : undefined;
       const graceMs = durationArg(typeof values['grace'] === 'string' ? values['grace'] : '24h', '--grace');
+      // Checked before Redis is asked for: a grace under an hour is a usage error, whatever else.
+      if (graceMs < MIN_GRACE_MS)
+        throw new UsageError(
+          `--grace ${String(values['grace'])} is below the minimum of 1h: a younger object without a row may be an original whose row is about to commit`,
+        );
       const { settings, config, storage, bucket } = mediaContext(io.env);
       const repair = values['repair'] === true;
       const redis = repair ? createRedis(settings.REDIS_URL, 'producer') : null;
@@ -67,6 +72,7 @@ export const mediaVerifyCommands: Record<string, Command> = {
           bucket,
           imageVariants: config.delivery.vendor_image_variants,
           ...(queues ? { queues } : {}),
+          actor: actor(),
         }).run({ ...(channel ? { channelSlug: channel } : {}), repair, graceMs });
       } finally {
         await queues?.close();

@@ -21,7 +21,7 @@ import {
 import { createStorage } from '@framedesk/storage';
 import pg from 'pg';
 import { type CheckResult, fail, firstLine, ok, warn } from './check-result';
-import { checkMediaSample } from './media-check';
+import { checkMediaSample, checkPendingDeletions } from './media-check';
 import { checkSignIn } from './sign-in';
 
 export type { CheckResult, CheckStatus } from './check-result';
@@ -332,6 +332,7 @@ export async function runDoctor(env: NodeJS.ProcessEnv): Promise<CheckResult[]> 
     if (redisChecks.up) results.push(...(await checkWorkers(settings, redis)));
     const databaseReady = postgres.every((check) => check.status === 'ok');
     if (databaseReady && config && storage?.status === 'ok') results.push(await checkMediaSample(settings, config));
+    if (databaseReady) results.push(await checkPendingDeletions(settings));
   } finally {
     redis.disconnect();
   }

@@ -38,3 +38,44 @@ export async function checkMediaSample(settings: Settings, config: ProjectConfig
     await db.close();
   }
 }
+
+/** A deletion pending longer than this is no purge or erasure still at work: something refuses it. */
+export const PENDING_DELETION_WARN_MS = 3_600_000;
+
+/**
+ * Media marked for deletion (retention, erasure) and not all deleted yet: the retention job
+ * retries them every run; one waiting over an hour, or one whose try failed, is a warning.
+ */
+export async function checkPendingDeletions(
+  settings: Pick<Settings, 'DATABASE_URL'>,
+  now = new Date(),
+): Promise<CheckResult> {
+  const name = 'pending media deletions';
+  const db = createDatabase({ url: settings.DATABASE_URL, poolSize: 1 });
+  try {
+    const pending = await db.repos.retention.pendingCount();
+    if (pending.frames === 0)
+      return { name, status: 'ok', message: "every purged or erased frame's media are deleted" };
+    const oldest = pending.oldest!;
+    const late = now.getTime() - oldest.getTime() > PENDING_DELETION_WARN_MS;
+    const message =
+      `${pending.frames} frame${pending.frames === 1 ? '' : 's'} purged or erased with media not all deleted yet, ` +
+      `the oldest since ${oldest.toISOString()}` +
+      (pending.lastError ? `; latest failure: ${pending.lastError}` : '');
+    if (!late && !pending.lastError) return { name, status: 'ok', message: `${message} (a purge or erasure at work)` };
+    return {
+      name,
+      status: 'warn',
+      message,
+      fix: "the retention job retries them every RETENTION_INTERVAL_SECONDS: mend the cause (the video provider's credentials, VIDEO_PROVIDER for copies made with another provider), then wait a run",
+    };
+  } catch (error) {
+    return {
+      name,
+      status: 'warn',
+      message: `not checked (${(error instanceof Error ? error.message : String(error)).split('\n')[0]})`,
+    };
+  } finally {
+    await db.close();
+  }
+}

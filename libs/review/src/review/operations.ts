@@ -37,9 +37,7 @@ export function reviewOperations(ctx: ReviewContext) {
           'invalid_transition',
           `Only failed frames can be retried; this one is ${current.status}.`,
         );
-      if (current.purgedAt) {
-        throw new DomainError('invalid_transition', 'Its media were purged: there is nothing left to process.');
-      }
+      if (current.purgedAt) throw purgedError();
       if (current.failureCode === 'upload_expired') {
         throw new DomainError(
           'invalid_transition',
@@ -56,6 +54,8 @@ export function reviewOperations(ctx: ReviewContext) {
         patch: { failureCode: null, failureMessage: null },
         data: { failure_code: current.failureCode, failure_message: current.failureMessage },
       });
+      // A purge marks the frame before it deletes anything: a retry racing it loses here.
+      if (!result.ok && result.purged) throw purgedError();
       if (!result.ok) throw new DomainError('invalid_transition', 'Someone else retried this frame first.');
       const attempt = `retry-${randomToken(8)}`;
       await deps.queues.enqueue(
@@ -67,3 +67,6 @@ export function reviewOperations(ctx: ReviewContext) {
     },
   };
 }
+
+const purgedError = () =>
+  new DomainError('media_purged', 'Its media were purged (retention or erasure): there is nothing left to process.');
