@@ -174,7 +174,7 @@ describe('image intake races (real Redis)', () => {
     const reclaimed: string[] = [];
     const ran: string[] = [];
     c.consume({
-      lockDurationMs: 300,
+      lockDurationMs: 600,
       process: async (entry) => {
         ran.push(entry.submissionId);
         if (entry.submissionId === 'slow') await slow;
@@ -182,7 +182,7 @@ describe('image intake races (real Redis)', () => {
       reclaimed: async (entry) => void reclaimed.push(entry.submissionId),
     });
     await waitFor('both started', () => ran.length === 2);
-    await sleep(1_200); // four lock durations after `quick` finished
+    await sleep(2_400); // four lock durations after `quick` finished
     finish();
     await waitFor('acknowledged', async () => (await intakeStats(producer, p)).running === 0);
     expect(reclaimed).toEqual([]);
@@ -266,7 +266,7 @@ describe('image intake races (real Redis)', () => {
     const ran: string[] = [];
     const closing = c.consume({
       consumer: 'closing',
-      lockDurationMs: 300,
+      lockDurationMs: 600,
       process: async (entry) => {
         ran.push(entry.submissionId);
         await gate;
@@ -276,15 +276,15 @@ describe('image intake races (real Redis)', () => {
     const reclaimed: string[] = [];
     c.consume({
       consumer: 'other',
-      lockDurationMs: 300,
+      lockDurationMs: 600,
       process: async (entry) => void ran.push(`other ${entry.submissionId}`),
       reclaimed: async (entry) => void reclaimed.push(entry.submissionId),
     });
     const closed = closing.close();
-    await sleep(1_200); // four lock durations of a deploy's wait for running images
+    await sleep(2_400); // four lock durations of a deploy's wait for running images
     release();
     await closed;
-    await sleep(400);
+    await sleep(800);
     expect(reclaimed).toEqual([]);
     expect(ran.sort()).toEqual(['frame-0', 'frame-1']);
     expect(await intakeStats(producer, p)).toMatchObject({ waiting: 0, running: 0 });
@@ -303,20 +303,22 @@ describe('image intake races (real Redis)', () => {
         process: async (entry) => {
           started.push(entry.submissionId);
           byWorker.set(name, (byWorker.get(name) ?? 0) + 1);
-          await sleep(5);
+          await sleep(20);
         },
       });
     }
     await waitFor('every worker busy', () => byWorker.size === 3);
-    // What each worker holds: never more than it can start (two in flight at concurrency 1).
-    const perWorker = new Map<string, number>();
-    for (let band = 0; band < 6; band++) {
-      const list = (await producer.xinfo('CONSUMERS', intakeKey(p, band), INTAKE_GROUP)) as (string | number)[][];
-      for (const fields of list)
-        perWorker.set(String(fields[1]), (perWorker.get(String(fields[1])) ?? 0) + Number(fields[3]));
-    }
     await addToIntake(producer, p, { submissionId: 'quiet', backlog: 1 });
     const before = started.length;
+    // What each worker holds: never more than it can start (two in flight at concurrency 1).
+    // All bands at one instant (MULTI): an entry acknowledged in one band and the next read in
+    // another must not both be counted.
+    const perWorker = new Map<string, number>();
+    const multi = producer.multi();
+    for (let band = 0; band < 6; band++) multi.xinfo('CONSUMERS', intakeKey(p, band), INTAKE_GROUP);
+    for (const [, list] of (await multi.exec()) ?? [])
+      for (const fields of list as (string | number)[][])
+        perWorker.set(String(fields[1]), (perWorker.get(String(fields[1])) ?? 0) + Number(fields[3]));
     await waitFor('the quiet frame started', () => started.includes('quiet'), 60_000);
     const floodAhead = started.indexOf('quiet') - before;
     expect(floodAhead).toBeLessThanOrEqual(3 * 2);
