@@ -105,9 +105,12 @@ describe('review API: batch decisions and live events', () => {
 
     const broken = await h.seedSubmission({ channel: 'broken' });
     const other = await h.seedSubmission({ channel: 'paged' });
+    // A poison image's frame, failed after its processing crashed its worker three times.
+    const crashed = await h.seedSubmission({ channel: 'broken' });
     for (const [id, code] of [
       [broken, 'invalid_image'],
       [other, 'processing_error'],
+      [crashed, 'processing_crashed'],
     ] as const) {
       await h.db.transition({
         id,
@@ -121,6 +124,7 @@ describe('review API: batch decisions and live events', () => {
     const ops = async (query: string) =>
       ((await (await alice.call('GET', `/review/ops?${query}`)).json()) as Ops).recently_failed.map((f) => f.id);
     expect(await ops('failure_code=invalid_image')).toEqual([broken]);
+    expect(await ops('failure_code=processing_crashed')).toEqual([crashed]);
     expect(await ops('channel=paged')).toEqual([other]);
     expect(await ops('channel=paged&failure_code=invalid_image')).toEqual([]);
     expect((await alice.call('GET', '/review/ops?failure_code=nonsense')).status).toBe(422);

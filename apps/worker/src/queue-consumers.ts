@@ -1,6 +1,7 @@
 import type { Settings } from '@framedesk/config';
 import type { Database } from '@framedesk/db';
 import type { Logger } from '@framedesk/observability';
+import { recordProcessingCrash } from '@framedesk/submissions';
 import {
   consumeIntake,
   createQueueWorker,
@@ -35,8 +36,9 @@ export function queueConsumers(options: QueueConsumersOptions): (queue: QueueNam
   const { processBullJob, processIntakeEntry, handToImageQueue } = createJobProcessor(options.processor);
   const observed = { logger, metrics: metrics.pipeline, db };
 
-  const processor = (queue: QueueName) => (job: Job, token?: string) =>
-    observeJob(
+  const processor = (queue: QueueName) => async (job: Job, token?: string) => {
+    if (job.name === 'image.process' && job.stalledCounter > 0 && (await crashedTooOften(job))) return;
+    return observeJob(
       {
         ...observed,
         queue,
@@ -50,6 +52,7 @@ export function queueConsumers(options: QueueConsumersOptions): (queue: QueueNam
       },
       (run) => processBullJob(queue, job, token, run),
     );
+  };
 
   /** New images' first runs, from the image intake (libs/queues/src/image-intake.ts). */
   const consumeImageIntake = () =>
@@ -69,14 +72,34 @@ export function queueConsumers(options: QueueConsumersOptions): (queue: QueueNam
       async reclaimed(entry) {
         stats.stalled++;
         metrics.jobStalled('image-processing');
-        logger.warn(
-          { queue: 'image-processing', entry: entry.id, submission_id: entry.submissionId },
-          'image stalled; handed to the image queue',
-        );
+        const crash = await recordProcessingCrash(db, entry.submissionId);
+        const fields = { queue: 'image-processing', entry: entry.id, submission_id: entry.submissionId, ...crash };
+        if (crash.failed) {
+          logger.error(fields, 'image stalled once too often: failed processing_crashed');
+          return;
+        }
+        logger.warn(fields, 'image stalled; handed to the image queue');
         await handToImageQueue(entry, 'stalled');
       },
       onError: (error, what) => logger.warn({ err: error, queue: 'image-processing' }, what),
     });
+
+  /**
+   * A run of an image whose worker ended while it ran (a stall) is counted on its frame, which
+   * fails `processing_crashed` at the limit. Counted by the run that follows, before it starts
+   * (the worker that found the stall is often the next to run the job, and to die of it), and
+   * by BullMQ's failure of a job that stalled more than `maxStalledCount` times.
+   */
+  const countCrash = async (jobId: string, submissionId: string) => {
+    const crash = await recordProcessingCrash(db, submissionId);
+    if (crash.failed)
+      logger.error(
+        { jobId, submission_id: submissionId, ...crash },
+        'image stalled once too often: failed processing_crashed',
+      );
+    return crash.failed;
+  };
+  const crashedTooOften = (job: Job) => countCrash(job.id!, (job.data as { submissionId: string }).submissionId);
 
   return (queue) => {
     const worker = createQueueWorker(queue, connection, settings.REDIS_PREFIX, processor(queue), {
@@ -90,7 +113,12 @@ export function queueConsumers(options: QueueConsumersOptions): (queue: QueueNam
       logger.warn({ queue, jobId }, 'job stalled; handed back to the queue');
     });
     worker.on('completed', () => void stats.completed++);
-    worker.on('failed', () => void stats.failed++);
+    worker.on('failed', (job, error) => {
+      stats.failed++;
+      // BullMQ fails a job that stalled more than `maxStalledCount` times: its last crash.
+      if (job?.name === 'image.process' && error.message.includes('stalled more than'))
+        crashedTooOften(job).catch((err: unknown) => logger.warn({ err, jobId: job.id }, 'crash not counted'));
+    });
     if (queue !== 'image-processing') return worker;
     const intake = consumeImageIntake();
     return { close: async () => void (await Promise.all([intake.close(), worker.close()])) };

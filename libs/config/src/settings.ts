@@ -54,6 +54,10 @@ export const settingsSchema = Type.Object(
       1,
     ),
     WORKER_QUEUES: str('all', 'Comma-separated queues this worker serves, or all'),
+    WORKER_TEST_CRASH_SUBMISSION: str(
+      '',
+      'Tests only, ignored unless NODE_ENV=test: the worker kills itself (SIGKILL) when it starts processing this submission id, as a poison image would',
+    ),
     WORKER_READINESS_INTERVAL_SECONDS: int(
       30,
       'How often a worker checks what its queues need (ffprobe/ffmpeg, storage, PostgreSQL, Redis)',

@@ -161,6 +161,23 @@ export function submissionsRepository(db: DbClient) {
     },
 
     /**
+     * Counts a run of its processing that ended with its worker (taken over by a stalled check),
+     * while it is still in the pipeline; returns the count, or null when it has left the pipeline.
+     */
+    async recordCrash(id: string): Promise<number | null> {
+      const rows = await db.$queryRaw<{ crash_count: number }[]>`
+        UPDATE submissions SET crash_count = crash_count + 1
+        WHERE id = ${id} AND status IN ('received', 'media_processing')
+        RETURNING crash_count`;
+      return rows[0]?.crash_count ?? null;
+    },
+
+    /** Starts the crash count again (a frame failed `processing_crashed`: an operator's retry gets a full count). */
+    async resetCrashes(id: string): Promise<void> {
+      await db.$executeRaw`UPDATE submissions SET crash_count = 0 WHERE id = ${id}`;
+    },
+
+    /**
      * Remembers the frame's trace the first time a job of it runs traced (a retry keeps the
      * first). Not a change of the submission: `updated_at` stays as it is.
      */

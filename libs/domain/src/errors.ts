@@ -89,6 +89,8 @@ export const FAILURE_CODES = [
   'upload_expired',
   'provider_error',
   'processing_error',
+  /** Its processing ended the worker (native crash, out of memory) three times: not run again. */
+  'processing_crashed',
   /** An erasure request removed it before it was processed or reviewed. */
   'erased',
 ] as const;

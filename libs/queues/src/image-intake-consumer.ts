@@ -1,11 +1,12 @@
 import type { Redis } from 'ioredis';
 import {
-  entryFields,
+  claimStalled,
   forgetSilentConsumers,
   INTAKE_GROUP,
   type IntakeEntry,
   intakeKeys,
   parseEntry,
+  putBackEntries,
   type RawEntry,
   trimIntake,
 } from './image-intake';
@@ -53,8 +54,6 @@ export interface CpuSlot {
   release(): void;
 }
 
-type ReadReply = [key: string, entries: RawEntry[]][] | null;
-
 /** `permits` at a time, first come first served. */
 function semaphore(permits: number) {
   let free = permits;
@@ -87,11 +86,10 @@ function cpuSlotOf(cpu: ReturnType<typeof semaphore>): CpuSlot {
 }
 
 /** The entries of a read, lowest band first, and those it could not read (deleted, foreign), to acknowledge. */
-function parseReadReply(keys: readonly string[], reply: ReadReply) {
+function parseReadReply(bands: readonly (readonly [band: number, entries: RawEntry[]])[]) {
   const entries: IntakeEntry[] = [];
   const unreadable: Pick<IntakeEntry, 'id' | 'band'>[] = [];
-  for (const [key, raw] of reply ?? []) {
-    const band = keys.indexOf(key);
+  for (const [band, raw] of bands) {
     for (const item of raw) {
       const entry = parseEntry(band, item);
       if (entry) entries.push(entry);
@@ -101,10 +99,31 @@ function parseReadReply(keys: readonly string[], reply: ReadReply) {
   return { entries: entries.sort((a, b) => a.band - b.band), unreadable };
 }
 
+/** An entry's key among those a consumer holds: ids repeat across bands (`<ms>-0` in each). */
+export const heldKey = (entry: Pick<IntakeEntry, 'id' | 'band'>) => `${entry.band}/${entry.id}`;
+
+// One read of at most ARGV[3] new entries over all bands, lowest band first: each band gives
+// what the lower ones left of the count. One script, so two workers' reads never interleave.
+const READ_LOWEST_FIRST = `
+local out = {}
+local left = tonumber(ARGV[3])
+for i, key in ipairs(KEYS) do
+  if left <= 0 then break end
+  local reply = redis.call('XREADGROUP', 'GROUP', ARGV[1], ARGV[2], 'COUNT', left, 'STREAMS', key, '>')
+  if reply then
+    local entries = reply[1][2]
+    out[#out + 1] = {i - 1, entries}
+    left = left - #entries
+  end
+end
+return out
+`;
+
 /** What one consumer says to its group: read, acknowledge, renew, take back, put back. */
 function intakeGroup(connection: Redis, reader: Redis, options: IntakeConsumerOptions) {
   const { prefix, consumer } = options;
   const keys = intakeKeys(prefix);
+  const cursors = keys.map(() => '0-0');
   let groupsReady = false;
 
   const ensureGroups = async () => {
@@ -124,30 +143,41 @@ function intakeGroup(connection: Redis, reader: Redis, options: IntakeConsumerOp
     ready: () => groupsReady,
     acknowledge,
 
-    /** Up to `count` new entries of each band, lowest band first (blocks up to `blockMs`). */
+    /**
+     * Up to `count` new entries, lowest band first over all bands (one script). When none
+     * waits, blocks up to `blockMs` for the first to come (one per band, from the band it came
+     * to: all were empty a moment before).
+     */
     async read(count: number): Promise<IntakeEntry[]> {
       if (!groupsReady) await ensureGroups();
-      let reply: ReadReply;
+      let bands: [number, RawEntry[]][];
       try {
-        // The typed method: `call` hands the reply back flattened.
-        reply = (await (reader.xreadgroup as (...args: (string | number)[]) => Promise<unknown>)(
-          'GROUP',
-          INTAKE_GROUP,
-          consumer,
-          'COUNT',
-          count,
-          'BLOCK',
-          options.blockMs ?? 5_000,
-          'STREAMS',
-          ...keys,
-          ...keys.map(() => '>'),
-        )) as ReadReply;
+        bands = (await connection.eval(READ_LOWEST_FIRST, keys.length, ...keys, INTAKE_GROUP, consumer, count)) as [
+          number,
+          RawEntry[],
+        ][];
+        if (bands.length === 0) {
+          // The typed method: `call` hands the reply back flattened.
+          const reply = (await (reader.xreadgroup as (...args: (string | number)[]) => Promise<unknown>)(
+            'GROUP',
+            INTAKE_GROUP,
+            consumer,
+            'COUNT',
+            1,
+            'BLOCK',
+            options.blockMs ?? 5_000,
+            'STREAMS',
+            ...keys,
+            ...keys.map(() => '>'),
+          )) as [key: string, entries: RawEntry[]][] | null;
+          bands = (reply ?? []).map(([key, raw]) => [keys.indexOf(key), raw]);
+        }
       } catch (error) {
         // Redis lost the groups (flushed): made again before the next read.
         if (error instanceof Error && error.message.includes('NOGROUP')) groupsReady = false;
         throw error;
       }
-      const { entries, unreadable } = parseReadReply(keys, reply);
+      const { entries, unreadable } = parseReadReply(bands);
       for (const entry of unreadable) void acknowledge(entry).catch(() => undefined);
       return entries;
     },
@@ -165,49 +195,57 @@ function intakeGroup(connection: Redis, reader: Redis, options: IntakeConsumerOp
     },
 
     /**
-     * Takes what any consumer has held longer than the lock (XAUTOCLAIM), hands each entry not
-     * this consumer's own to `reclaimed` and acknowledges it; then trims what was acknowledged.
+     * Takes what any consumer has held longer than the lock (XAUTOCLAIM, walking the pending
+     * list from where the last check stopped), hands each entry not this consumer's own to
+     * `reclaimed` and acknowledges it; then trims what was acknowledged. Pending ids whose
+     * entries were deleted are reported: their frames come back through the reconciler.
      */
-    async reclaim(isHeld: (id: string) => boolean): Promise<void> {
-      for (const [band, key] of keys.entries()) {
-        const [, claimed] = (await connection.xautoclaim(
-          key,
-          INTAKE_GROUP,
-          consumer,
-          options.lockDurationMs,
-          '0-0',
-          'COUNT',
-          100,
-        )) as [string, RawEntry[]];
+    async reclaim(isHeld: (entry: Pick<IntakeEntry, 'id' | 'band'>) => boolean): Promise<void> {
+      for (const { band, claimed, deleted } of await claimStalled(
+        connection,
+        prefix,
+        consumer,
+        options.lockDurationMs,
+        cursors,
+      )) {
         for (const item of claimed) {
-          if (isHeld(item[0])) continue;
+          if (isHeld({ id: item[0], band })) continue;
           const entry = parseEntry(band, item);
           if (entry) await options.reclaimed(entry);
           await acknowledge({ id: item[0], band });
         }
+        if (deleted.length > 0)
+          options.onError(
+            new Error(`band ${band}: ${deleted.join(', ')}`),
+            'intake entries deleted before they ran; the reconciler re-runs their frames',
+          );
       }
       await trimIntake(connection, prefix);
     },
 
-    /** Back to the end of their band, for another consumer. */
-    async putBack(entries: readonly IntakeEntry[]): Promise<void> {
-      if (entries.length === 0) return;
-      const pipeline = connection.pipeline();
-      for (const entry of entries) {
-        const key = keys[entry.band]!;
-        pipeline.xadd(key, '*', ...entryFields(entry.submissionId, entry.origin)).xack(key, INTAKE_GROUP, entry.id);
-      }
-      await pipeline.exec();
+    /**
+     * Back to the end of their band, for another consumer: each added again and acknowledged in
+     * one script. Returns those Redis refused (still pending here, for the stalled check).
+     */
+    async putBack(entries: readonly IntakeEntry[]): Promise<IntakeEntry[]> {
+      const { refused, error } = await putBackEntries(connection, prefix, entries);
+      if (refused.length > 0)
+        options.onError(
+          error ?? new Error('no reply'),
+          `${refused.length} intake entries not put back; left pending for the stalled check`,
+        );
+      return refused;
     },
   };
 }
 
 /**
- * Consumes the intake: reads entries of every band in one XREADGROUP, starts them lowest band
- * first, `2 × concurrency` in flight of which `concurrency` hold a CPU slot, and acknowledges
- * each (XACK) when it has run. Every half lock the stalled check renews what this consumer
- * holds, takes back what silent consumers held and trims what was acknowledged. Blocking reads
- * use a connection of their own.
+ * Consumes the intake: reads at most what it can start (`2 × concurrency` in flight, of which
+ * `concurrency` hold a CPU slot) over all bands, lowest band first, and acknowledges each entry
+ * (XACK) when it has run. Every half lock the stalled check renews what this consumer holds,
+ * takes back what silent consumers held and trims what was acknowledged. Blocking reads use a
+ * connection of their own. Closing puts back what was read but not started, and keeps renewing
+ * the running entries until the last has finished, so none is taken over while it runs.
  */
 export function consumeIntake(connection: Redis, options: IntakeConsumerOptions): IntakeConsumer {
   const reader = connection.duplicate();
@@ -230,7 +268,7 @@ export function consumeIntake(connection: Redis, options: IntakeConsumerOptions)
         options.onError(error, 'intake entry not acknowledged; the stalled check takes it back');
       } finally {
         slot.release();
-        held.delete(entry.id);
+        held.delete(heldKey(entry));
       }
     })();
     running.add(run);
@@ -250,7 +288,7 @@ export function consumeIntake(connection: Redis, options: IntakeConsumerOptions)
       }
       try {
         const entries = await group.read(inFlight - running.size);
-        for (const entry of entries) held.set(entry.id, entry);
+        for (const entry of entries) held.set(heldKey(entry), entry);
         buffer.push(...entries);
       } catch (error) {
         if (closing) break;
@@ -261,36 +299,37 @@ export function consumeIntake(connection: Redis, options: IntakeConsumerOptions)
   })();
 
   let checks = 0;
+  const stalledCheck = async () => {
+    await group.renew(held.values());
+    if (closing) return; // only renewing now, until the last running entry ends
+    await group.reclaim((entry) => held.has(heldKey(entry)));
+    if (++checks % 40 === 0)
+      await forgetSilentConsumers(
+        connection,
+        options.prefix,
+        options.consumer,
+        options.forgetConsumersAfterMs ?? 3_600_000,
+      );
+  };
   const timer = setInterval(() => {
     if (!group.ready()) return;
-    const forget = ++checks % 40 === 0;
-    void group
-      .renew(held.values())
-      .then(() => group.reclaim((id) => held.has(id)))
-      .then(() =>
-        forget
-          ? forgetSilentConsumers(
-              connection,
-              options.prefix,
-              options.consumer,
-              options.forgetConsumersAfterMs ?? 3_600_000,
-            )
-          : 0,
-      )
-      .catch((error: unknown) => options.onError(error, 'intake stalled check failed'));
+    stalledCheck().catch((error: unknown) => options.onError(error, 'intake stalled check failed'));
   }, options.lockDurationMs / 2);
   timer.unref();
 
   return {
     async close() {
       closing = true;
-      clearInterval(timer);
       reader.disconnect();
       await loop;
+      const notStarted = buffer.splice(0);
+      await group.putBack(notStarted).catch((error: unknown) => {
+        options.onError(error, 'intake entries not put back; left pending for the stalled check');
+      });
+      // Put back, or left to lapse for another worker's stalled check: no longer renewed here.
+      for (const entry of notStarted) held.delete(heldKey(entry));
       await Promise.all(running);
-      await group
-        .putBack(buffer.splice(0))
-        .catch((error: unknown) => options.onError(error, 'intake entries not put back'));
+      clearInterval(timer);
     },
   };
 }

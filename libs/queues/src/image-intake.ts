@@ -5,15 +5,16 @@ import { type JobOrigin, originOf } from './registry';
  * The image intake: how a new image reaches the workers. A BullMQ job costs about 35 Redis
  * commands from add to completion (its scripts keep lists, sets, locks, counters and an events
  * stream); a frame through the intake costs about three: the API's XADD, the worker's share of
- * one XREADGROUP, and one XACK (acknowledged entries are trimmed in bulk). Everything rarer
+ * one read, and one XACK (acknowledged entries are trimmed in bulk). Everything rarer
  * than a first run — a retry, a job held by a server fault, a job whose worker died, an
  * operator's retry, a repair, the reconciler's re-runs — goes to the `image-processing` BullMQ
  * queue, which keeps its back-off, failed-job history and operations page. docs/operations.md
  * ("Capacity") has the figures.
  *
  * Fair share between agents: a frame is added to the band of its agent's backlog (1, 2–3, 4–15,
- * 16–63, 64–255, 256+), one stream per band. A worker reads every band at once and runs what it
- * got lowest band first, so an agent's first frames run ahead of a flooding agent's hundredth.
+ * 16–63, 64–255, 256+), one stream per band. A worker reads only what it can start, in one
+ * script that takes the lowest band first (image-intake-consumer.ts), so whichever worker reads
+ * next takes an agent's first frames ahead of a flooding agent's hundredth.
  */
 export const INTAKE_BANDS = 6;
 export const INTAKE_GROUP = 'workers';
@@ -185,10 +186,31 @@ export async function trimIntake(redis: Redis, prefix: string): Promise<number> 
   return Number(await redis.eval(TRIM_ACKNOWLEDGED, keys.length, ...keys, INTAKE_GROUP));
 }
 
+// Removes, in one step per band, the consumers silent for ARGV[3] ms with nothing pending,
+// except ARGV[2]: no read can come between the check and the removal and lose what it took.
+const FORGET_SILENT = `
+local removed = 0
+for _, key in ipairs(KEYS) do
+  local ok, consumers = pcall(redis.call, 'XINFO', 'CONSUMERS', key, ARGV[1])
+  if ok then
+    for _, fields in ipairs(consumers) do
+      local c = {}
+      for j = 1, #fields, 2 do c[fields[j]] = fields[j + 1] end
+      if c['name'] ~= ARGV[2] and tonumber(c['pending']) == 0 and tonumber(c['idle']) >= tonumber(ARGV[3]) then
+        redis.call('XGROUP', 'DELCONSUMER', key, ARGV[1], c['name'])
+        removed = removed + 1
+      end
+    end
+  end
+end
+return removed
+`;
+
 /**
  * Removes the group's consumers, except `keep`, silent for `idleMs` with nothing pending: workers
  * that died or were replaced (a live one reads every few seconds, and a consumer removed by
- * mistake comes back with its next read). Returns how many names were removed.
+ * mistake comes back with its next read). Check and removal are one script, so a consumer that
+ * reads meanwhile keeps its entries. Returns how many names were removed.
  */
 export async function forgetSilentConsumers(
   redis: Redis,
@@ -196,17 +218,80 @@ export async function forgetSilentConsumers(
   keep: string,
   idleMs: number,
 ): Promise<number> {
-  let forgotten = 0;
-  for (const key of intakeKeys(prefix)) {
-    const consumers = (await redis.xinfo('CONSUMERS', key, INTAKE_GROUP).catch(() => [])) as (string | number)[][];
-    for (const fields of consumers) {
-      const info = new Map<string, string | number>();
-      for (let i = 0; i + 1 < fields.length; i += 2) info.set(String(fields[i]), fields[i + 1]!);
-      const name = String(info.get('name'));
-      if (name === keep || Number(info.get('pending')) > 0 || Number(info.get('idle')) < idleMs) continue;
-      await redis.xgroup('DELCONSUMER', key, INTAKE_GROUP, name);
-      forgotten++;
-    }
+  const keys = intakeKeys(prefix);
+  return Number(await redis.eval(FORGET_SILENT, keys.length, ...keys, INTAKE_GROUP, keep, idleMs));
+}
+
+// Adds an entry again at the end of its band and acknowledges the old one, in one step: when
+// Redis refuses the XADD (maxmemory with noeviction, say), the script stops before the XACK and
+// the old entry stays pending, for the stalled check to take back.
+const PUT_BACK = `
+redis.call('XADD', KEYS[1], '*', unpack(ARGV, 3))
+return redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
+`;
+
+/**
+ * Puts entries back at the end of their band, each atomically (added, then acknowledged only if
+ * the add succeeded). Returns those Redis refused, still pending under this consumer's name.
+ */
+export async function putBackEntries(
+  redis: Redis,
+  prefix: string,
+  entries: readonly IntakeEntry[],
+): Promise<{ refused: IntakeEntry[]; error?: unknown }> {
+  if (entries.length === 0) return { refused: [] };
+  const pipeline = redis.pipeline();
+  for (const entry of entries) {
+    const fields = entryFields(entry.submissionId, entry.origin);
+    pipeline.eval(PUT_BACK, 1, intakeKey(prefix, entry.band), INTAKE_GROUP, entry.id, ...fields);
   }
-  return forgotten;
+  const results = (await pipeline.exec()) ?? [];
+  const refused = entries.filter((_, i) => !results[i] || results[i]![0]);
+  const error = results.find((r) => r?.[0])?.[0] ?? undefined;
+  return error === undefined ? { refused } : { refused, error };
+}
+
+/** What one stalled check found in one band: entries taken over, and ids Redis had deleted. */
+export interface Reclaimed {
+  readonly band: number;
+  readonly claimed: RawEntry[];
+  /** Pending ids whose entries were gone from the stream: dropped from the pending list by Redis. */
+  readonly deleted: string[];
+}
+
+/**
+ * Takes over what any consumer has held longer than `minIdleMs` (XAUTOCLAIM, up to `calls` calls
+ * per band). `cursors` (one per band) keeps where the last check stopped, so a long pending list
+ * is walked to its end over the checks instead of its first page looked at again and again.
+ */
+export async function claimStalled(
+  redis: Redis,
+  prefix: string,
+  consumer: string,
+  minIdleMs: number,
+  cursors: string[],
+  calls = 10,
+): Promise<Reclaimed[]> {
+  const found: Reclaimed[] = [];
+  for (const [band, key] of intakeKeys(prefix).entries()) {
+    const claimed: RawEntry[] = [];
+    const deleted: string[] = [];
+    for (let call = 0; call < calls; call++) {
+      const [next, items, gone] = (await redis.xautoclaim(
+        key,
+        INTAKE_GROUP,
+        consumer,
+        minIdleMs,
+        cursors[band] ?? '0-0',
+        'COUNT',
+        100,
+      )) as [string, RawEntry[], string[]?];
+      cursors[band] = next;
+      claimed.push(...items);
+      deleted.push(...(gone ?? []));
+      if (next === '0-0') break;
+    }
+    if (claimed.length > 0 || deleted.length > 0) found.push({ band, claimed, deleted });
+  }
+  return found;
 }

@@ -19,3 +19,4 @@ export * from './media-verify.service';
 export * from './media-repair.service';
 export * from './image-variants';
 export * from './upload-partials';
+export * from './processing-crashes';

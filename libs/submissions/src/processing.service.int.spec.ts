@@ -102,7 +102,8 @@ describe('reconciler and upload expiry (real PostgreSQL)', () => {
 
   it('leaves a stale image the intake may still hold, and re-runs one the intake has passed', async () => {
     const image = await seed('image', 'received');
-    const later = () => new Date(Date.now() + 3_600_000);
+    // Stale (past 60 s), within the intake's trust (5 × 60 s).
+    const later = () => new Date(Date.now() + 200_000);
     const mine = (e: { submissionId: string }) => e.submissionId === image.id;
     // The intake's oldest entry is as old as the frame: it may be the frame's own, still to come.
     const holding = fakeQueues(new Set(), Date.now());
@@ -112,6 +113,21 @@ describe('reconciler and upload expiry (real PostgreSQL)', () => {
     const passed = fakeQueues(new Set(), Date.now() + 600_000);
     await reconcilerService({ db, queues: passed.queues, reconcileAfterSeconds: 60, now: later }).run();
     expect(passed.enqueued.filter(mine)).toEqual([{ name: 'image.process', submissionId: image.id }]);
+  });
+
+  it('re-runs a stale image past 5 × RECONCILE_AFTER_SECONDS whatever the intake’s oldest entry says', async () => {
+    // A flooding agent's backlog (or one entry renewed for ever) keeps the intake's oldest entry
+    // older than the frame for as long as it lasts: the frame's own entry may have been lost.
+    const image = await seed('image', 'received');
+    const mine = (e: { submissionId: string }) => e.submissionId === image.id;
+    const oldestEntry = Date.now() - 3_600_000;
+    const within = fakeQueues(new Set(), oldestEntry);
+    const at = (seconds: number) => () => new Date(Date.now() + seconds * 1000);
+    await reconcilerService({ db, queues: within.queues, reconcileAfterSeconds: 60, now: at(290) }).run();
+    expect(within.enqueued.filter(mine)).toEqual([]);
+    const past = fakeQueues(new Set(), oldestEntry);
+    await reconcilerService({ db, queues: past.queues, reconcileAfterSeconds: 60, now: at(310) }).run();
+    expect(past.enqueued.filter(mine)).toEqual([{ name: 'image.process', submissionId: image.id }]);
   });
 
   it('fails an upload still waiting at expires_at with upload_expired, once', async () => {

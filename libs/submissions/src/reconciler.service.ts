@@ -43,7 +43,10 @@ export function reconcilerService(deps: ReconcilerDeps) {
               : null;
         if (!job) continue;
         const payload = { submissionId: submission.id };
-        if (job === 'image.process' && mayBeInIntake(intakeSince, submission.updatedAt)) {
+        if (
+          job === 'image.process' &&
+          mayBeInIntake(intakeSince, submission.updatedAt, at, deps.reconcileAfterSeconds)
+        ) {
           live++;
           continue;
         }
@@ -75,13 +78,28 @@ export function reconcilerService(deps: ReconcilerDeps) {
 const CLOCK_SKEW_MS = 60_000;
 
 /**
+ * How long the reconciler trusts the intake with a stale image, in `RECONCILE_AFTER_SECONDS`:
+ * an image untouched for this many times that (10 minutes by default) is re-run whatever the
+ * intake holds (docs/operations.md, "The image intake").
+ */
+export const INTAKE_TRUST_FACTOR = 5;
+
+/**
  * The intake is read in order and an image leaves it once it has run, so an image submitted
  * (or touched) after the intake's oldest entry was added may still be waiting there; one
  * submitted before that has been taken and run, or never arrived. The first kind is left alone
- * (its entry will come), the second is re-run. A stuck image waits at most until the intake
- * drains past it; a duplicate run loses the compare-and-set.
+ * (its entry will come), the second is re-run. That mark is global — one flooding agent's
+ * backlog, or one entry renewed for ever, keeps it old — so the wait is bounded: an image
+ * untouched for `INTAKE_TRUST_FACTOR × reconcileAfterSeconds` is re-run whatever the intake
+ * says. A second run is safe: every step is a compare-and-set.
  */
-export function mayBeInIntake(intakeOldestEntryAt: number | null, updatedAt: Date): boolean {
+export function mayBeInIntake(
+  intakeOldestEntryAt: number | null,
+  updatedAt: Date,
+  now: Date,
+  reconcileAfterSeconds: number,
+): boolean {
+  if (now.getTime() - updatedAt.getTime() > INTAKE_TRUST_FACTOR * reconcileAfterSeconds * 1000) return false;
   return intakeOldestEntryAt !== null && intakeOldestEntryAt <= updatedAt.getTime() + CLOCK_SKEW_MS;
 }
 

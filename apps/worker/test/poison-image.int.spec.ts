@@ -1,0 +1,84 @@
+// A poison image — one whose processing ends its worker (a native crash, the OOM killer) — must
+// not kill workers for ever: after PROCESSING_CRASH_LIMIT crashes the frame fails
+// `processing_crashed` and is run no more, while other frames go on. The crash is the real thing:
+// the worker process kills itself (SIGKILL) when it starts the frame (WORKER_TEST_CRASH_SUBMISSION,
+// a test-only setting ignored outside NODE_ENV=test), and a supervisor loop restarts it.
+import { makePng, freePort, type RunningProcess, startApp, waitForHttp } from '@framedesk/testing';
+import { PROCESSING_CRASH_LIMIT } from '@framedesk/submissions';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createWorkerHarness, type WorkerHarness } from './harness';
+
+let h: WorkerHarness;
+const processes: RunningProcess[] = [];
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+beforeAll(async () => {
+  h = await createWorkerHarness();
+});
+afterAll(async () => {
+  await Promise.all(processes.map((p) => p.stop('SIGKILL')));
+  await h?.cleanup();
+});
+
+it(
+  'fails a frame whose processing kills its worker with processing_crashed after three crashes, and runs it no more',
+  { timeout: 600_000 },
+  async () => {
+    // Submitted before the workers start (its id is their setting), as an API would have.
+    const poison = await h.seedImage(makePng(64, 48, { seed: 1 }));
+    await h.producer.submitImage(poison, { backlog: 1 });
+    const env = {
+      ...h.env,
+      LOG_LEVEL: 'warn',
+      WORKER_LOCK_SECONDS: '2',
+      // Its intake entry is trusted for 5 × 10 s while the workers boot on a busy machine.
+      RECONCILE_AFTER_SECONDS: '10',
+      RECONCILE_INTERVAL_SECONDS: '1',
+      WORKER_TEST_CRASH_SUBMISSION: poison,
+    };
+    const alive = new Set<RunningProcess>();
+    let deaths = 0;
+    const start = async () => {
+      const port = await freePort();
+      const worker = startApp('worker', { ...env, WORKER_HEALTH_PORT: String(port) });
+      processes.push(worker);
+      alive.add(worker);
+      worker.child.once('exit', () => {
+        alive.delete(worker);
+        deaths++;
+      });
+      return { worker, port };
+    };
+    // Two workers, restarted as a supervisor would whenever one dies.
+    for (const { worker, port } of await Promise.all([start(), start()]))
+      await waitForHttp(`http://127.0.0.1:${port}/healthz`, 180_000, worker).catch(() => undefined);
+    const statusOf = async (id: string) => h.db.repos.submissions.findById(id);
+    const deadline = Date.now() + 300_000;
+    while ((await statusOf(poison))?.status !== 'failed') {
+      if (Date.now() > deadline) throw new Error(`still ${(await statusOf(poison))?.status} after ${deaths} deaths`);
+      while (alive.size < 2) await start();
+      await sleep(100);
+    }
+    const deathsAtFailure = deaths;
+    // Several lock periods and reconciler passes later: no worker died again.
+    while (alive.size < 2) await start();
+    await sleep(8_000);
+    expect(deaths).toBe(deathsAtFailure);
+    expect(deathsAtFailure).toBeGreaterThanOrEqual(PROCESSING_CRASH_LIMIT);
+    // The third crash is counted as the next run may already be starting: at most one more.
+    expect(deathsAtFailure).toBeLessThanOrEqual(PROCESSING_CRASH_LIMIT + 1);
+    const row = await statusOf(poison);
+    expect(row).toMatchObject({ status: 'failed', failureCode: 'processing_crashed' });
+    expect(row?.failureMessage).toMatch(/ended the worker 3 times/);
+
+    // The workers left go on with other frames.
+    const healthy = await h.seedImage(makePng(64, 48, { seed: 2 }));
+    await h.producer.submitImage(healthy, { backlog: 1 });
+    const healthyDeadline = Date.now() + 120_000;
+    while ((await statusOf(healthy))?.status !== 'needs_review') {
+      if (Date.now() > healthyDeadline) throw new Error('the healthy frame was not processed');
+      await sleep(100);
+    }
+    expect(deaths).toBe(deathsAtFailure);
+  },
+);

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "submissions" ADD COLUMN     "crash_count" INTEGER NOT NULL DEFAULT 0;
