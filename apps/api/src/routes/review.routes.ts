@@ -145,6 +145,7 @@ export function reviewRoutes(deps: ApiDependencies, options: ReviewRoutesOptions
     secret: deps.settings.SESSION_SECRET,
     ttlHours: deps.settings.INVITE_TTL_HOURS,
     baseUrl: deps.config.api.base_url,
+    passwordLogin: deps.settings.PASSWORD_LOGIN,
   });
   const review = reviewService({
     db: deps.db,
