@@ -29,8 +29,11 @@ async function scopeOf(access: StreamAccess, me: ReviewerPrincipal): Promise<Sco
  * reviewer's channels, each with the id of its entry in the Redis stream, so a reconnecting
  * browser resumes after `Last-Event-ID`. When the reviewer's role, channels or session change,
  * the stream re-reads them before the next change goes out and sends `event: access`; a session
- * that ended (sign-out, revoked, disabled) ends the stream. It also ends when the server stops
- * listening (shutdown).
+ * that ended (sign-out, revoked, disabled, expired) ends the stream. It also ends when the server
+ * stops listening (shutdown).
+ *
+ * The stream listens for access changes before it reads the reviewer's access, so a change
+ * committed while it opens is never missed (it is re-read after).
  */
 export function reviewEventsHandler(
   subscriber: ReviewChangeSubscriber,
@@ -39,13 +42,28 @@ export function reviewEventsHandler(
 ) {
   return async (req: Request, res: Response) => {
     let me = res.locals['reviewer'] as ReviewerPrincipal;
-    let scope = await scopeOf(access, me);
+    // Nothing is in scope until the reviewer's access has been read (after listening for changes).
+    let scope: Scope = new Set();
     const lastId =
       req.get('last-event-id') ?? (typeof req.query['last_event_id'] === 'string' ? req.query['last_event_id'] : null);
     // Listening before the headers go out: whatever happens after the client sees 200 reaches it.
     const pending: string[] = [];
     let open = false;
     let ended = false;
+    let closed = false;
+    const stops: (() => void)[] = [];
+    const stop = () => stops.splice(0).forEach((s) => s());
+    const end = () => {
+      ended = true;
+      res.end();
+    };
+    // A client gone while the stream opens: what was registered so far is released now, and the
+    // rest as soon as it is (`stops` is emptied at close and filled after it only to be emptied).
+    res.on('close', () => {
+      closed = ended = true;
+      stop();
+    });
+    const keep = (s: () => void) => (closed ? s() : stops.push(s));
     const write = (text: string) => (open ? res.write(text) : pending.push(text));
     // One change at a time, in order: a change of access is applied before the changes after it.
     let chain = Promise.resolve();
@@ -56,31 +74,39 @@ export function reviewEventsHandler(
     const inScope = async (change: ReviewChange) => {
       if (scope === 'all') return true;
       let channel = change.channel ?? channels.get(change.id);
-      if (channel === undefined) channels.set(change.id, (channel = await access.channelOf(change.id)));
+      if (channel === undefined) {
+        if (channels.size >= 1000) channels.clear(); // a cache, not a record of every frame seen
+        channels.set(change.id, (channel = await access.channelOf(change.id)));
+      }
       return channel !== null && scope.has(channel);
     };
+    /** Re-reads the session and what it may see; ends the stream when the session is gone. */
+    const reread = async (announce: boolean) => {
+      if (ended) return;
+      const now = await access.reviewer(token(req));
+      if (!now) return end();
+      me = now;
+      scope = await scopeOf(access, me);
+      if (announce) write(`event: access\ndata: ${JSON.stringify({ role: me.role })}\n\n`);
+    };
 
-    const stopAccess = await access.onChange((reviewerId) => {
-      if (reviewerId !== me.reviewerId && reviewerId !== EVERY_REVIEWER) return;
-      then(async () => {
-        const now = await access.reviewer(token(req));
-        if (!now) {
-          ended = true;
-          res.end();
-          return;
-        }
-        me = now;
-        scope = await scopeOf(access, me);
-        write(`event: access\ndata: ${JSON.stringify({ role: me.role })}\n\n`);
-      });
-    });
-    const stopChanges = await subscriber.listen(lastId || null, ({ id, change }) =>
-      then(async () => {
-        if (ended || !(await inScope(change))) return;
-        const { channel: _channel, ...visible } = change;
-        write(`id: ${id}\nevent: change\ndata: ${JSON.stringify(visible)}\n\n`);
+    keep(
+      await access.onChange((reviewerId) => {
+        if (reviewerId === me.reviewerId || reviewerId === EVERY_REVIEWER) then(() => reread(true));
       }),
     );
+    // Listening first, then reading: a change that lands in between is re-read after this read.
+    then(() => reread(false));
+    keep(
+      await subscriber.listen(lastId || null, ({ id, change }) =>
+        then(async () => {
+          if (ended || !(await inScope(change))) return;
+          const { channel: _channel, ...visible } = change;
+          write(`id: ${id}\nevent: change\ndata: ${JSON.stringify(visible)}\n\n`);
+        }),
+      ),
+    );
+    if (closed) return;
     res.status(200);
     res.setHeader('Content-Type', 'text/event-stream');
     res.setHeader('Cache-Control', 'no-store');
@@ -92,12 +118,10 @@ export function reviewEventsHandler(
     let ticks = 0;
     const timer = setInterval(() => {
       if (server && !server.listening) return res.end();
+      // The session's end is the stream's: an expired session reads nothing more.
+      if (Date.now() >= me.expiresAt.getTime()) return end();
       if (++ticks % HEARTBEAT_TICKS === 0) res.write(': keep-alive\n\n');
     }, 1000);
-    res.on('close', () => {
-      clearInterval(timer);
-      stopChanges();
-      stopAccess();
-    });
+    keep(() => clearInterval(timer));
   };
 }
