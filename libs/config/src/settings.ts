@@ -133,7 +133,9 @@ export const settingsSchema = Type.Object(
       'Requests with an invalid API key per client address per minute; past it 429 before any database lookup',
       1,
     ),
-    METRICS_TOKEN: optionalStr('When set, GET /metrics on the API requires Authorization: Bearer <this token>'),
+    METRICS_TOKEN: optionalStr(
+      'When set, GET /metrics on the API requires Authorization: Bearer <this token>; unset in production, /metrics leaves out the cluster gauges (channel names and backlogs)',
+    ),
     LOGIN_ATTEMPTS_PER_15_MINUTES: int(
       10,
       'Failed reviewer logins per (email, address) and per address (IPv6: per /64); 429 past it',
