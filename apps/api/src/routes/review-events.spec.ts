@@ -1,7 +1,7 @@
 // GET /review/events against stand-ins for its sources (no database, no Redis): the order in which
 // a stream listens and reads, the session's expiry, and what a closed stream leaves behind.
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import express from 'express';
 import type { ReviewerPrincipal } from '@framedesk/access';
 import type { ReviewChange, ReviewChangeSubscriber } from '@framedesk/queues';
@@ -57,6 +57,8 @@ function fakeAccess(me: () => ReviewerPrincipal | null, channels: () => Set<stri
   return { access, listeners, notify: (id: string) => listeners.forEach((l) => l(id)) };
 }
 
+const roomy = { perSession: 100, perReviewer: 100 };
+
 let server: Server | undefined;
 afterEach(async () => {
   server?.closeAllConnections();
@@ -64,12 +66,15 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function serve(handler: ReturnType<typeof reviewEventsHandler>, me: () => ReviewerPrincipal): Promise<string> {
+async function serve(
+  handler: ReturnType<typeof reviewEventsHandler>,
+  me: (req: express.Request) => ReviewerPrincipal,
+): Promise<string> {
   const app = express();
   app.get(
     '/events',
-    (_req, res, next) => {
-      res.locals['reviewer'] = me();
+    (req, res, next) => {
+      res.locals['reviewer'] = me(req);
       next();
     },
     handler,
@@ -85,10 +90,10 @@ interface Event {
 }
 
 /** Reads Server-Sent Events until `enough`, or the end of the stream. */
-async function open(url: string) {
+async function open(url: string, headers: Record<string, string> = {}) {
   const controller = new AbortController();
   setTimeout(() => controller.abort(), 20_000).unref(); // a stream that never ends fails the test
-  const res = await fetch(url, { signal: controller.signal });
+  const res = await fetch(url, { signal: controller.signal, headers });
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
   let buffer = '';
@@ -131,7 +136,7 @@ describe('GET /review/events', () => {
       notify('rev_1');
     };
     const url = await serve(
-      reviewEventsHandler(changes.subscriber, access, () => 'token'),
+      reviewEventsHandler(changes.subscriber, access, () => 'token', { limits: roomy }),
       () => principal(),
     );
     const stream = await open(url);
@@ -152,7 +157,7 @@ describe('GET /review/events', () => {
       () => new Set(['desk-a']),
     );
     const url = await serve(
-      reviewEventsHandler(changes.subscriber, access, () => 'token'),
+      reviewEventsHandler(changes.subscriber, access, () => 'token', { limits: roomy }),
       () => me,
     );
     const stream = await open(url);
@@ -160,5 +165,93 @@ describe('GET /review/events', () => {
     expect(stream.ended()).toBe(true);
     // And what it listened with is released.
     await expect.poll(() => [changes.listeners.size, listeners.size]).toEqual([0, 0]);
+  });
+
+  it('holds at most N streams per session and M per reviewer: the oldest is told and closed', async () => {
+    const changes = fakeSubscriber();
+    const { access } = fakeAccess(
+      () => principal(),
+      () => new Set(['desk-a']),
+    );
+    const handler = reviewEventsHandler(changes.subscriber, access, () => 'token', {
+      limits: { perSession: 2, perReviewer: 3 },
+    });
+    // The session is named by the test's header; one reviewer throughout.
+    const url = await serve(handler, (req) => principal({ sessionId: String(req.get('x-session')) }));
+    const s1 = [];
+    for (let i = 0; i < 3; i++) {
+      s1.push(await open(url, { 'x-session': 'one' }));
+      await s1[i]!.read(() => true);
+    }
+    // The first of session one was closed by the third, with the reason.
+    expect((await s1[0]!.read(() => false)).map((e) => e.event)).toEqual(['closed']);
+    expect(s1[0]!.ended()).toBe(true);
+    expect(handler.openStreams()).toEqual({ streams: 2, sessions: 1, reviewers: 1 });
+    const s2 = [await open(url, { 'x-session': 'two' }), await open(url, { 'x-session': 'two' })];
+    await Promise.all(s2.map((s) => s.read(() => true)));
+    // Four for the reviewer past three: the oldest of all (session one's second) goes.
+    expect((await s1[1]!.read(() => false)).map((e) => e.data)).toEqual([{ reason: 'too_many_streams' }]);
+    expect(handler.openStreams()).toEqual({ streams: 3, sessions: 2, reviewers: 1 });
+    changes.publish({ kind: 'status', id: 'sub_1', channel: 'desk-a' });
+    for (const s of [s1[2]!, ...s2]) expect((await s.read((e) => e.length > 0))[0]?.data['id']).toBe('sub_1');
+    [...s1, ...s2].forEach((s) => s.close());
+    await expect.poll(() => handler.openStreams()).toEqual({ streams: 0, sessions: 0, reviewers: 0 });
+    expect(changes.listeners.size).toBe(0);
+  });
+
+  it('cuts off a client that stops reading once its buffer passes the bound, and forgets it', async () => {
+    const changes = fakeSubscriber();
+    const { access, listeners } = fakeAccess(
+      () => principal(),
+      () => new Set(['desk-a']),
+    );
+    const handler = reviewEventsHandler(changes.subscriber, access, () => 'token', {
+      limits: { ...roomy, bufferBytes: 64 * 1024 },
+    });
+    const url = new URL(await serve(handler, () => principal()));
+    const socket = connect(Number(url.port), url.hostname);
+    let closedByServer = false;
+    socket.on('close', () => (closedByServer = true));
+    socket.on('error', () => undefined);
+    socket.write(`GET /events HTTP/1.1\r\nHost: ${url.host}\r\n\r\n`);
+    socket.pause(); // and never reads
+    await expect.poll(() => handler.openStreams().streams).toBe(1);
+    // 40 MB of changes: far more than the kernel's socket buffers hold.
+    const big = 'x'.repeat(10_000);
+    for (let i = 0; i < 4000; i++) changes.publish({ kind: 'status', id: `sub_${i}_${big}`, channel: 'desk-a' });
+    await expect.poll(() => handler.openStreams().streams, { timeout: 30_000 }).toBe(0);
+    expect([changes.listeners.size, listeners.size]).toEqual([0, 0]);
+    socket.resume();
+    await expect.poll(() => closedByServer, { timeout: 30_000 }).toBe(true);
+  });
+
+  it('releases what it listened with when the client leaves while the stream opens', async () => {
+    const changes = fakeSubscriber();
+    const { access, listeners } = fakeAccess(
+      () => principal(),
+      () => new Set(['desk-a']),
+    );
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let started!: () => void;
+    const listening = new Promise<void>((r) => (started = r));
+    const onChange = access.onChange.bind(access);
+    access.onChange = async (listener) => {
+      const stop = await onChange(listener);
+      started();
+      await gate; // LISTEN takes its time
+      return stop;
+    };
+    const handler = reviewEventsHandler(changes.subscriber, access, () => 'token', { limits: roomy });
+    const url = await serve(handler, () => principal());
+    const controller = new AbortController();
+    const request = fetch(url, { signal: controller.signal }).catch(() => null);
+    await listening;
+    controller.abort();
+    await request;
+    await new Promise((r) => setTimeout(r, 100)); // the server sees the hang-up
+    release();
+    await expect.poll(() => [listeners.size, changes.listeners.size]).toEqual([0, 0]);
+    expect(handler.openStreams().streams).toBe(0);
   });
 });

@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { Request, Response } from 'express';
 import type { ReviewerPrincipal } from '@framedesk/access';
 import { EVERY_REVIEWER } from '@framedesk/db';
+import { Gauge, type Registry } from '@framedesk/observability';
 import type { ReviewChange, ReviewChangeSubscriber } from '@framedesk/queues';
 
 const HEARTBEAT_TICKS = 15;
@@ -19,6 +20,76 @@ export interface StreamAccess {
 }
 
 type Scope = 'all' | Set<string>;
+
+/** Bytes a stream may have waiting for its client; past it the client is not reading and is cut off. */
+export const STREAM_BUFFER_MAX_BYTES = 256 * 1024;
+
+export interface StreamLimits {
+  /** REVIEW_STREAMS_PER_SESSION: open streams of one session in this process. */
+  readonly perSession: number;
+  /** REVIEW_STREAMS_PER_REVIEWER: open streams of one reviewer (all sessions) in this process. */
+  readonly perReviewer: number;
+  /** Default STREAM_BUFFER_MAX_BYTES. */
+  readonly bufferBytes?: number;
+}
+
+interface OpenStream {
+  readonly sessionId: string;
+  readonly reviewerId: string;
+  /** Tells the client why and ends the stream (and leaves the registry at once). */
+  evict(): void;
+}
+
+/**
+ * This process's open streams by session and by reviewer, oldest first. Adding one past a limit
+ * evicts the oldest of its session (or reviewer); a closed stream leaves at once, and so does its
+ * session's or reviewer's entry when it was the last.
+ */
+function openStreams(limits: StreamLimits) {
+  const bySession = new Map<string, Set<OpenStream>>();
+  const byReviewer = new Map<string, Set<OpenStream>>();
+  let count = 0;
+  const bucket = (map: Map<string, Set<OpenStream>>, key: string) => {
+    let set = map.get(key);
+    if (!set) map.set(key, (set = new Set()));
+    return set;
+  };
+  const leave = (map: Map<string, Set<OpenStream>>, key: string, stream: OpenStream) => {
+    const set = map.get(key);
+    if (set?.delete(stream) && set.size === 0) map.delete(key);
+  };
+  const remove = (stream: OpenStream) => {
+    if (!bySession.get(stream.sessionId)?.has(stream)) return;
+    leave(bySession, stream.sessionId, stream);
+    leave(byReviewer, stream.reviewerId, stream);
+    count--;
+  };
+  const makeRoom = (set: Set<OpenStream>, limit: number) => {
+    for (const oldest of set) {
+      if (set.size < limit) return;
+      remove(oldest);
+      oldest.evict();
+    }
+  };
+  return {
+    add(stream: OpenStream) {
+      makeRoom(bucket(bySession, stream.sessionId), limits.perSession);
+      makeRoom(bucket(byReviewer, stream.reviewerId), limits.perReviewer);
+      bucket(bySession, stream.sessionId).add(stream);
+      bucket(byReviewer, stream.reviewerId).add(stream);
+      count++;
+    },
+    remove,
+    /** Open streams, sessions and reviewers with one: all three return to 0 when every stream closed. */
+    size: () => ({ streams: count, sessions: bySession.size, reviewers: byReviewer.size }),
+  };
+}
+
+export interface ReviewEventsOptions {
+  readonly limits: StreamLimits;
+  /** Where `framedesk_review_streams` (open streams in this process) is registered. */
+  readonly metrics?: Registry;
+}
 
 async function scopeOf(access: StreamAccess, me: ReviewerPrincipal): Promise<Scope> {
   return me.role === 'admin' ? 'all' : access.memberChannels(me.reviewerId);
@@ -39,8 +110,20 @@ export function reviewEventsHandler(
   subscriber: ReviewChangeSubscriber,
   access: StreamAccess,
   token: (req: Request) => string | undefined,
+  options: ReviewEventsOptions,
 ) {
-  return async (req: Request, res: Response) => {
+  const streams = openStreams(options.limits);
+  const bufferBytes = options.limits.bufferBytes ?? STREAM_BUFFER_MAX_BYTES;
+  if (options.metrics)
+    new Gauge({
+      name: 'framedesk_review_streams',
+      help: 'Live event streams (GET /review/events) open on this process',
+      registers: [options.metrics],
+      collect() {
+        this.set(streams.size().streams);
+      },
+    });
+  const handler = async (req: Request, res: Response) => {
     let me = res.locals['reviewer'] as ReviewerPrincipal;
     // Nothing is in scope until the reviewer's access has been read (after listening for changes).
     let scope: Scope = new Set();
@@ -64,7 +147,14 @@ export function reviewEventsHandler(
       stop();
     });
     const keep = (s: () => void) => (closed ? s() : stops.push(s));
-    const write = (text: string) => (open ? res.write(text) : pending.push(text));
+    // A client that stops reading leaves bytes waiting here: past the bound it is cut off, rather
+    // than grow this process's memory with every change that follows.
+    const write = (text: string) => {
+      if (!open) return void pending.push(text);
+      if (ended) return;
+      res.write(text);
+      if (res.writableLength > bufferBytes) res.destroy();
+    };
     // One change at a time, in order: a change of access is applied before the changes after it.
     let chain = Promise.resolve();
     const then = (work: () => Promise<void>) => {
@@ -107,6 +197,18 @@ export function reviewEventsHandler(
       ),
     );
     if (closed) return;
+    // Past a limit the oldest stream of the session (or reviewer) is told and closed; the workbench
+    // then polls in that tab instead of reconnecting.
+    const entry: OpenStream = {
+      sessionId: me.sessionId,
+      reviewerId: me.reviewerId,
+      evict: () => {
+        write(`event: closed\ndata: ${JSON.stringify({ reason: 'too_many_streams' })}\n\n`);
+        end();
+      },
+    };
+    streams.add(entry);
+    keep(() => streams.remove(entry));
     res.status(200);
     res.setHeader('Content-Type', 'text/event-stream');
     res.setHeader('Cache-Control', 'no-store');
@@ -120,8 +222,9 @@ export function reviewEventsHandler(
       if (server && !server.listening) return res.end();
       // The session's end is the stream's: an expired session reads nothing more.
       if (Date.now() >= me.expiresAt.getTime()) return end();
-      if (++ticks % HEARTBEAT_TICKS === 0) res.write(': keep-alive\n\n');
+      if (++ticks % HEARTBEAT_TICKS === 0) write(': keep-alive\n\n');
     }, 1000);
     keep(() => clearInterval(timer));
   };
+  return Object.assign(handler, { openStreams: () => streams.size() });
 }

@@ -241,7 +241,13 @@ export function reviewRoutes(deps: ApiDependencies, options: ReviewRoutesOptions
 
   router.get(
     '/events',
-    reviewEventsHandler(changes, streamAccess(deps, sessions), (req) => readSessionCookie(req, cookieOptions)),
+    reviewEventsHandler(changes, streamAccess(deps, sessions), (req) => readSessionCookie(req, cookieOptions), {
+      limits: {
+        perSession: deps.settings.REVIEW_STREAMS_PER_SESSION,
+        perReviewer: deps.settings.REVIEW_STREAMS_PER_REVIEWER,
+      },
+      metrics: deps.metrics,
+    }),
   );
 
   router.patch('/submissions/:id', async (req, res) => {
