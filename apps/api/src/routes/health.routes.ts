@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Router } from 'express';
+import { createSemaphore } from '@framedesk/access';
 import { DomainError } from '@framedesk/domain';
 import type { Registry } from '@framedesk/observability';
 import { problemBody } from '../http/problem';
@@ -50,6 +51,9 @@ export function metricsExposure(settings: {
     line: `/metrics is open to anyone (no METRICS_TOKEN, NODE_ENV=${settings.NODE_ENV}), cluster gauges with channel names included; production withholds them until METRICS_TOKEN is set`,
   };
 }
+
+/** Scrapes of `/metrics` waiting for their turn (one renders at a time); more get 503 at once. */
+export const METRICS_SCRAPES_WAITING_MAX = 32;
 
 /** How long `/readyz` (and framedesk_ready) reuse one round of checks. */
 export const READINESS_MAX_AGE_MS = 1_500;
@@ -111,6 +115,9 @@ export function healthRoutes(
   const router = Router();
   const { token, cluster } = options.exposure;
   const clusterMetrics = cluster ? options.clusterMetrics : undefined;
+  // One rendering at a time, each after the event loop had its turn: a storm of scrapes queues
+  // (up to a bound, then 503) instead of rendering all at once ahead of every other request.
+  const renders = createSemaphore(1, METRICS_SCRAPES_WAITING_MAX);
   router.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
@@ -139,9 +146,19 @@ export function healthRoutes(
           headers: { 'WWW-Authenticate': 'Bearer realm="metrics"' },
         });
     }
-    // Two registries, one exposition: the text format is a list of metric families.
-    const [own, shared] = await Promise.all([metrics.metrics(), clusterMetrics?.metrics() ?? '']);
-    res.type(metrics.contentType).send(own + shared);
+    const release = await renders.tryAcquire();
+    if (!release)
+      throw new DomainError('service_unavailable', 'Too many scrapes at once; scrape again in a moment.', {
+        headers: { 'Retry-After': '1' },
+      });
+    try {
+      await new Promise((resolve) => setImmediate(resolve));
+      // Two registries, one exposition: the text format is a list of metric families.
+      const [own, shared] = await Promise.all([metrics.metrics(), clusterMetrics?.metrics() ?? '']);
+      res.type(metrics.contentType).send(own + shared);
+    } finally {
+      release();
+    }
   });
   return router;
 }
