@@ -156,9 +156,17 @@ export function reviewEventsHandler(
       if (res.writableLength > bufferBytes) res.destroy();
     };
     // One change at a time, in order: a change of access is applied before the changes after it.
+    // A burst of changes (the reader hands them over 500 at a time) would otherwise run as one
+    // unbroken series of microtasks on every open stream: every 16th change waits for the event
+    // loop's next turn, so other requests are answered in between.
     let chain = Promise.resolve();
+    let sinceTurn = 0;
     const then = (work: () => Promise<void>) => {
-      chain = chain.then(work).catch(() => void res.destroy());
+      const turn = ++sinceTurn % 16 === 0;
+      chain = chain
+        .then(() => (turn ? new Promise<void>((resolve) => setImmediate(resolve)) : undefined))
+        .then(work)
+        .catch(() => void res.destroy());
     };
     const channels = new Map<string, string | null>();
     const inScope = async (change: ReviewChange) => {
