@@ -4,6 +4,7 @@ import { createLogger, onShutdown, stopTracing } from '@framedesk/observability'
 import { VideoProviderConfigError } from '@framedesk/video-provider';
 import { createApp } from './app';
 import { closeApiDependencies, createApiDependencies } from './dependencies';
+import { metricsExposure } from './routes/health.routes';
 import { sweepAtStart } from './startup';
 
 function boot() {
@@ -45,6 +46,7 @@ server.once('error', (error: NodeJS.ErrnoException) =>
 );
 server.listen(settings.API_PORT, settings.API_HOST, () => {
   logger.info({ url: `http://${settings.API_HOST}:${settings.API_PORT}` }, 'api listening');
+  logger.info(metricsExposure(settings).line);
 });
 
 onShutdown(logger, [

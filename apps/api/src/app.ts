@@ -7,7 +7,7 @@ import { agentCors } from './http/cors';
 import { requestContext } from './http/request-context';
 import { mcpRoutes } from './mcp/mcp.routes';
 import { agentApiRoutes } from './routes/agent-api.routes';
-import { healthRoutes, type ReadinessCheck, runReadinessChecks } from './routes/health.routes';
+import { healthRoutes, metricsExposure, type ReadinessCheck, readinessProbe } from './routes/health.routes';
 import { providerEventsRoutes } from './routes/provider-events.routes';
 import { reviewRoutes } from './routes/review.routes';
 import { uploadsRoutes } from './routes/uploads.routes';
@@ -67,10 +67,15 @@ export function createApp(deps: ApiDependencies): express.Express {
     { name: 'storage', check: () => deps.storage.ping(deps.config.storage.vendor_originals_bucket) },
   ];
   const log = (details: object, message: string) => deps.logger.warn(details, message);
-  registerReadinessGauge(deps.metrics, async () =>
-    (await runReadinessChecks(readiness, log)).every(([, r]) => r.status === 'ok'),
+  const probe = readinessProbe(readiness, log);
+  registerReadinessGauge(deps.metrics, async () => (await probe()).every(([, r]) => r.status === 'ok'));
+  app.use(
+    healthRoutes(probe, deps.metrics, {
+      log,
+      exposure: metricsExposure(deps.settings),
+      clusterMetrics: deps.clusterMetrics,
+    }),
   );
-  app.use(healthRoutes(readiness, deps.metrics, { log, metricsToken: deps.settings.METRICS_TOKEN }));
 
   // Streamed bodies: mounted before any body parser could consume them.
   app.use('/uploads', uploadsRoutes(deps.videoUploads, { store: deps.tusStore, locker: deps.uploadLocker }));

@@ -15,7 +15,7 @@ import {
   createPipelineMetrics,
   type Logger,
   type PipelineMetrics,
-  type Registry,
+  Registry,
   registerClusterGauges,
   withTransitionMetrics,
 } from '@framedesk/observability';
@@ -56,6 +56,11 @@ export interface ApiDependencies {
   readonly queues: QueueProducer;
   readonly storage: ObjectStorage;
   readonly metrics: Registry;
+  /**
+   * The cluster gauges (queues, statuses, every channel's backlog), apart: /metrics serves them
+   * only as metricsExposure allows (in production, only with METRICS_TOKEN).
+   */
+  readonly clusterMetrics: Registry;
   /** Transitions, failures and review decisions counted where they happen. */
   readonly pipeline: PipelineMetrics;
   readonly apiKeys: ApiKeysService;
@@ -91,7 +96,9 @@ export function createApiDependencies(settings: Settings, config: ProjectConfig,
     pipeline,
   );
   const queues = createQueueProducer(redis, settings.REDIS_PREFIX);
-  registerClusterGauges(metrics, { queues, submissions: db.repos.submissions, review: db.repos.review });
+  const clusterMetrics = new Registry();
+  clusterMetrics.setDefaultLabels({ service: 'api' });
+  registerClusterGauges(clusterMetrics, { queues, submissions: db.repos.submissions, review: db.repos.review });
   const storage = createStorage(settings);
   // Variant links in GET resources: signed, valid for 15 minutes.
   const variantUrl = (submissionId: string, name: string) =>
@@ -141,6 +148,7 @@ export function createApiDependencies(settings: Settings, config: ProjectConfig,
     queues,
     storage,
     metrics,
+    clusterMetrics,
     pipeline,
     apiKeys: apiKeysService(db),
     videoProvider,

@@ -1,6 +1,6 @@
 // Single sign-on with OpenID Connect against a real OpenID Provider (oidc-provider, in memory, on
 // loopback): the code flow with PKCE, what is refused, auto-provisioning and PASSWORD_LOGIN=false.
-import { accountsService } from '@framedesk/access';
+import { accountsService, createReviewer, invitesService } from '@framedesk/access';
 import { startTestOidcProvider, type TestOidcProvider } from '@framedesk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReviewerClient, type ReviewHarness, startReviewHarness } from './review-harness';
@@ -201,5 +201,35 @@ describe('single sign-on only (PASSWORD_LOGIN=false) with auto-provisioning from
         (c) => c.slug,
       ),
     ).toEqual(['sports']);
+  });
+
+  it('never lets an invite link set a password or sign in: the invite is accepted through the identity provider', async () => {
+    // A link handed over before passwords were turned off (or forged from an old People screen).
+    const ivyRow = await createReviewer(h.db, { email: 'ivy@example.com', role: 'reviewer', channels: ['sports'] });
+    const { url } = await invitesService(h.db, {
+      secret: h.deps.settings.SESSION_SECRET,
+      ttlHours: 1,
+      baseUrl: h.url,
+    }).issue(ivyRow, 'cli:test');
+    const token = decodeURIComponent(url.split('#invite=')[1]!);
+
+    const ivy = new ReviewerClient(h.url);
+    const accepted = await ivy.call('POST', '/review/invite/accept', { token, password: 'a brand new password' });
+    expect([accepted.status, ((await accepted.json()) as { code: string }).code]).toEqual([403, 'forbidden']);
+    expect(accepted.headers.getSetCookie().some((c) => c.startsWith('fd_session='))).toBe(false);
+    expect((await h.db.repos.reviewers.findByEmail('ivy@example.com'))?.passwordHash).toBeNull();
+    expect((await h.db.repos.accounts.events('reviewer', ivyRow.id)).map((e) => e.action)).not.toContain(
+      'password_set',
+    );
+
+    expect(await (await ivy.call('POST', '/review/invite/preview', { token })).json()).toEqual({
+      email: 'ivy@example.com',
+      accept_with: 'sso',
+      sso: { name: 'Test IdP', url: '/review/oidc/login' },
+    });
+    expect((await ivy.ssoSignIn(as('ivy@example.com'))).res.headers.get('location')).toBe('/');
+    expect(
+      ((await (await ivy.call('GET', '/review/session')).json()) as { reviewer: { email: string } }).reviewer.email,
+    ).toBe('ivy@example.com');
   });
 });

@@ -266,6 +266,7 @@ describe('teams: roles and channel membership', () => {
     expect((await vera.login('vera@example.com', PASSWORD)).status).toBe(401);
     expect(await json(await vera.call('POST', '/review/invite/preview', { token }))).toEqual({
       email: 'vera@example.com',
+      accept_with: 'password',
     });
     expect((await vera.call('POST', '/review/invite/accept', { token, password: 'short' })).status).toBe(422);
     const accepted = await vera.call('POST', '/review/invite/accept', { token, password: PASSWORD });

@@ -19,6 +19,11 @@ export interface InvitesOptions {
   readonly ttlHours: number;
   /** The workbench's public address (`api.base_url`). */
   readonly baseUrl: string;
+  /**
+   * PASSWORD_LOGIN: with `false` an invite sets no password and opens no session; the invited
+   * person signs in through the identity provider (matched by email), which accepts the invite.
+   */
+  readonly passwordLogin?: boolean;
   readonly now?: () => Date;
 }
 
@@ -68,8 +73,16 @@ export function invitesService(db: Database, options: InvitesOptions) {
       return { email: (await reviewerOf(token)).email };
     },
 
-    /** Sets the password the invite was for; the caller then opens a session. */
+    /**
+     * Sets the password the invite was for; the caller then opens a session. Refused (403) while
+     * password sign-in is off: the link is then accepted by signing in with single sign-on.
+     */
     async accept(token: string, password: string): Promise<ReviewerRow> {
+      if (options.passwordLogin === false)
+        throw new DomainError(
+          'forbidden',
+          'Password sign-in is turned off here: accept this invite by signing in with single sign-on.',
+        );
       assertPassword(password);
       const reviewer = await reviewerOf(token);
       const hash = await hashPassword(password);

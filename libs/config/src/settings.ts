@@ -107,6 +107,16 @@ export const settingsSchema = Type.Object(
       'With PASSWORD_LOGIN=false, the one admin account that may still sign in with a password (the identity provider is down)',
     ),
     INVITE_TTL_HOURS: int(72, 'How long an invite link from the People screen stays valid', 1),
+    REVIEW_STREAMS_PER_SESSION: int(
+      4,
+      'Live event streams (GET /review/events) one reviewer session may hold open on one API process; a new one past it closes the oldest',
+      1,
+    ),
+    REVIEW_STREAMS_PER_REVIEWER: int(
+      10,
+      'Live event streams one reviewer may hold open on one API process, all sessions together; a new one past it closes the oldest',
+      1,
+    ),
     OIDC_ISSUER_URL: optionalStr(
       'OpenID Connect issuer for single sign-on (https; http only on loopback); the redirect URL is {api.base_url}/review/oidc/callback',
     ),
@@ -153,7 +163,9 @@ export const settingsSchema = Type.Object(
       'Requests with an invalid API key per client address per minute; past it 429 before any database lookup',
       1,
     ),
-    METRICS_TOKEN: optionalStr('When set, GET /metrics on the API requires Authorization: Bearer <this token>'),
+    METRICS_TOKEN: optionalStr(
+      'When set, GET /metrics on the API requires Authorization: Bearer <this token>; unset in production, /metrics leaves out the cluster gauges (channel names and backlogs)',
+    ),
     LOGIN_ATTEMPTS_PER_15_MINUTES: int(
       10,
       'Failed reviewer logins per (email, address) and per address (IPv6: per /64); 429 past it',

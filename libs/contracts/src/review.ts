@@ -182,6 +182,18 @@ export interface ReviewSignInOptions {
   readonly sso: { readonly name: string; readonly url: string } | null;
 }
 
+/**
+ * `POST /review/invite/preview`: whose invite, and how it is accepted: by choosing a password, or
+ * (PASSWORD_LOGIN=false) by signing in with the identity provider.
+ */
+export type ReviewInvitePreview =
+  | { readonly email: string; readonly accept_with: 'password' }
+  | {
+      readonly email: string;
+      readonly accept_with: 'sso';
+      readonly sso: { readonly name: string; readonly url: string } | null;
+    };
+
 /** A reviewer on the People screen (admins only) and in `reviewer list --json`. */
 export interface ReviewPerson {
   readonly id: string;

@@ -15,32 +15,67 @@ export interface ClusterSources {
   readonly review: { oldestWaitingPerChannel(limit: number): Promise<readonly { channel: string; since: Date }[]> };
 }
 
+/** How long one reading of the shared state answers every scrape: at most one read per gauge in this time. */
+export const CLUSTER_GAUGES_MAX_AGE_MS = 5_000;
+
+export interface ClusterGaugesOptions {
+  /** Default CLUSTER_GAUGES_MAX_AGE_MS. */
+  readonly maxAgeMs?: number;
+  readonly now?: () => number;
+}
+
+type Sample = readonly [Record<string, string>, number];
+
 /**
  * State shared by every process (queues in Redis, submissions in PostgreSQL), read when
  * scraped, each with one statement or one round trip, by every API and worker: any one of them
  * answers, even when all workers are down. Aggregate with `max by (…)` across instances.
+ *
+ * A reading is kept for `maxAgeMs` (5 s) and shared by the scrapes that come meanwhile, those
+ * waiting on it included: whatever the scrape rate, each gauge costs one statement or round trip
+ * per 5 s. A failed reading is kept as long (its source is down: no sample, rather than a failed
+ * scrape; framedesk_ready says why).
  */
-export function registerClusterGauges(registry: Registry, sources: ClusterSources): void {
+export function registerClusterGauges(
+  registry: Registry,
+  sources: ClusterSources,
+  options: ClusterGaugesOptions = {},
+): void {
+  const maxAgeMs = options.maxAgeMs ?? CLUSTER_GAUGES_MAX_AGE_MS;
+  const now = options.now ?? Date.now;
   const gauge = (
     name: string,
     help: string,
     labelNames: readonly string[],
     read: (set: (labels: Record<string, string>, value: number) => void) => Promise<void>,
-  ) =>
-    new Gauge({
+  ) => {
+    let reading: { at: number; samples: Promise<Sample[] | null> } | null = null;
+    const samples = () => {
+      const at = now();
+      if (!reading || at - reading.at >= maxAgeMs) {
+        const out: Sample[] = [];
+        reading = {
+          at,
+          samples: read((labels, value) => out.push([labels, value])).then(
+            () => out,
+            () => null,
+          ),
+        };
+      }
+      return reading.samples;
+    };
+    return new Gauge({
       name,
       help,
       labelNames,
       registers: [registry],
       async collect() {
+        const read = await samples();
         this.reset();
-        try {
-          await read((labels, value) => this.set(labels, value));
-        } catch {
-          // Its source is down: no sample, rather than a failed scrape (framedesk_ready says why).
-        }
+        for (const [labels, value] of read ?? []) this.set(labels, value);
       },
     });
+  };
 
   gauge(
     'framedesk_queue_depth',

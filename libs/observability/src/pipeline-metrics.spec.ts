@@ -83,6 +83,42 @@ describe('registerClusterGauges', () => {
     expect(new Set(source.limits)).toEqual(new Set([BACKLOG_CHANNELS_REPORTED]));
   });
 
+  it('reads the shared state at most once per 5 s, whatever the scrape rate (concurrent scrapes share one reading)', async () => {
+    const registry = new Registry();
+    let clock = 1_000_000;
+    const reads = { counts: 0, statuses: 0, backlog: 0 };
+    let statuses = 7;
+    registerClusterGauges(
+      registry,
+      sources({
+        queues: {
+          counts: async () => (reads.counts++, { 'image-processing': { waiting: 1 } }),
+          oldestWaitingSeconds: async () => ({}),
+          workerCounts: async () => ({}),
+        },
+        submissions: { countByStatus: async () => (reads.statuses++, { needs_review: statuses }) },
+        review: { oldestWaitingPerChannel: async () => (reads.backlog++, []) },
+      }),
+      { now: () => clock },
+    );
+    // A storm: 50 scrapes at once, then 50 one after the other, all within 5 s.
+    await Promise.all(Array.from({ length: 50 }, () => registry.metrics()));
+    for (let i = 0; i < 50; i++) {
+      clock += 90;
+      await registry.metrics();
+    }
+    expect(reads).toEqual({ counts: 1, statuses: 1, backlog: 1 });
+    statuses = 8;
+    expect(await sampleLines(registry, 'framedesk_submissions')).toEqual([
+      'framedesk_submissions{status="needs_review"} 7',
+    ]);
+    clock += 1_000; // 5.5 s after the first reading: read again
+    expect(await sampleLines(registry, 'framedesk_submissions')).toEqual([
+      'framedesk_submissions{status="needs_review"} 8',
+    ]);
+    expect(reads.statuses).toBe(2);
+  });
+
   it('leaves out what a dependency that is down cannot say, and still answers the scrape', async () => {
     const registry = new Registry();
     const down = async () => Promise.reject(new Error('ECONNREFUSED'));

@@ -124,6 +124,7 @@ export function reviewRoutes(deps: ApiDependencies, options: ReviewRoutesOptions
     secret: deps.settings.SESSION_SECRET,
     ttlHours: deps.settings.INVITE_TTL_HOURS,
     baseUrl: deps.config.api.base_url,
+    passwordLogin: deps.settings.PASSWORD_LOGIN,
   });
   const review = reviewService({
     db: deps.db,
@@ -214,7 +215,13 @@ export function reviewRoutes(deps: ApiDependencies, options: ReviewRoutesOptions
 
   router.get(
     '/events',
-    reviewEventsHandler(changes, streamAccess(deps, sessions), (req) => readSessionCookie(req, cookieOptions)),
+    reviewEventsHandler(changes, streamAccess(deps, sessions), (req) => readSessionCookie(req, cookieOptions), {
+      limits: {
+        perSession: deps.settings.REVIEW_STREAMS_PER_SESSION,
+        perReviewer: deps.settings.REVIEW_STREAMS_PER_REVIEWER,
+      },
+      metrics: deps.metrics,
+    }),
   );
 
   router.patch('/submissions/:id', async (req, res) => {

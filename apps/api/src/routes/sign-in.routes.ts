@@ -83,8 +83,18 @@ export function signInRoutes(deps: SignInRoutesDeps): Router {
     signedIn(req, res, token, principal);
   });
 
+  /**
+   * Whose invite this is, and how it is accepted: by choosing a password, or (PASSWORD_LOGIN=false)
+   * by signing in with the identity provider, which matches the invited account by email.
+   */
   router.post('/invite/preview', async (req, res) => {
-    res.json(await invites.preview(text(requireJson(req), 'token')));
+    const { email } = await invites.preview(text(requireJson(req), 'token'));
+    if (passwordLogin) return void res.json({ email, accept_with: 'password' });
+    res.json({
+      email,
+      accept_with: 'sso',
+      sso: sso ? { name: api.settings.OIDC_PROVIDER_NAME, url: '/review/oidc/login' } : null,
+    });
   });
 
   router.post('/invite/accept', async (req, res) => {

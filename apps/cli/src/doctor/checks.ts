@@ -22,6 +22,7 @@ import { createStorage } from '@framedesk/storage';
 import pg from 'pg';
 import { type CheckResult, fail, firstLine, ok, warn } from './check-result';
 import { checkMediaSample, checkPendingDeletions } from './media-check';
+import { checkMetrics } from './metrics';
 import { checkSignIn } from './sign-in';
 
 export type { CheckResult, CheckStatus } from './check-result';
@@ -316,7 +317,7 @@ export async function runDoctor(env: NodeJS.ProcessEnv): Promise<CheckResult[]> 
   const { results, settings } = checkSettings(env);
   if (!settings) return results;
   const { result, config } = checkConfig(settings);
-  results.push(result);
+  results.push(result, checkMetrics(settings));
   const redis = createRedis(settings.REDIS_URL, 'producer');
   redis.on('error', () => undefined);
   try {

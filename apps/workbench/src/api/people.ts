@@ -1,6 +1,12 @@
 // The People screen, sign-in options and invite links: the review API's `/review/people`,
 // `/review/sign-in` and `/review/invite/*`.
-import type { ReviewInvite, ReviewPerson, ReviewRole, ReviewSignInOptions } from '@framedesk/contracts';
+import type {
+  ReviewInvite,
+  ReviewInvitePreview,
+  ReviewPerson,
+  ReviewRole,
+  ReviewSignInOptions,
+} from '@framedesk/contracts';
 import { request } from './client';
 import type { Session } from './types';
 
@@ -26,7 +32,7 @@ export const peopleApi = {
   change: (id: string, change: PersonChange) =>
     request<{ person: Person }>('PATCH', `/review/people/${enc(id)}`, change),
   newInvite: (id: string) => request<{ invite: Invite }>('POST', `/review/people/${enc(id)}/invite`),
-  previewInvite: (token: string) => request<{ email: string }>('POST', '/review/invite/preview', { token }),
+  previewInvite: (token: string) => request<ReviewInvitePreview>('POST', '/review/invite/preview', { token }),
   acceptInvite: (token: string, password: string) =>
     request<Session>('POST', '/review/invite/accept', { token, password }),
 };

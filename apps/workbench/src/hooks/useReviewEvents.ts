@@ -59,6 +59,12 @@ export function useReviewEvents(): void {
     });
     // The reviewer's own role or channels changed: everything on screen is read again.
     source.addEventListener('access', () => void client.invalidateQueries());
+    // Too many streams open for this session (other tabs): the server closed this one; this tab
+    // polls rather than reconnect and close another tab's.
+    source.addEventListener('closed', () => {
+      source.close();
+      setLive(false);
+    });
     return () => {
       source.close();
       setLive(false);

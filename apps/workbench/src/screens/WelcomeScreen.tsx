@@ -41,7 +41,23 @@ export function WelcomeScreen() {
             {invite.error instanceof ApiError ? invite.error.detail : 'The server did not answer.'}
           </p>
         )}
-        {invite.data && (
+        {invite.data?.accept_with === 'sso' && (
+          <div className="form-stack">
+            <p>
+              You were invited as <strong>{invite.data.email}</strong>. Sign in with your organisation&apos;s account to
+              accept.
+            </p>
+            {invite.data.sso && (
+              <a
+                className="ui-button ui-button--primary ui-button--lg sso-button"
+                href={`${invite.data.sso.url}?return_to=%2F`}
+              >
+                Sign in with {invite.data.sso.name}
+              </a>
+            )}
+          </div>
+        )}
+        {invite.data?.accept_with === 'password' && (
           <form onSubmit={onSubmit} aria-label="Choose a password" className="form-stack">
             <p>
               You were invited as <strong>{invite.data.email}</strong>. Choose a password (10 characters at least).
