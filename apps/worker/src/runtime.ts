@@ -1,6 +1,6 @@
 import type { ProjectConfig, Settings } from '@framedesk/config';
 import { createDatabase, type Database } from '@framedesk/db';
-import { configureImageProcessing } from '@framedesk/media';
+import { configureImageProcessing, setImageEncodeEffort } from '@framedesk/media';
 import { type Logger, type Registry, withTransitionMetrics } from '@framedesk/observability';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -134,6 +134,7 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
   const { settings, config, logger } = options;
   const registry = buildHandlerRegistry(options.handlers ?? JOB_HANDLERS);
   configureImageProcessing();
+  setImageEncodeEffort(settings.IMAGE_ENCODE_EFFORT);
 
   const connection = createRedis(settings.REDIS_URL, 'worker');
   connection.on('error', (error) => logger.warn({ err: error }, 'redis error'));

@@ -5,6 +5,7 @@ import type { Metadata } from 'sharp';
 import { hashPipeline, perceptualHash } from './fingerprint';
 import { loadSharp, setSharpThreads } from './sharp-loader';
 import { type Size, variantSize } from './geometry';
+import { type ImageEncodeSettings, encodeSettingsFor, webpOptions } from './encoder';
 
 /** Why an image cannot be processed; `code` is the submission's failure code. */
 export type ImageFailureCode = 'invalid_image' | 'image_too_large' | 'unsupported_content';
@@ -40,6 +41,8 @@ export interface ImageProcessingOptions {
   readonly maxInputPixels?: number;
   /** sharp format names accepted as input, e.g. `png`; default: png only. */
   readonly allowedFormats?: readonly string[];
+  /** How variants are encoded; default `encodeSettingsFor()` (encoder.ts). */
+  readonly encode?: ImageEncodeSettings;
 }
 
 export interface ImageVariant {
@@ -165,10 +168,21 @@ export async function processImage(
     decode = () => sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } });
   }
 
+  const encode = options.encode ?? encodeSettingsFor();
   const results: ImageVariant[] = [];
+  // Two variants of one size and the same pixels (`public` and `preview` of a frame that fits in
+  // the preview's box) are encoded once.
+  const bySize = new Map<string, ImageVariant>();
   // One at a time, so at most one encoder's buffers are alive besides the decoded pixels.
   for (const spec of variants) {
     const target = variantSize(spec, source);
+    const uncropped = spec.kind !== 'cover' || (target.width === source.width && target.height === source.height);
+    const sizeKey = `${target.width}x${target.height}`;
+    const same = uncropped && encode.shareSameSize ? bySize.get(sizeKey) : undefined;
+    if (same) {
+      results.push({ ...same, name: spec.name });
+      continue;
+    }
     let pipeline = decode();
     if (spec.kind === 'cover') pipeline = pipeline.resize({ width: target.width, height: target.height, fit: 'cover' });
     else if (target.width !== source.width || target.height !== source.height) {
@@ -178,16 +192,18 @@ export async function processImage(
       const { data, info } = await withSpan(
         'sharp.variant',
         { 'framedesk.variant': spec.name, 'image.width': target.width, 'image.height': target.height },
-        () => pipeline.webp({ quality: 82 }).toBuffer({ resolveWithObject: true }),
+        () => pipeline.webp(webpOptions(encode, target)).toBuffer({ resolveWithObject: true }),
       );
-      results.push({
+      const variant: ImageVariant = {
         name: spec.name,
         data,
         width: info.width,
         height: info.height,
         byteSize: data.length,
         contentType: 'image/webp',
-      });
+      };
+      results.push(variant);
+      if (uncropped) bySize.set(sizeKey, variant);
     } catch (error) {
       throw classify(error);
     }
