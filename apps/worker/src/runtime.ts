@@ -21,9 +21,11 @@ import {
   imageProcessingService,
   mediaRepairService,
   nearDuplicateSettings,
+  publicVariantService,
   reconcilerService,
   retentionDefaults,
   retentionService,
+  withPublicOnPromotion,
 } from '@framedesk/submissions';
 import { createVideoProvider } from '@framedesk/video-provider';
 import type { AnyJobHandler, WorkerDeps } from './jobs/job-handler';
@@ -105,6 +107,7 @@ function createWorkerDeps(base: Pick<WorkerDeps, 'settings' | 'config' | 'db' | 
       deletesPerSecond: settings.RETENTION_DELETES_PER_SECOND,
     }),
     repair: mediaRepairService({ db, storage, config }),
+    publicVariant: publicVariantService({ db, storage, config }),
   };
 }
 
@@ -142,9 +145,15 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
   const queues = createQueueProducer(connection, settings.REDIS_PREFIX);
   const metrics = createWorkerMetrics(options.metrics, { queues, db: database });
   // Status changes (a frame now waiting for review) are announced to open workbenches, and counted.
-  const db: Database = withTransitionMetrics(
-    withReviewChanges(database, reviewChangePublisher(connection, settings.REDIS_PREFIX)),
-    metrics.pipeline,
+  // A frame the system promotes (review not required, a review policy) gets its `public` made.
+  const db: Database = withPublicOnPromotion(
+    withTransitionMetrics(
+      withReviewChanges(database, reviewChangePublisher(connection, settings.REDIS_PREFIX)),
+      metrics.pipeline,
+    ),
+    queues,
+    (error, submissionId) =>
+      logger.warn({ err: error, submission_id: submissionId }, 'public variant not enqueued; made on request'),
   );
   const deps = createWorkerDeps({ settings, config, db, queues, storage: options.storage ?? createStorage(settings) });
   const { storage } = deps;

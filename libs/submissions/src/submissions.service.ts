@@ -14,6 +14,7 @@ import {
   serviceSupport,
   type SubmissionsDependencies,
 } from './service-support';
+import { deliversPublic, LAZY_VARIANT } from './public-variant';
 import { toFrameSubmission, toMediaUpload } from './submission-views';
 
 // Without media.small_video_max_bytes, one basic upload carries up to Cloudflare's 200 MB.
@@ -23,6 +24,8 @@ export function submissionsService(deps: SubmissionsDependencies) {
   const now = deps.now ?? (() => new Date());
 
   const limits = deps.limits ?? DEFAULT_UPLOAD_LIMITS;
+  // `public` is listed from review on, before the workers make it (public-variant.ts).
+  const madeOnPromotion = deliversPublic(deps.config) ? [LAZY_VARIANT] : [];
   const { enqueueAfterCommit, authorize, completeIdempotency } = serviceSupport(deps);
 
   /** 429 quota_exceeded when one more session of `byteSize` would pass the agent's quotas. */
@@ -48,7 +51,7 @@ export function submissionsService(deps: SubmissionsDependencies) {
   async function resource(id: string, agentId: string): Promise<FrameSubmission> {
     const row = await deps.db.repos.submissions.findResourceForAgent(id, agentId);
     if (!row) throw new DomainError('not_found', `No frame submission ${id}.`);
-    return toFrameSubmission(row, deps.variantUrl);
+    return toFrameSubmission(row, deps.variantUrl, madeOnPromotion);
   }
 
   return {
@@ -216,7 +219,7 @@ export function submissionsService(deps: SubmissionsDependencies) {
       const last = page[page.length - 1];
       const hasMore = rows.length > limit;
       return {
-        data: page.map((row) => toFrameSubmission(row, deps.variantUrl)),
+        data: page.map((row) => toFrameSubmission(row, deps.variantUrl, madeOnPromotion)),
         has_more: hasMore,
         next_cursor: hasMore && last ? encodeCursor(last) : null,
       };

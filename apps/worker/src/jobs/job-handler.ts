@@ -6,6 +6,7 @@ import type { ObjectStorage } from '@framedesk/storage';
 import type {
   ImageProcessingService,
   MediaRepairService,
+  PublicVariantService,
   ReconcilerService,
   RetentionService,
   VideoService,
@@ -26,6 +27,8 @@ export interface WorkerDeps {
   readonly retention: RetentionService;
   /** Renders a processed image's variants again (`media verify --repair`). */
   readonly repair: MediaRepairService;
+  /** Makes a promoted image's `public` variant (the `image.publish` job). */
+  readonly publicVariant: PublicVariantService;
 }
 
 export interface JobContext {
