@@ -99,7 +99,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     },
     variants: {
       reps: reps(1, 3),
-      perClass: Number(value('per-class') ?? (quick ? 3 : 6)),
+      perClass: Number(value('per-class') ?? (quick ? 2 : 4)),
     },
     review: {
       reps: reps(1, 3),
