@@ -99,6 +99,9 @@ describe('the public variant is made on promotion only (worker runtime, real Red
       expect((await other.waitForStatus(id, ['promoted', 'needs_review', 'failed'])).status).toBe('promoted');
       const row = await waitFor(() => other.db.repos.mediaObjects.find(id, 'variant', 'public'));
       expect([row.width, row.height]).toEqual([800, 600]);
+      // 800×600 fits the preview's box: public is preview's encode, copied without a decode.
+      const preview = await other.db.repos.mediaObjects.find(id, 'variant', 'preview');
+      expect(row.sha256).toBe(preview?.sha256);
     } finally {
       await other.cleanup();
     }

@@ -43,6 +43,8 @@ export interface ImageProcessingOptions {
   readonly allowedFormats?: readonly string[];
   /** How variants are encoded; default `encodeSettingsFor()` (encoder.ts). */
   readonly encode?: ImageEncodeSettings;
+  /** False: no fingerprint (`perceptualHash` is null), for variants of a frame already processed. */
+  readonly fingerprint?: boolean;
 }
 
 export interface ImageVariant {
@@ -66,6 +68,9 @@ export interface ProcessedImage {
    */
   readonly perceptualHash: bigint;
 }
+
+/** Variants made later for a processed frame (its `public`): no fingerprint. */
+export type RenderedVariants = Omit<ProcessedImage, 'perceptualHash'>;
 
 /** Maps allowed MIME types (`media.allowed_image_mime_types`) to sharp's format names. */
 export function formatsForMimeTypes(mimeTypes: readonly string[]): string[] {
@@ -121,8 +126,26 @@ function hashFromPixelsMatches(metadata: Metadata): boolean {
 export async function processImage(
   input: Buffer,
   variants: readonly VariantSpec[],
-  options: ImageProcessingOptions = {},
+  options: Omit<ImageProcessingOptions, 'fingerprint'> = {},
 ): Promise<ProcessedImage> {
+  const image = await makeVariants(input, variants, options);
+  return image as ProcessedImage;
+}
+
+/** `processImage` without the fingerprint: variants of a frame already processed (its `public`). */
+export function renderVariants(
+  input: Buffer,
+  variants: readonly VariantSpec[],
+  options: Omit<ImageProcessingOptions, 'fingerprint'> = {},
+): Promise<RenderedVariants> {
+  return makeVariants(input, variants, { ...options, fingerprint: false });
+}
+
+async function makeVariants(
+  input: Buffer,
+  variants: readonly VariantSpec[],
+  options: ImageProcessingOptions,
+): Promise<RenderedVariants & { perceptualHash?: bigint }> {
   const maxPixels = options.maxInputPixels ?? DEFAULT_MAX_INPUT_PIXELS;
   const allowed = options.allowedFormats ?? ['png'];
   const sharp = await loadSharp();
@@ -208,6 +231,8 @@ export async function processImage(
       throw classify(error);
     }
   }
+  const image = { width: source.width, height: source.height, format: metadata.format, variants: results };
+  if (options.fingerprint === false) return image;
   let hash: bigint;
   try {
     hash = await withSpan('image.fingerprint', {}, () =>
@@ -218,13 +243,7 @@ export async function processImage(
   } catch (error) {
     throw classify(error);
   }
-  return {
-    width: source.width,
-    height: source.height,
-    format: metadata.format,
-    variants: results,
-    perceptualHash: hash,
-  };
+  return { ...image, perceptualHash: hash };
 }
 
 /** What an encoded image declares in its header (no pixels decoded). */

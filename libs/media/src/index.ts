@@ -33,6 +33,8 @@ export {
   type ProcessedImage,
   processImage,
   readImageInfo,
+  type RenderedVariants,
+  renderVariants,
   WEBP_MAX_SIDE,
 } from './image';
 export {

@@ -1,6 +1,6 @@
 import type { ProjectConfig } from '@framedesk/config';
 import type { Database } from '@framedesk/db';
-import { formatsForMimeTypes, isImageProcessingError, processImage } from '@framedesk/media';
+import { formatsForMimeTypes, type ImageVariant, isImageProcessingError, renderVariants } from '@framedesk/media';
 import type { QueueProducer } from '@framedesk/queues';
 import { type ObjectStorage, ObjectNotFoundError, readObject, storageKeys } from '@framedesk/storage';
 import { imageVariantSpecs, storeImageVariants } from './image-variants';
@@ -59,6 +59,34 @@ export function publicVariantService(deps: {
     return null;
   };
 
+  /** Decodes the original and encodes it whole (no fingerprint: the frame has one). */
+  const render = async (source: { bucket: string; key: string }): Promise<ImageVariant> => {
+    const input = await readObject(deps.storage, source.bucket, source.key, deps.config.media.multipart_max_bytes);
+    return (await renderVariants(input, [spec!], { allowedFormats })).variants[0]!;
+  };
+
+  /**
+   * A variant processing made at the frame's own size (`preview` of a frame that fits its
+   * 1024×1024 box) has exactly `public`'s pixels and bytes (libs/media resizes nothing at equal
+   * size and encodes alike): copied, with no decode.
+   */
+  const sameSizeVariant = async (submissionId: string): Promise<ImageVariant | null> => {
+    const row = await deps.db.repos.submissions.findById(submissionId);
+    const stored = (await deps.db.repos.mediaObjects.listForSubmission(submissionId)).find(
+      (m) => m.kind === 'variant' && m.width === row?.width && m.height === row?.height && m.width !== null,
+    );
+    if (!stored || stored.width === null || stored.height === null) return null;
+    const data = await readObject(deps.storage, stored.bucket, stored.key);
+    return {
+      name: LAZY_VARIANT,
+      data,
+      width: stored.width,
+      height: stored.height,
+      byteSize: data.length,
+      contentType: 'image/webp',
+    };
+  };
+
   return {
     async availability(submissionId: string): Promise<PublicAvailability> {
       if (!spec) return 'never';
@@ -75,16 +103,15 @@ export function publicVariantService(deps: {
       if (await deps.db.repos.mediaObjects.find(submissionId, 'variant', LAZY_VARIANT)) return { outcome: 'present' };
       const source = await deps.db.repos.mediaObjects.find(submissionId, 'original', 'original');
       if (!source) return { outcome: 'skipped', reason: 'no original recorded' };
-      let image;
+      let variant: ImageVariant;
       try {
-        const input = await readObject(deps.storage, source.bucket, source.key, deps.config.media.multipart_max_bytes);
-        image = await processImage(input, [spec], { allowedFormats });
+        variant = (await sameSizeVariant(submissionId)) ?? (await render(source));
       } catch (error) {
         if (error instanceof ObjectNotFoundError) return { outcome: 'skipped', reason: 'the original is missing' };
         if (isImageProcessingError(error)) return { outcome: 'skipped', reason: error.message };
         throw error;
       }
-      await storeImageVariants(deps, submissionId, source.bucket, image.variants);
+      await storeImageVariants(deps, submissionId, source.bucket, [variant]);
       // Purged (retention, erasure) while rendering: what was just written goes too.
       const after = await deps.db.repos.submissions.findById(submissionId);
       if (!after || after.purgedAt) {
