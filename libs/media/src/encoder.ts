@@ -33,12 +33,13 @@ export const LEGACY_ENCODE_SETTINGS: ImageEncodeSettings = {
 
 /**
  * The default effort, chosen by `npm run bench -- --only=variants` (docs/performance.md,
- * "Variants"): over the corpus (photo-like scenes, text cards, charts, screenshots) effort 2 cost
- * 0.41–0.49× the CPU per image of effort 4 (today's, sharp's default), for at most 1.06× the bytes
- * and an SSIM at most 0.002 below effort 4's, in every class and variant. Effort 1 and 0 cost
- * 1.4–1.5× the bytes and 0.013 of SSIM (libwebp leaves out its rate-distortion search below 2);
- * smartSubsample doubles the CPU. The other half of the saving is making `public` only for frames
- * that are promoted (libs/submissions, public-variant.ts).
+ * "2026-11-27: variants and pipeline"): over the corpus (photo-like scenes, text cards, charts,
+ * screenshots) effort 2 cost 0.55× the CPU per image of effort 4 (today's until then, sharp's
+ * default; 0.50–0.69 per class over two runs), for at most 1.05× the bytes and an SSIM at most
+ * 0.0028 below effort 4's, in every class and variant. Effort 1 and 0 cost 1.2–1.4× the bytes and
+ * up to 0.013 of SSIM (libwebp leaves out its rate-distortion search below 2); smartSubsample
+ * doubles the CPU. The rest of the saving is making `public` only for promoted frames
+ * (libs/submissions, public-variant.ts): 0.49× per submitted frame with 40 % rejected.
  */
 export const DEFAULT_IMAGE_ENCODE_EFFORT = 2;
 
