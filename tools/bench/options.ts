@@ -1,6 +1,6 @@
 /** What one `npm run bench` does: the full run, or `--quick` (under two minutes, fewer samples). */
 
-export const SCENARIOS = ['pipeline', 'memory', 'ingest', 'review', 'similar'] as const;
+export const SCENARIOS = ['pipeline', 'memory', 'ingest', 'review', 'similar', 'variants'] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 export interface BenchOptions {
@@ -33,6 +33,11 @@ export interface BenchOptions {
     readonly uploadBytes: number;
     readonly limitBytes: number;
     readonly overLimitBytes: number;
+  };
+  readonly variants: {
+    readonly reps: number;
+    /** Frames per corpus class (photo-like, cards, charts, screenshots). */
+    readonly perClass: number;
   };
   readonly review: {
     readonly reps: number;
@@ -91,6 +96,10 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       uploadBytes: 40 * MB,
       limitBytes: 50 * MB,
       overLimitBytes: 60 * MB,
+    },
+    variants: {
+      reps: reps(1, 3),
+      perClass: Number(value('per-class') ?? (quick ? 2 : 4)),
     },
     review: {
       reps: reps(1, 3),

@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [--only=pipeline,memory,ingest,review,similar] [--reps=N] [--profile]`
+// `npm run bench [-- --quick] [--only=pipeline,memory,ingest,review,similar,variants] [--reps=N] [--profile]`
 // Starts what it needs (databases, Redis prefixes, the real API and worker processes, the
 // baselines), runs the scenarios, prints the table and writes bench/results/. Timings never
 // fail the run; a scenario that cannot run does (exit 1), after the others have run.
@@ -11,6 +11,7 @@ import { parseOptions } from './options';
 import { pipelineScenario } from './pipeline.scenario';
 import { machine, markdownTable, type ScenarioResult, writeResults } from './report';
 import { reviewScenario } from './review.scenario';
+import { variantsScenario } from './variants.scenario';
 
 const log = (message: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
 
@@ -66,6 +67,8 @@ async function scenario(name: string, work: () => Promise<ScenarioResult>): Prom
   }
 }
 
+// First, in this process and before any stack starts: the encoder's CPU is measured here.
+if (options.only.has('variants')) await scenario('Variants', () => variantsScenario(options.variants));
 if (options.only.has('pipeline') || options.only.has('memory') || options.only.has('ingest')) {
   // One stack for the three (starting one costs seconds). The pipeline goes first, while the queue
   // is empty; it stops its workers, so memory and ingest then measure the API alone. The raised

@@ -35,7 +35,9 @@ import {
   createVideoUploadService,
   type VideoService,
   type VideoUploadService,
+  withPublicOnPromotion,
 } from '@framedesk/submissions';
+import { setImageEncodeEffort } from '@framedesk/media';
 import {
   requestValidators,
   type RequestValidators,
@@ -91,11 +93,16 @@ export function createApiDependencies(settings: Settings, config: ProjectConfig,
   const pipeline = createPipelineMetrics(metrics);
   // Status changes are announced to open workbenches (GET /review/events) on every instance, and counted.
   const database = createDatabase({ url: settings.DATABASE_URL, poolSize: settings.DATABASE_POOL_SIZE });
-  const db = withTransitionMetrics(
-    withReviewChanges(database, reviewChangePublisher(redis, settings.REDIS_PREFIX)),
-    pipeline,
-  );
   const queues = createQueueProducer(redis, settings.REDIS_PREFIX);
+  // A frame a reviewer promotes gets its `public` variant made by the workers (issue 39).
+  const db = withPublicOnPromotion(
+    withTransitionMetrics(withReviewChanges(database, reviewChangePublisher(redis, settings.REDIS_PREFIX)), pipeline),
+    queues,
+    (error, submissionId) =>
+      logger.warn({ err: error, submission_id: submissionId }, 'public variant not enqueued; made on request'),
+  );
+  // A `public` requested before its job ran is made here, at the workers' effort.
+  setImageEncodeEffort(settings.IMAGE_ENCODE_EFFORT);
   const clusterMetrics = new Registry();
   clusterMetrics.setDefaultLabels({ service: 'api' });
   registerClusterGauges(clusterMetrics, { queues, submissions: db.repos.submissions, review: db.repos.review });

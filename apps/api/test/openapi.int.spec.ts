@@ -40,6 +40,7 @@ describe('GET /v1/openapi.json', () => {
     expect(document['openapi']).toBe('3.1.0');
     expect(document['info']).toMatchObject({ title: expect.any(String), version: expect.any(String) });
     expect(Object.keys(document['paths']).sort()).toEqual([
+      '/media/{submission_id}/{name}',
       '/v1/frame-submissions',
       '/v1/frame-submissions/{submission_id}',
       '/v1/media-uploads',
@@ -55,12 +56,15 @@ describe('GET /v1/openapi.json', () => {
       'createFrameSubmission',
       'createMediaUpload',
       'getFrameSubmission',
+      'getMedia',
       'getMediaUpload',
       'listFrameSubmissions',
     ]);
     for (const op of operations) {
       expect(Object.keys(op['responses']).some((s) => /^2\d\d$/.test(s))).toBe(true);
-      expect(op['responses']['401']).toBeDefined();
+      // Signed media URLs carry their own authorization: no key, so no 401.
+      if (op['operationId'] === 'getMedia') expect(op['security']).toEqual([]);
+      else expect(op['responses']['401']).toBeDefined();
     }
     expect(document['paths']['/v1/frame-submissions'].post.responses['202']).toBeDefined();
     expect(document['paths']['/v1/media-uploads'].post.responses['201']).toBeDefined();

@@ -34,6 +34,7 @@ describe('retention, erasure, verify and a restore drill', () => {
   let client: FramedeskClient;
   let reviewer: ReviewerClient;
   const file = (root: string, key: string) => join(root, 'storage', BUCKET, key);
+  // [original, public, thumbnail, preview]; `public` exists once a frame is promoted (issue 39).
   const stored = (id: string, root = stack.storageRoot) =>
     [`originals/${id}/original.png`, ...['public', 'thumbnail', 'preview'].map((v) => `variants/${id}/${v}.webp`)].map(
       (k) => existsSync(file(root, k)),
@@ -137,14 +138,15 @@ describe('retention, erasure, verify and a restore drill', () => {
         unknown
       >;
       expect(detail).toMatchObject({ purged_at: purged.purged_at, image_url: null, thumbnail_url: null, variants: {} });
-      expect(stored(promoted!.id)).toEqual([true, true, true, true]);
+      // Its `public` is made by the job the promotion enqueued.
+      await until('the promoted frame’s public variant', async () => stored(promoted!.id).every(Boolean));
 
       // Everything final in the channel at 0d: the promoted frame goes too, the one waiting for review never.
       const promote = await cli(stack.env, ['channel', 'retention', 'set', 'purge-me', '--promoted', '0d', '--yes']);
       expect(promote.out.join('\n')).toContain('would purge now: 0 rejected, 0 failed, 1 promoted');
       await until('the promoted frame purged', async () => (await client.getSubmission(promoted!.id)).purged_at);
       await until('the promoted frame’s objects deleted', async () => stored(promoted!.id).every((s) => !s));
-      expect(stored(waiting!.id)).toEqual([true, true, true, true]);
+      expect(stored(waiting!.id)).toEqual([true, false, true, true]);
       expect(await client.getSubmission(waiting!.id)).toMatchObject({ status: 'needs_review', purged_at: null });
     },
   );
@@ -161,16 +163,17 @@ describe('retention, erasure, verify and a restore drill', () => {
 
       const dry = await cli(stack.env, ['media', 'erase', '--agent', 'erasebot', '--dry-run', '--json']);
       expect(dry.code).toBe(0);
-      expect(dry.json()).toMatchObject({ dry_run: true, submissions: 2, objects: 8, provider_videos: 0 });
+      // Each in review: its original, thumbnail and preview (no public before promotion).
+      expect(dry.json()).toMatchObject({ dry_run: true, submissions: 2, objects: 6, provider_videos: 0 });
       for (const s of frames) {
-        expect(stored(s.id)).toEqual([true, true, true, true]);
+        expect(stored(s.id)).toEqual([true, false, true, true]);
         expect(await eraser.getSubmission(s.id)).toMatchObject({ title: s.title, purged_at: null });
       }
       expect(await query("SELECT 1 FROM account_events WHERE action = 'media_erased'")).toHaveLength(0);
 
       const erased = await cli(stack.env, ['media', 'erase', '--agent', 'erasebot', '--json']);
       expect(erased.code).toBe(0);
-      expect(erased.json()).toMatchObject({ dry_run: false, submissions: 2, objects: 8, stopped: 2 });
+      expect(erased.json()).toMatchObject({ dry_run: false, submissions: 2, objects: 6, stopped: 2 });
       for (const s of frames) {
         expect(stored(s.id)).toEqual([false, false, false, false]);
         const after = await eraser.getSubmission(s.id);
@@ -192,7 +195,7 @@ describe('retention, erasure, verify and a restore drill', () => {
       const [record] = await query("SELECT actor, data FROM account_events WHERE action = 'media_erased'");
       expect(record).toMatchObject({
         actor: expect.stringMatching(/^cli/),
-        data: { request: { agent: 'erasebot' }, submissions: 2, objects: 8 },
+        data: { request: { agent: 'erasebot' }, submissions: 2, objects: 6 },
       });
       const usage = await cli(stack.env, ['media', 'erase', '--submission', frames[0]!.id, '--agent', 'erasebot']);
       expect(usage.code).toBe(2);
@@ -242,7 +245,9 @@ describe('retention, erasure, verify and a restore drill', () => {
       purged_media_deleted: 0,
     });
     expect(existsSync(orphan)).toBe(false);
-    await until('the variant rendered again', async () => stored(frame.id).every(Boolean));
+    // In review: preview rendered again, and still no public.
+    await until('the variant rendered again', async () => stored(frame.id)[3]);
+    expect(stored(frame.id)).toEqual([true, false, true, true]);
     const clean = await cli(stack.env, ['media', 'verify']);
     expect(clean.code).toBe(0);
     expect(clean.out.join('\n')).toContain('0 missing objects');

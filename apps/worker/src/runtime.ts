@@ -1,6 +1,6 @@
 import type { ProjectConfig, Settings } from '@framedesk/config';
 import { createDatabase, type Database } from '@framedesk/db';
-import { configureImageProcessing } from '@framedesk/media';
+import { configureImageProcessing, setImageEncodeEffort } from '@framedesk/media';
 import { type Logger, type Registry, withTransitionMetrics } from '@framedesk/observability';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -23,9 +23,11 @@ import {
   imageProcessingService,
   mediaRepairService,
   nearDuplicateSettings,
+  publicVariantService,
   reconcilerService,
   retentionDefaults,
   retentionService,
+  withPublicOnPromotion,
 } from '@framedesk/submissions';
 import { createVideoProvider } from '@framedesk/video-provider';
 import type { AnyJobHandler, WorkerDeps } from './jobs/job-handler';
@@ -118,6 +120,7 @@ function createWorkerDeps(
     }),
     repair: mediaRepairService({ db, storage, config }),
     uploadPartials: { db, discardTus: tus.discard, spoolDir: join(settings.STORAGE_FS_ROOT, '.uploads') },
+    publicVariant: publicVariantService({ db, storage, config }),
   };
 }
 
@@ -147,6 +150,7 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
   const { settings, config, logger } = options;
   const registry = buildHandlerRegistry(options.handlers ?? JOB_HANDLERS);
   configureImageProcessing();
+  setImageEncodeEffort(settings.IMAGE_ENCODE_EFFORT);
 
   const connection = createRedis(settings.REDIS_URL, 'worker');
   connection.on('error', (error) => logger.warn({ err: error }, 'redis error'));
@@ -154,9 +158,15 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
   const queues = createQueueProducer(connection, settings.REDIS_PREFIX);
   const metrics = createWorkerMetrics(options.metrics, { queues, db: database });
   // Status changes (a frame now waiting for review) are announced to open workbenches, and counted.
-  const db: Database = withTransitionMetrics(
-    withReviewChanges(database, reviewChangePublisher(connection, settings.REDIS_PREFIX)),
-    metrics.pipeline,
+  // A frame the system promotes (review not required, a review policy) gets its `public` made.
+  const db: Database = withPublicOnPromotion(
+    withTransitionMetrics(
+      withReviewChanges(database, reviewChangePublisher(connection, settings.REDIS_PREFIX)),
+      metrics.pipeline,
+    ),
+    queues,
+    (error, submissionId) =>
+      logger.warn({ err: error, submission_id: submissionId }, 'public variant not enqueued; made on request'),
   );
   const deps = createWorkerDeps(
     { settings, config, db, queues, storage: options.storage ?? createStorage(settings) },

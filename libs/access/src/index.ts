@@ -13,3 +13,4 @@ export * from './oidc';
 export * from './signed-values';
 export * from './sso.service';
 export * from './first-use';
+export { createSemaphore, type Semaphore } from './semaphore';

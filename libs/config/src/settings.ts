@@ -202,6 +202,14 @@ export const settingsSchema = Type.Object(
       maximum: 15,
       description: 'Largest Hamming distance (of 64 bits) at which an earlier frame counts as a near-duplicate',
     }),
+    // The default is libs/media's DEFAULT_IMAGE_ENCODE_EFFORT (chosen by the variants benchmark; a test keeps them equal).
+    IMAGE_ENCODE_EFFORT: Type.Integer({
+      default: 2,
+      minimum: 0,
+      maximum: 6,
+      description:
+        'WebP effort of image variants, 0 (least CPU) to 6 (smallest files); 2 costs about half the CPU of 4 for a few % more bytes (docs/performance.md)',
+    }),
     NEAR_DUPLICATE_WINDOW_DAYS: int(90, 'How far back near-duplicates of a frame are looked for in its channel', 1),
     RETENTION_REJECTED: retention('rejected'),
     RETENTION_FAILED: retention('failed'),

@@ -254,6 +254,53 @@ export function buildOpenApiDocument(config: OpenApiConfig): Record<string, unkn
           },
         },
       },
+      '/media/{submission_id}/{name}': {
+        get: {
+          operationId: 'getMedia',
+          summary: 'A variant (or poster) of a submission, by the signed URL its `variants` give',
+          description:
+            'The URL is its own authorization (`expires` and `signature`, issued by GET of the submission, valid for 15 minutes): no Bearer key. `public`, the full-resolution variant, is made once the frame is promoted: asked before it exists it is made on the request, or answered 202 with `Retry-After` — never 404 while the frame can still be delivered. A rejected, failed or purged frame never gets one (404).',
+          security: [],
+          parameters: [
+            idPath('submission_id', SubmissionIdSchema, 'The `sub_` id'),
+            {
+              name: 'name',
+              in: 'path',
+              required: true,
+              description: 'A variant name (`public`, `thumbnail`, `preview`, …) or `poster`',
+              schema: { type: 'string' },
+            },
+            { name: 'expires', in: 'query', required: true, schema: { type: 'string' } },
+            { name: 'signature', in: 'query', required: true, schema: { type: 'string' } },
+          ],
+          responses: {
+            '200': {
+              description: 'The image',
+              content: { 'image/webp': { schema: { type: 'string', contentMediaType: 'image/webp' } } },
+            },
+            '202': {
+              description:
+                '`public` does not exist yet: made when the frame is promoted (`Retry-After: 30` while it is in review), or being made now (`Retry-After: 2`). Request the same URL again after `Retry-After` seconds (GET the submission for a fresh URL once it expires).',
+              headers: { 'Retry-After': { schema: { type: 'integer' } } },
+              content: {
+                'application/json': {
+                  schema: {
+                    type: 'object',
+                    required: ['status', 'detail', 'retry_after_seconds'],
+                    properties: {
+                      status: { const: 'pending' },
+                      detail: { type: 'string' },
+                      retry_after_seconds: { type: 'integer' },
+                    },
+                  },
+                },
+              },
+            },
+            '403': problem('`forbidden`: the URL is not one we signed, or it has expired'),
+            '404': problem('`not_found`: no such media (a rejected, failed or purged frame has no `public`)'),
+          },
+        },
+      },
     },
     components: {
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An agent API key, `fd_live_…`' } },

@@ -1,9 +1,11 @@
-import { parseVariantName, type VariantSpec } from '@framedesk/config';
+import { createHash } from 'node:crypto';
+import { parseVariantName, settingsSchema, type VariantSpec } from '@framedesk/config';
 import { makePng, makePngBomb } from '@framedesk/testing';
 import sharp from 'sharp';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { perceptualHash } from './fingerprint';
 import { encodePicture, generatePicture } from './fingerprint-quality';
+import { DEFAULT_IMAGE_ENCODE_EFFORT, encodeSettingsFor, LEGACY_ENCODE_SETTINGS } from './encoder';
 import { isImageProcessingError, processImage } from './image';
 import type * as SharpLoader from './sharp-loader';
 
@@ -122,5 +124,40 @@ describe('processImage', () => {
     expect(await failureOf(processImage(Buffer.from('not an image at all'), specs('public')))).toBe(
       'unsupported_content',
     );
+  });
+
+  describe('encoder settings', () => {
+    const input = () => encodePicture(generatePicture(21, 640, 360));
+    const digest = (variants: readonly { name: string; data: Buffer }[]) =>
+      variants.map((v) => `${v.name}:${createHash('sha256').update(v.data).digest('hex')}`);
+
+    it('gives the same bytes for the same input and settings, run after run', async () => {
+      const png = await input();
+      for (const encode of [encodeSettingsFor(), encodeSettingsFor(0), LEGACY_ENCODE_SETTINGS]) {
+        const first = await processImage(png, specs('public', 'thumbnail', 'preview'), { encode });
+        const second = await processImage(Buffer.from(png), specs('public', 'thumbnail', 'preview'), { encode });
+        expect(digest(second.variants)).toEqual(digest(first.variants));
+      }
+    });
+
+    it('encodes at the effort it is given (IMAGE_ENCODE_EFFORT), 2 by default', async () => {
+      const png = await input();
+      const at = async (effort?: number) =>
+        (await processImage(png, specs('preview'), { encode: encodeSettingsFor(effort) })).variants[0]!.data;
+      expect(settingsSchema.properties.IMAGE_ENCODE_EFFORT.default).toBe(DEFAULT_IMAGE_ENCODE_EFFORT);
+      expect((await at()).equals(await at(DEFAULT_IMAGE_ENCODE_EFFORT))).toBe(true);
+      expect((await at(6)).length).toBeLessThan((await at(0)).length);
+    });
+
+    it('encodes public once when it is the size of preview, and shares the bytes', async () => {
+      const png = await input(); // 640×360 fits the preview's 1024 box
+      opened.length = 0;
+      const result = await processImage(png, specs('public', 'preview', 'thumbnail'));
+      const [publicVariant, preview] = result.variants;
+      expect(publicVariant!.data).toBe(preview!.data);
+      const webps = opened.filter((o) => (o.options as { raw?: unknown } | undefined)?.raw !== undefined);
+      // Decoded pixels opened for preview and thumbnail (and the fingerprint), not for public twice.
+      expect(webps.length).toBe(3);
+    });
   });
 });

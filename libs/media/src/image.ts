@@ -5,6 +5,7 @@ import type { Metadata } from 'sharp';
 import { hashPipeline, perceptualHash } from './fingerprint';
 import { loadSharp, setSharpThreads } from './sharp-loader';
 import { type Size, variantSize } from './geometry';
+import { type ImageEncodeSettings, encodeSettingsFor, webpOptions } from './encoder';
 
 /** Why an image cannot be processed; `code` is the submission's failure code. */
 export type ImageFailureCode = 'invalid_image' | 'image_too_large' | 'unsupported_content';
@@ -40,6 +41,10 @@ export interface ImageProcessingOptions {
   readonly maxInputPixels?: number;
   /** sharp format names accepted as input, e.g. `png`; default: png only. */
   readonly allowedFormats?: readonly string[];
+  /** How variants are encoded; default `encodeSettingsFor()` (encoder.ts). */
+  readonly encode?: ImageEncodeSettings;
+  /** False: no fingerprint (`perceptualHash` is null), for variants of a frame already processed. */
+  readonly fingerprint?: boolean;
 }
 
 export interface ImageVariant {
@@ -63,6 +68,9 @@ export interface ProcessedImage {
    */
   readonly perceptualHash: bigint;
 }
+
+/** Variants made later for a processed frame (its `public`): no fingerprint. */
+export type RenderedVariants = Omit<ProcessedImage, 'perceptualHash'>;
 
 /** Maps allowed MIME types (`media.allowed_image_mime_types`) to sharp's format names. */
 export function formatsForMimeTypes(mimeTypes: readonly string[]): string[] {
@@ -118,8 +126,26 @@ function hashFromPixelsMatches(metadata: Metadata): boolean {
 export async function processImage(
   input: Buffer,
   variants: readonly VariantSpec[],
-  options: ImageProcessingOptions = {},
+  options: Omit<ImageProcessingOptions, 'fingerprint'> = {},
 ): Promise<ProcessedImage> {
+  const image = await makeVariants(input, variants, options);
+  return image as ProcessedImage;
+}
+
+/** `processImage` without the fingerprint: variants of a frame already processed (its `public`). */
+export function renderVariants(
+  input: Buffer,
+  variants: readonly VariantSpec[],
+  options: Omit<ImageProcessingOptions, 'fingerprint'> = {},
+): Promise<RenderedVariants> {
+  return makeVariants(input, variants, { ...options, fingerprint: false });
+}
+
+async function makeVariants(
+  input: Buffer,
+  variants: readonly VariantSpec[],
+  options: ImageProcessingOptions,
+): Promise<RenderedVariants & { perceptualHash?: bigint }> {
   const maxPixels = options.maxInputPixels ?? DEFAULT_MAX_INPUT_PIXELS;
   const allowed = options.allowedFormats ?? ['png'];
   const sharp = await loadSharp();
@@ -165,10 +191,21 @@ export async function processImage(
     decode = () => sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } });
   }
 
+  const encode = options.encode ?? encodeSettingsFor();
   const results: ImageVariant[] = [];
+  // Two variants of one size and the same pixels (`public` and `preview` of a frame that fits in
+  // the preview's box) are encoded once.
+  const bySize = new Map<string, ImageVariant>();
   // One at a time, so at most one encoder's buffers are alive besides the decoded pixels.
   for (const spec of variants) {
     const target = variantSize(spec, source);
+    const uncropped = spec.kind !== 'cover' || (target.width === source.width && target.height === source.height);
+    const sizeKey = `${target.width}x${target.height}`;
+    const same = uncropped && encode.shareSameSize ? bySize.get(sizeKey) : undefined;
+    if (same) {
+      results.push({ ...same, name: spec.name });
+      continue;
+    }
     let pipeline = decode();
     if (spec.kind === 'cover') pipeline = pipeline.resize({ width: target.width, height: target.height, fit: 'cover' });
     else if (target.width !== source.width || target.height !== source.height) {
@@ -178,20 +215,24 @@ export async function processImage(
       const { data, info } = await withSpan(
         'sharp.variant',
         { 'framedesk.variant': spec.name, 'image.width': target.width, 'image.height': target.height },
-        () => pipeline.webp({ quality: 82 }).toBuffer({ resolveWithObject: true }),
+        () => pipeline.webp(webpOptions(encode, target)).toBuffer({ resolveWithObject: true }),
       );
-      results.push({
+      const variant: ImageVariant = {
         name: spec.name,
         data,
         width: info.width,
         height: info.height,
         byteSize: data.length,
         contentType: 'image/webp',
-      });
+      };
+      results.push(variant);
+      if (uncropped) bySize.set(sizeKey, variant);
     } catch (error) {
       throw classify(error);
     }
   }
+  const image = { width: source.width, height: source.height, format: metadata.format, variants: results };
+  if (options.fingerprint === false) return image;
   let hash: bigint;
   try {
     hash = await withSpan('image.fingerprint', {}, () =>
@@ -202,13 +243,7 @@ export async function processImage(
   } catch (error) {
     throw classify(error);
   }
-  return {
-    width: source.width,
-    height: source.height,
-    format: metadata.format,
-    variants: results,
-    perceptualHash: hash,
-  };
+  return { ...image, perceptualHash: hash };
 }
 
 /** What an encoded image declares in its header (no pixels decoded). */

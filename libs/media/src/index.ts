@@ -14,6 +14,14 @@ export {
 export { type ClipOptions, encodeClip, type ResendEdit, svgToPicture, svgToPng } from './scene';
 export { variantSize, type Size } from './geometry';
 export {
+  DEFAULT_IMAGE_ENCODE_EFFORT,
+  encodeSettingsFor,
+  type ImageEncodeSettings,
+  LEGACY_ENCODE_SETTINGS,
+  setImageEncodeEffort,
+} from './encoder';
+export { decodeRgba, type RgbaPixels, variantReference } from './variant-fidelity';
+export {
   configureImageProcessing,
   DEFAULT_MAX_INPUT_PIXELS,
   formatsForMimeTypes,
@@ -25,6 +33,8 @@ export {
   type ProcessedImage,
   processImage,
   readImageInfo,
+  type RenderedVariants,
+  renderVariants,
   WEBP_MAX_SIDE,
 } from './image';
 export {

@@ -11,6 +11,8 @@ export type QueueName = (typeof QUEUE_NAMES)[number];
 export interface JobPayloads {
   /** Decode an image original and produce its variants. */
   'image.process': { readonly submissionId: string };
+  /** Make a promoted image's `public` variant (enqueued by every promotion; libs/submissions public-variant.ts). */
+  'image.publish': { readonly submissionId: string };
   /** Render a processed image's variants again from its original (`media verify --repair`). */
   'image.rederive': { readonly submissionId: string };
   /** Probe an uploaded video (local provider) or read its state from the provider. */
@@ -29,6 +31,7 @@ export type JobName = keyof JobPayloads;
 export const JOB_QUEUES: { readonly [J in JobName]: QueueName } = {
   'image.process': 'image-processing',
   'image.rederive': 'image-processing',
+  'image.publish': 'image-processing',
   'video.process': 'video-processing',
   'upload.expire': 'upload-expiry',
   'maintenance.reconcile': 'maintenance',

@@ -20,3 +20,4 @@ export * from './media-repair.service';
 export * from './image-variants';
 export * from './upload-partials';
 export * from './processing-crashes';
+export * from './public-variant';

@@ -5,6 +5,7 @@ import { formatsForMimeTypes, isImageProcessingError, processImage } from '@fram
 import { type ObjectStorage, ObjectNotFoundError, readObject } from '@framedesk/storage';
 import { imageVariantSpecs, writeImageVariants } from './image-variants';
 import { recordMediaOrDiscard } from './media-guard';
+import { LAZY_VARIANT } from './public-variant';
 
 /** Frames whose variants are part of what reviewers and agents see: the consistency check's scope. */
 export const PROCESSED_STATUSES: readonly SubmissionStatus[] = ['needs_review', 'promoted', 'rejected'];
@@ -31,7 +32,7 @@ export function mediaRepairService(deps: {
     if (row.mediaType !== 'image') return { ok: false as const, reason: 'not an image' };
     if (!PROCESSED_STATUSES.includes(row.status)) return { ok: false as const, reason: `status is ${row.status}` };
     if (row.purgedAt) return { ok: false as const, reason: 'its media were purged' };
-    return { ok: true as const };
+    return { ok: true as const, promoted: row.status === 'promoted' };
   };
 
   return {
@@ -43,7 +44,9 @@ export function mediaRepairService(deps: {
       let image;
       try {
         const input = await readObject(deps.storage, source.bucket, source.key, deps.config.media.multipart_max_bytes);
-        image = await processImage(input, specs, { allowedFormats });
+        // `public` only for a promoted frame (public-variant.ts): never for one in review or rejected.
+        const wanted = before.promoted ? specs : specs.filter((spec) => spec.name !== LAZY_VARIANT);
+        image = await processImage(input, wanted, { allowedFormats });
       } catch (error) {
         if (error instanceof ObjectNotFoundError) return { outcome: 'skipped', reason: 'the original is missing' };
         if (isImageProcessingError(error)) return { outcome: 'skipped', reason: error.message };

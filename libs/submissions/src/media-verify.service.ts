@@ -1,4 +1,5 @@
 import type { Database, VerifiedSubmission } from '@framedesk/db';
+import { LAZY_VARIANT } from './public-variant';
 import { DomainError, ID_PREFIXES, randomToken } from '@framedesk/domain';
 import type { QueueProducer } from '@framedesk/queues';
 import { isOwnStorageKey, type ListedObject, type ObjectStorage } from '@framedesk/storage';
@@ -225,7 +226,9 @@ async function checkSubmission(deps: MediaVerifyDeps, state: State, s: VerifiedS
     });
   }
   const have = new Set(stored.filter((m) => m.kind === 'variant').map((m) => m.name));
-  const absent = processedImage ? deps.imageVariants.filter((name) => !have.has(name)) : [];
+  // `public` is made once a frame is promoted (public-variant.ts): expected of promoted frames only.
+  const expected = deps.imageVariants.filter((name) => name !== LAZY_VARIANT || s.status === 'promoted');
+  const absent = processedImage ? expected.filter((name) => !have.has(name)) : [];
   if (absent.length > 0) {
     if (!repairable) state.unrepairable++;
     state.report({ type: 'missing_variants', submission_id: s.id, names: absent });

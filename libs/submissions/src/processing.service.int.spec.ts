@@ -11,6 +11,7 @@ import { makeNoisePng } from '@framedesk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expireUpload, imageProcessingService, markSubmissionFailed } from './processing.service';
 import { reconcilerService } from './reconciler.service';
+import { processingVariantNames } from './public-variant';
 import { useSubmissionsDatabase } from './database.test-support';
 
 describe('reconciler and upload expiry (real PostgreSQL)', () => {
@@ -263,7 +264,8 @@ describe('image processing (real PostgreSQL, fs storage)', () => {
     const result = await imageProcessingService({ db, storage, config }).process(id);
     expect(result.outcome).toBe('needs_review');
     const variants = (await db.repos.mediaObjects.listForSubmission(id)).filter((o) => o.kind === 'variant');
-    expect(variants.map((v) => v.name)).toEqual([...config.delivery.vendor_image_variants].sort());
+    // Every configured variant but `public`, which is made once the frame is promoted (public-variant.ts).
+    expect(variants.map((v) => v.name)).toEqual(processingVariantNames(config).sort());
     for (const v of variants) {
       expect(v.key).toBe(storageKeys.variant(id, v.name));
       expect([v.contentType, v.width !== null, v.sha256?.length]).toEqual(['image/webp', true, 64]);

@@ -8,6 +8,7 @@ import { finishProcessing } from './system-review';
 import { type ObjectStorage, ObjectNotFoundError, ObjectTooLargeError, readObject } from '@framedesk/storage';
 import { imageVariantSpecs, withOneRetry, writeImageVariants } from './image-variants';
 import { assertMediaOpen, discardIfClosed } from './media-guard';
+import { LAZY_VARIANT } from './public-variant';
 import { failExpiredUpload } from './upload-expiry';
 import { deleteUploadPartials, type UploadPartialStores } from './upload-partials';
 
@@ -63,7 +64,8 @@ export async function markSubmissionFailed(
  * end `failed` with a code; anything else it throws is transient and the job is retried.
  */
 export function imageProcessingService(deps: ImageProcessingDeps) {
-  const specs = imageVariantSpecs(deps.config);
+  // `public` is made once the frame is promoted (public-variant.ts), never here.
+  const specs = imageVariantSpecs(deps.config).filter((spec) => spec.name !== LAZY_VARIANT);
   const allowedFormats = formatsForMimeTypes(deps.config.media.allowed_image_mime_types);
 
   const fail = async (submissionId: string, code: FailureCode, message: string): Promise<ProcessingOutcome> =>

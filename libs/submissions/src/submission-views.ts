@@ -11,10 +11,20 @@ interface StoredMetadata {
   readonly external_ref?: string;
 }
 
-/** The API resource of a submission (DESIGN.md §4): the same shape for create, replay, GET and list. */
-export function toFrameSubmission(row: SubmissionResourceRow, variantUrl: VariantUrl): FrameSubmission {
+/**
+ * The API resource of a submission (DESIGN.md §4): the same shape for create, replay, GET and list.
+ * `madeOnPromotion`: variants an image in review or promoted lists before they are stored
+ * (`public`, issue 39); their URL makes them or answers 202 until they exist.
+ */
+export function toFrameSubmission(
+  row: SubmissionResourceRow,
+  variantUrl: VariantUrl,
+  madeOnPromotion: readonly string[] = [],
+): FrameSubmission {
   const metadata = (row.metadata ?? {}) as StoredMetadata;
   const variants: Record<string, string> = {};
+  if (row.mediaType === 'image' && !row.purgedAt && (row.status === 'needs_review' || row.status === 'promoted'))
+    for (const name of madeOnPromotion) variants[name] = variantUrl(row.id, name);
   // A provider's own URL (a video's playback) as it is; what we store, through signed links.
   // A purged (or erased) frame serves nothing, even while its deletion is still under way.
   for (const media of row.purgedAt ? [] : row.media)

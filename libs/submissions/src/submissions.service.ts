@@ -15,6 +15,7 @@ import {
   serviceSupport,
   type SubmissionsDependencies,
 } from './service-support';
+import { deliversPublic, LAZY_VARIANT } from './public-variant';
 import { toFrameSubmission, toMediaUpload } from './submission-views';
 
 // Without media.small_video_max_bytes, one basic upload carries up to Cloudflare's 200 MB.
@@ -24,6 +25,8 @@ export function submissionsService(deps: SubmissionsDependencies) {
   const now = deps.now ?? (() => new Date());
 
   const limits = deps.limits ?? DEFAULT_UPLOAD_LIMITS;
+  // `public` is listed from review on, before the workers make it (public-variant.ts).
+  const madeOnPromotion = deliversPublic(deps.config) ? [LAZY_VARIANT] : [];
   const { enqueueAfterCommit, authorize, completeIdempotency } = serviceSupport(deps);
 
   /** 429 quota_exceeded when one more session of `byteSize` would pass the agent's quotas. */
@@ -49,7 +52,7 @@ export function submissionsService(deps: SubmissionsDependencies) {
   async function resource(id: string, agentId: string): Promise<FrameSubmission> {
     const row = await deps.db.repos.submissions.findResourceForAgent(id, agentId);
     if (!row) throw new DomainError('not_found', `No frame submission ${id}.`);
-    return toFrameSubmission(row, deps.variantUrl);
+    return toFrameSubmission(row, deps.variantUrl, madeOnPromotion);
   }
 
   return {
@@ -218,7 +221,7 @@ export function submissionsService(deps: SubmissionsDependencies) {
       const data: FrameSubmission[] = [];
       let bytes = 0;
       for (const row of rows.slice(0, limit)) {
-        const item = toFrameSubmission(row, deps.variantUrl);
+        const item = toFrameSubmission(row, deps.variantUrl, madeOnPromotion);
         bytes += Buffer.byteLength(JSON.stringify(item)) + 1;
         if (data.length > 0 && bytes > maxBytes) break;
         data.push(item);

@@ -1,5 +1,8 @@
 import { Router } from 'express';
 import { createRateLimiter } from '@framedesk/access';
+import { createSemaphore } from '@framedesk/access';
+import { publicVariantService } from '@framedesk/submissions';
+import { publicOnRequest } from '../http/public-on-request';
 import { buildOpenApiDocument } from '@framedesk/contracts';
 import type { ApiDependencies } from '../dependencies';
 import { authenticateAgent, rateLimitAgent } from '../http/authenticate';
@@ -7,6 +10,10 @@ import { frameSubmissionsRoutes } from './frame-submissions.routes';
 import { mediaUploadsRoutes } from './media-uploads.routes';
 import { mediaRoutes } from './media.routes';
 import { openApiRoutes } from './openapi.routes';
+
+/** `public` variants made on request at once per API process, and requests waiting for one. */
+export const PUBLIC_MAKERS = 1;
+export const PUBLIC_MAKERS_WAITING = 4;
 
 // An unfinished claim blocks retries this long; a crashed request's retry waits at most this.
 export const IDEMPOTENCY_LOCK_MS = 60_000;
@@ -29,6 +36,13 @@ export function agentApiRoutes(deps: ApiDependencies): Router {
         limit: deps.settings.MEDIA_RATE_LIMIT_PER_MINUTE,
       }),
       logger: deps.logger,
+      // One `public` made at a time in this process (a few requests wait for it); more are 202.
+      publicOnRequest: publicOnRequest({
+        publicVariant: publicVariantService({ db: deps.db, storage: deps.storage, config: deps.config }),
+        queues: deps.queues,
+        semaphore: createSemaphore(PUBLIC_MAKERS, PUBLIC_MAKERS_WAITING),
+        logger: deps.logger,
+      }),
     }),
   );
   router.use(

@@ -1,11 +1,11 @@
 import { signMediaUrl } from '@framedesk/access';
 import type { Settings } from '@framedesk/config';
 import type { Database } from '@framedesk/db';
-import { createRedis, reviewChangePublisher, withReviewChanges } from '@framedesk/queues';
+import { createQueueProducer, createRedis, reviewChangePublisher, withReviewChanges } from '@framedesk/queues';
 import { reviewService } from '@framedesk/review';
 import type { SampleReviewer } from '@framedesk/samples';
 import { createStorage } from '@framedesk/storage';
-import { nearDuplicateSettings } from '@framedesk/submissions';
+import { nearDuplicateSettings, withPublicOnPromotion } from '@framedesk/submissions';
 
 /**
  * `email` deciding through the review service, as the review API would for them: the same rules
@@ -21,8 +21,10 @@ export async function serviceReviewer(
   const redis = createRedis(settings.REDIS_URL, 'producer');
   redis.on('error', () => undefined); // announcing is best effort: workbenches also poll
   const changes = reviewChangePublisher(redis, settings.REDIS_PREFIX);
+  // A promoted sample gets its `public` variant made by the workers, as any promotion.
+  const queues = createQueueProducer(redis, settings.REDIS_PREFIX);
   const review = reviewService({
-    db: withReviewChanges(db, changes),
+    db: withPublicOnPromotion(withReviewChanges(db, changes), queues),
     storage: createStorage(settings),
     mediaUrl: (submissionId, name) =>
       signMediaUrl(settings.SESSION_SECRET, { submissionId, name }, new Date(Date.now() + 3600_000)),
@@ -42,6 +44,9 @@ export async function serviceReviewer(
         await review.decide(id, { decision: 'reject', reason, note }, who);
       },
     },
-    close: async () => void (await redis.quit().catch(() => redis.disconnect())),
+    close: async () => {
+      await queues.close();
+      await redis.quit().catch(() => redis.disconnect());
+    },
   };
 }

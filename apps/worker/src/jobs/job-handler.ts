@@ -6,6 +6,7 @@ import type { ObjectStorage } from '@framedesk/storage';
 import type {
   ImageProcessingService,
   MediaRepairService,
+  PublicVariantService,
   ReconcilerService,
   RetentionService,
   UploadPartialStores,
@@ -29,6 +30,8 @@ export interface WorkerDeps {
   readonly repair: MediaRepairService;
   /** Where the local provider's unfinished uploads keep their partial bytes (the expiry job deletes them). */
   readonly uploadPartials: UploadPartialStores;
+  /** Makes a promoted image's `public` variant (the `image.publish` job). */
+  readonly publicVariant: PublicVariantService;
 }
 
 export interface JobContext {

@@ -1,5 +1,6 @@
 import { JOB_NAMES, type JobName } from '@framedesk/queues';
 import { imageProcessJob } from './image-process.job';
+import { imagePublishJob } from './image-publish.job';
 import { imageRederiveJob } from './image-rederive.job';
 import type { AnyJobHandler } from './job-handler';
 import { maintenanceReconcileJob } from './maintenance-reconcile.job';
@@ -17,6 +18,7 @@ export const JOB_HANDLERS: readonly AnyJobHandler[] = [
   maintenanceSweepJob,
   maintenanceRetentionJob,
   imageRederiveJob,
+  imagePublishJob,
 ];
 
 export type HandlerRegistry = ReadonlyMap<JobName, AnyJobHandler>;
