@@ -13,6 +13,7 @@ import { mediaVerifyCommands } from './commands/media-verify.command';
 import { doctorCommands } from './commands/doctor.command';
 import { mcpCommands } from './commands/mcp.command';
 import { retentionCommands } from './commands/retention.command';
+import { rejectReasonCommands } from './commands/reject-reasons.command';
 import { reviewerAccountCommands } from './commands/reviewer-accounts.command';
 import { submitCommands } from './commands/submit.command';
 
@@ -27,6 +28,7 @@ const COMMANDS: Record<string, Command> = {
   ...mediaEraseCommands,
   ...mediaVerifyCommands,
   ...retentionCommands,
+  ...rejectReasonCommands,
   ...doctorCommands,
   ...mcpCommands,
 };
@@ -55,7 +57,8 @@ export async function run(argv: string[], io: Io): Promise<number> {
       allowPositionals: true,
       strict: true,
     });
-    if (parsed.positionals.length !== command.positionals) {
+    const count = parsed.positionals.length;
+    if (command.variadic ? count < command.positionals : count !== command.positionals) {
       throw new UsageError(`usage: framedesk ${command.usage}`);
     }
     const ctx: CommandContext = {

@@ -27,5 +27,7 @@ export interface Command {
   readonly usage: string;
   readonly options?: ParseArgsConfig['options'];
   readonly positionals: number;
+  /** `positionals` is the least number: more may follow (`channel reasons set <channel> <reason>…`). */
+  readonly variadic?: boolean;
   run(ctx: CommandContext): Promise<number | void>;
 }

@@ -23,6 +23,7 @@ export {
   type UnfingerprintedRow,
 } from './fingerprints.repository';
 export type { NewReviewer, ReviewerRow } from './reviewers.repository';
+export type { ReviewNoteRow } from './feedback.repository';
 export type { ReviewerSessionRow, ReviewerSessionWithReviewer } from './reviewer-sessions.repository';
 export type {
   ClaimResult,

@@ -4,6 +4,7 @@ import { apiKeysRepository } from './api-keys.repository';
 import { backlogRepository } from './backlog.repository';
 import { channelsRepository } from './channels.repository';
 import { erasureRepository } from './erasure.repository';
+import { feedbackRepository } from './feedback.repository';
 import { imageIngestRepository } from './image-ingest.repository';
 import { fingerprintsRepository } from './fingerprints.repository';
 import { idempotencyRepository } from './idempotency.repository';
@@ -25,6 +26,7 @@ export function createRepositories(client: DbClient) {
     backlog: backlogRepository(client),
     channels: channelsRepository(client),
     erasure: erasureRepository(client),
+    feedback: feedbackRepository(client),
     fingerprints: fingerprintsRepository(client),
     idempotency: idempotencyRepository(client),
     imageIngest: imageIngestRepository(client),

@@ -4,6 +4,7 @@ import type {
   ReviewEvent,
   ReviewFailedSubmission,
   ReviewQueueItem,
+  ReviewRegion,
   ReviewSubmissionDetail,
 } from '@framedesk/contracts';
 import type { SubmissionDetailRow, SubmissionWithMedia, SubmissionWithSlugs } from '@framedesk/db';
@@ -96,7 +97,7 @@ export function detailView(
   me: string,
   emails: Emails,
   now: Date,
-): Omit<DetailView, 'similar'> {
+): Omit<DetailView, 'similar' | 'internal_notes'> {
   const meta = metadataOf(row);
   const image =
     mediaNamed(row, 'variant', ['preview', 'public']) ??
@@ -133,6 +134,9 @@ export function detailView(
           reason: row.reviewReason,
           reviewed_at: row.reviewedAt?.toISOString() ?? null,
           reviewer_email: row.reviewerId ? (emails.get(row.reviewerId) ?? null) : null,
+          note: row.reviewNote ?? null,
+          regions: regionsOf(row.reviewRegions),
+          rule: row.reviewRule ?? null,
         }
       : null,
     events: row.events.map((e) => ({
@@ -148,8 +152,23 @@ export function detailView(
             ? row.agent.slug
             : e.actorId,
       reason: e.reason,
+      ...eventFeedback(e.data),
       created_at: e.createdAt.toISOString(),
     })),
+  };
+}
+
+/** Regions as stored (jsonb written by the review service). */
+export function regionsOf(value: unknown): ReviewRegion[] {
+  return Array.isArray(value) ? (value as ReviewRegion[]) : [];
+}
+
+/** A decision event's note and regions, when it has them. */
+function eventFeedback(data: unknown): { note?: string; regions?: ReviewRegion[] } {
+  const d = data && typeof data === 'object' ? (data as Record<string, unknown>) : {};
+  return {
+    ...(typeof d['note'] === 'string' ? { note: d['note'] } : {}),
+    ...(Array.isArray(d['regions']) ? { regions: regionsOf(d['regions']) } : {}),
   };
 }
 

@@ -12,6 +12,7 @@ import { DomainError, isId } from '@framedesk/domain';
 import {
   parseBatchDecision,
   parseDecision,
+  parseInternalNote,
   parseVisibility,
   type QueueDepth,
   REJECT_REASONS,
@@ -236,6 +237,15 @@ export function reviewRoutes(deps: ApiDependencies, options: ReviewRoutesOptions
   router.post('/decisions', async (req, res) => {
     const batch = parseBatchDecision(requireJson(req), (id) => isId('submission', id));
     res.json(await review.decideBatch(batch.ids, batch.decision, reviewerOf(res)));
+  });
+
+  router.get('/submissions/:id/notes', async (req, res) => {
+    res.json(await review.notes(submissionId(req), reviewerOf(res)));
+  });
+
+  router.post('/submissions/:id/notes', async (req, res) => {
+    const body = parseInternalNote(requireJson(req));
+    res.status(201).json(await review.addNote(submissionId(req), body, reviewerOf(res)));
   });
 
   router.get(

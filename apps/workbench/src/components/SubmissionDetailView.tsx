@@ -138,7 +138,7 @@ export function SubmissionDetailView({
       {open && (
         <DecisionBar
           visibility={s.visibility}
-          reasons={withoutDuplicateOf(reasons ?? DEFAULT_REJECT_REASONS)}
+          reasons={withoutDuplicateOf(s.reject_reasons ?? reasons ?? DEFAULT_REJECT_REASONS)}
           rejecting={rejecting}
           onRejecting={onRejecting}
           onDecide={(decision) => onDecide(s, decision)}

@@ -13,7 +13,7 @@ import { useBulkSelection } from '../hooks/useBulkSelection';
 import { useClaim } from '../hooks/useClaim';
 import { useKeyboard } from '../hooks/useKeyboard';
 import { type PendingDecision, UNDO_MS, usePendingDecision } from '../hooks/usePendingDecision';
-import { useQueue, queueQueryOf } from '../hooks/useQueue';
+import { useChannelCounts, useQueue, queueQueryOf } from '../hooks/useQueue';
 import type { Route } from '../hooks/useRoute';
 import { Button, Skeleton } from '../ui';
 
@@ -31,6 +31,10 @@ export function QueueScreen({ route, reasons, undoMs }: QueueScreenProps) {
   const client = useQueryClient();
   const apiQuery = queueQueryOf(route.query);
   const queue = useQueue(apiQuery);
+  const channelCounts = useChannelCounts();
+  // A bulk rejection in one channel offers that channel's reasons.
+  const bulkReasons =
+    channelCounts.data?.channels.find((c) => c.slug === route.query.get('channel'))?.reject_reasons ?? reasons;
   const [hidden, setHidden] = useState<ReadonlySet<string>>(new Set());
   const hiddenRef = useRef(hidden);
   hiddenRef.current = hidden;
@@ -219,7 +223,12 @@ export function QueueScreen({ route, reasons, undoMs }: QueueScreenProps) {
           density={density}
           onDensity={setDensity}
         />
-        <BulkBar count={bulk.count} {...(reasons ? { reasons } : {})} onDecide={decideSelected} onClear={bulk.clear} />
+        <BulkBar
+          count={bulk.count}
+          {...(bulkReasons ? { reasons: bulkReasons } : {})}
+          onDecide={decideSelected}
+          onClear={bulk.clear}
+        />
         <BatchResults results={results} titles={titles.current} onDismiss={() => setResults([])} />
         {queue.isError && (
           <p role="alert">{queue.error instanceof ApiError ? queue.error.detail : 'Could not load the queue.'}</p>
