@@ -4,16 +4,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReviewer } from '@framedesk/access';
 import { newId } from '@framedesk/domain';
 import { channelReasonsService, REJECT_REASONS } from '@framedesk/review';
-import { startTestApi, type TestApi } from './harness';
+import { makePng } from '@framedesk/testing';
+import { frameForm, startTestApi, type TestApi } from './harness';
 import { ReviewerClient } from './review-harness';
 
 let api: TestApi;
 let key: string;
 let rita: ReviewerClient;
+let otherKey: string;
 
 beforeAll(async () => {
   api = await startTestApi();
-  key = await api.createAgent('bot', ['news']);
+  key = await api.createAgent('bot', ['news', 'sport']);
+  otherKey = await api.createAgent('other-bot', ['news']);
   await createReviewer(api.deps.db, {
     email: 'rita@example.com',
     password: 'a-long-enough-password',
@@ -217,5 +220,93 @@ describe('reject reasons per channel', () => {
       "SELECT count(*)::int AS n FROM account_events WHERE action = 'reject_reasons_set'",
     );
     expect(changes).toEqual({ n: 2 });
+  });
+});
+
+/** POST /v1/frame-submissions as `agent` (its key), with `extra` metadata. */
+async function submit(extra: Record<string, unknown>, agent = 'bot', channel = 'news') {
+  return api.call('POST', '/v1/frame-submissions', {
+    key: agent === 'bot' ? key : otherKey,
+    headers: { 'idempotency-key': crypto.randomUUID() },
+    body: frameForm(
+      { agent_slug: agent, channel_slug: channel, date: '20261122', title: 'Take two', ...extra },
+      makePng(32, 24, { seed: 3 }),
+    ),
+  });
+}
+
+describe('revisions', () => {
+  it('refuse another agent’s frame, a frame still in review, another channel and a missing id, storing nothing', async () => {
+    const othersRejected = await seedNeedsReview('other-bot');
+    await rita.call('POST', `/review/submissions/${othersRejected}/decision`, {
+      decision: 'reject',
+      reason: 'Duplicate',
+    });
+    const inReview = await seedNeedsReview();
+    const sport = await seedNeedsReview('bot', 'sport');
+    await api.deps.db.transition({ id: sport, to: 'promoted', actor: { type: 'system' } });
+    const count = async () => (await api.database.query('SELECT count(*)::int AS n FROM submissions'))[0].n as number;
+    const files = (await api.storedFiles()).length;
+    const before = await count();
+    for (const [revisionOf, rule] of [
+      [othersRejected, 'a frame of your own'],
+      [inReview, 'already rejected or promoted'],
+      [sport, 'in the same channel'],
+      ['sub_0000000000000000000000', 'a frame of your own'],
+    ] as const) {
+      const res = await submit({ revision_of: revisionOf });
+      expect([res.status, res.body.code]).toEqual([422, 'invalid_revision']);
+      expect(res.body.detail).toContain(rule);
+    }
+    expect((await submit({ revision_of: 'not-an-id' })).body.code).toBe('validation_failed');
+    expect(await count()).toBe(before);
+    expect((await api.storedFiles()).length).toBe(files);
+    expect(api.contractViolations()).toEqual([]);
+  });
+
+  it('links a revision of a rejected frame: the agent sees revision_of, the review API the version stack', async () => {
+    const first = await seedNeedsReview();
+    await rita.call('POST', `/review/submissions/${first}/decision`, {
+      decision: 'reject',
+      reason: 'Low quality',
+      note: 'Crop wider',
+      regions: TWO_REGIONS,
+    });
+    const res = await submit({ revision_of: first });
+    expect(res.status).toBe(202);
+    expect(res.body.revision_of).toBe(first);
+    const revision = res.body.id as string;
+    expect((await api.call('GET', `/v1/frame-submissions/${revision}`, { key })).body.revision_of).toBe(first);
+    // The revision is not in review yet (no worker here): put it there as the worker would.
+    for (const to of ['media_processing', 'needs_review'] as const)
+      await api.deps.db.transition({ id: revision, to, actor: { type: 'system' } });
+
+    const detail = (await (await rita.call('GET', `/review/submissions/${revision}`)).json()) as {
+      revision_of: string;
+      versions: { id: string; current: boolean; status: string; review: unknown }[];
+    };
+    expect(detail.revision_of).toBe(first);
+    expect(detail.versions).toEqual([
+      expect.objectContaining({
+        id: first,
+        current: false,
+        status: 'rejected',
+        revision_of: null,
+        review: expect.objectContaining({ reason: 'Low quality', note: 'Crop wider', regions: NORMALISED }),
+      }),
+      expect.objectContaining({
+        id: revision,
+        current: true,
+        status: 'needs_review',
+        revision_of: first,
+        review: null,
+      }),
+    ]);
+    // The earlier frame's stack shows its revision too.
+    const earlier = (await (await rita.call('GET', `/review/submissions/${first}`)).json()) as {
+      versions: { id: string }[];
+    };
+    expect(earlier.versions.map((v) => v.id)).toEqual([first, revision]);
+    expect(api.contractViolations()).toEqual([]);
   });
 });

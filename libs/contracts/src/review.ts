@@ -115,6 +115,31 @@ export interface ReviewEvent {
   readonly created_at: string;
 }
 
+/** One frame of a version stack (frames linked by the agent's `metadata.revision_of`). */
+export interface ReviewVersion {
+  readonly id: string;
+  readonly title: string | null;
+  readonly status: string;
+  readonly created_at: string;
+  /** The earlier frame this one revises. */
+  readonly revision_of: string | null;
+  /** The frame the detail is about. */
+  readonly current: boolean;
+  readonly image_url: string | null;
+  readonly thumbnail_url: string | null;
+  readonly width: number | null;
+  readonly height: number | null;
+  /** Its decision and the feedback it gave (null while undecided). */
+  readonly review: {
+    readonly decision: string;
+    readonly reason: string | null;
+    readonly note: string | null;
+    readonly regions: ReviewRegion[];
+    readonly reviewed_at: string | null;
+    readonly decided_by: 'person' | 'policy';
+  } | null;
+}
+
 /** A reviewer's note on a frame for the other reviewers: never shown to the agent. */
 export interface ReviewInternalNote {
   readonly id: string;
@@ -152,6 +177,10 @@ export interface ReviewSubmissionDetail extends ReviewQueueItem {
   readonly events: ReviewEvent[];
   /** Reviewers' internal notes, oldest first. */
   readonly internal_notes: ReviewInternalNote[];
+  /** The earlier frame this one revises (`metadata.revision_of`). */
+  readonly revision_of?: string | null;
+  /** Its version stack, oldest first, itself included (`current`); empty when it has no other version. */
+  readonly versions?: ReviewVersion[];
   /** The reasons a rejection of this frame may give: its channel's list. */
   readonly reject_reasons?: readonly string[];
   /** When retention or an erasure deleted its media (then no image, poster or video is left); null while kept. */

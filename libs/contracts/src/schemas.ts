@@ -82,6 +82,11 @@ export function frameMetadataSchema(limits: ContractLimits) {
       } as typeof SlugSchema,
       date: FrameDateSchema,
       ...describedFields(limits),
+      revision_of: Type.Optional({
+        ...SubmissionIdSchema,
+        description:
+          'The earlier frame this one replaces: a frame of this agent, in the same channel, already rejected or promoted (else 422 invalid_revision)',
+      } as typeof SubmissionIdSchema),
     },
     { additionalProperties: false },
   );

@@ -2,6 +2,10 @@
 import { Prisma } from './generated/prisma/client.ts';
 import type { AccountChange } from './accounts.repository';
 import type { DbClient } from './prisma';
+import type { SubmissionWithMedia } from './review.repository';
+
+/** At most this many versions each way from a frame. */
+const MAX_VERSIONS = 50;
 
 export interface ReviewNoteRow {
   readonly id: string;
@@ -51,6 +55,36 @@ export function feedbackRepository(db: DbClient) {
     },
 
     rejectReasons,
+
+    /**
+     * A frame's version stack: the frames it revises (following revision_of back) and those that
+     * revise it (forward), itself included, oldest first; at most MAX_VERSIONS each way.
+     */
+    async versions(id: string): Promise<SubmissionWithMedia[]> {
+      const rows = await db.$queryRaw<{ id: string }[]>(Prisma.sql`
+        WITH RECURSIVE back AS (
+          SELECT id, revision_of, 0 AS depth FROM submissions WHERE id = ${id}
+          UNION ALL
+          SELECT s.id, s.revision_of, b.depth + 1 FROM submissions s JOIN back b ON s.id = b.revision_of
+          WHERE b.depth < ${MAX_VERSIONS}
+        ), forth AS (
+          SELECT id, 0 AS depth FROM submissions WHERE id = ${id}
+          UNION ALL
+          SELECT s.id, f.depth + 1 FROM submissions s JOIN forth f ON s.revision_of = f.id
+          WHERE f.depth < ${MAX_VERSIONS}
+        )
+        SELECT id FROM back UNION SELECT id FROM forth`);
+      if (rows.length < 2) return [];
+      return db.submission.findMany({
+        where: { id: { in: rows.map((r) => r.id) } },
+        include: {
+          agent: { select: { slug: true } },
+          channel: { select: { slug: true } },
+          media: { orderBy: [{ kind: 'asc' }, { name: 'asc' }] },
+        },
+        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      });
+    },
 
     /** The own reject reasons of several channels by slug (null: the default list). */
     async rejectReasonsBySlug(slugs: readonly string[]): Promise<Map<string, string[] | null>> {

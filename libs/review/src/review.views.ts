@@ -6,6 +6,7 @@ import type {
   ReviewQueueItem,
   ReviewRegion,
   ReviewSubmissionDetail,
+  ReviewVersion,
 } from '@framedesk/contracts';
 import type { SubmissionDetailRow, SubmissionWithMedia, SubmissionWithSlugs } from '@framedesk/db';
 
@@ -155,6 +156,34 @@ export function detailView(
       ...eventFeedback(e.data),
       created_at: e.createdAt.toISOString(),
     })),
+  };
+}
+
+/** One frame of a version stack, with its decision and feedback. */
+export function versionView(row: SubmissionWithMedia, mediaUrl: MediaUrlFn, currentId: string): ReviewVersion {
+  const image = mediaNamed(row, 'variant', ['preview', 'public']) ?? mediaNamed(row, 'poster', ['poster']) ?? null;
+  const thumb = mediaNamed(row, 'variant', ['thumbnail', 'preview', 'public']) ?? mediaNamed(row, 'poster', ['poster']);
+  return {
+    id: row.id,
+    title: row.title ?? text(metadataOf(row)['title']),
+    status: row.status,
+    created_at: row.createdAt.toISOString(),
+    revision_of: row.revisionOf ?? null,
+    current: row.id === currentId,
+    image_url: image ? mediaUrl(row.id, image) : null,
+    thumbnail_url: thumb ? mediaUrl(row.id, thumb) : null,
+    width: row.width,
+    height: row.height,
+    review: row.reviewDecision
+      ? {
+          decision: row.reviewDecision,
+          reason: row.reviewReason,
+          note: row.reviewNote ?? null,
+          regions: regionsOf(row.reviewRegions),
+          reviewed_at: row.reviewedAt?.toISOString() ?? null,
+          decided_by: row.reviewerId ? 'person' : 'policy',
+        }
+      : null,
   };
 }
 

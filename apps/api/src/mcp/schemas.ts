@@ -50,6 +50,7 @@ export function toolSchemas(config: ProjectConfig) {
         caption: field(frame['caption']!),
         click_zones: field(frame['click_zones']!),
         external_ref: field(frame['external_ref']!),
+        revision_of: field(frame['revision_of']!),
         image_base64: field(
           { type: 'string', contentEncoding: 'base64', contentMediaType: 'image/png' },
           `The PNG file, base64-encoded (a data:image/png;base64, prefix is allowed); at most ${config.media.multipart_max_bytes} bytes decoded`,

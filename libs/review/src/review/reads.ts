@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { DomainError } from '@framedesk/domain';
 import { decodeCursor, encodeCursor, parseQueueQuery, parseTimelineLimit, REJECT_REASONS } from '../review-input';
-import { detailView, queueItemView } from '../review.views';
+import { detailView, queueItemView, versionView } from '../review.views';
 import { reviewerStats } from '../review-stats';
 import { notFound, type Reviewer, type ReviewContext, scopeOf } from './context';
 import { internalNoteView } from './feedback';
@@ -19,17 +19,21 @@ export function reviewReads(ctx: ReviewContext) {
       row.reviewerId,
       ...row.events.map((e) => (e.actorType === 'reviewer' ? e.actorId : null)),
     ];
-    const [emails, similar, notes, reasons] = await Promise.all([
+    const [emails, similar, notes, reasons, versions] = await Promise.all([
       repo.reviewerEmails(ids.filter((x): x is string => !!x)),
       similarity.similar(id, scopeOf(me), urlsFor(me)),
       ctx.db.repos.feedback.notes(id),
       rejectReasonsOf(ctx.db, row.channelId),
+      ctx.db.repos.feedback.versions(id),
     ]);
     return {
       ...detailView(row, urlsFor(me), me.reviewerId, emails, now()),
       similar,
       internal_notes: notes.map(internalNoteView),
       reject_reasons: [...reasons],
+      revision_of: row.revisionOf ?? null,
+      // Revisions stay in their channel, so the frame's scope covers them.
+      versions: versions.map((v) => versionView(v, urlsFor(me), id)),
     };
   }
 
