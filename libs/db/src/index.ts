@@ -24,6 +24,7 @@ export {
 } from './fingerprints.repository';
 export type { NewReviewer, ReviewerRow } from './reviewers.repository';
 export type { ReviewNoteRow } from './feedback.repository';
+export type { AgentRejectionRow } from './agent-feedback.repository';
 export type { ReviewerSessionRow, ReviewerSessionWithReviewer } from './reviewer-sessions.repository';
 export type {
   ClaimResult,

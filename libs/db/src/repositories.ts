@@ -1,4 +1,5 @@
 import { accountsRepository } from './accounts.repository';
+import { agentFeedbackRepository } from './agent-feedback.repository';
 import { agentsRepository } from './agents.repository';
 import { apiKeysRepository } from './api-keys.repository';
 import { backlogRepository } from './backlog.repository';
@@ -21,6 +22,7 @@ import { submissionsRepository } from './submissions.repository';
 export function createRepositories(client: DbClient) {
   return {
     accounts: accountsRepository(client),
+    agentFeedback: agentFeedbackRepository(client),
     agents: agentsRepository(client),
     apiKeys: apiKeysRepository(client),
     backlog: backlogRepository(client),

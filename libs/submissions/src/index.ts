@@ -18,3 +18,4 @@ export * from './erasure.service';
 export * from './media-verify.service';
 export * from './media-repair.service';
 export * from './image-variants';
+export * from './agent-feedback';

@@ -73,6 +73,14 @@ export function toolSchemas(config: ProjectConfig) {
       [],
     ),
     listChannels: args({}, []),
+    getFeedback: args(
+      {
+        since: field({ type: 'string' }, 'An ISO 8601 date or timestamp; 30 days ago by default'),
+        cursor: field({ type: 'string' }, 'next_cursor of the previous page of rejections'),
+        limit: field({ type: 'integer', minimum: 1, maximum: LIST_LIMIT_MAX }, 'Rejections per page'),
+      },
+      [],
+    ),
     createVideoUpload: args(
       {
         agent_slug: field(upload['agent_slug']!, AGENT_SLUG),
