@@ -40,6 +40,7 @@ describe('GET /v1/openapi.json', () => {
     expect(document['openapi']).toBe('3.1.0');
     expect(document['info']).toMatchObject({ title: expect.any(String), version: expect.any(String) });
     expect(Object.keys(document['paths']).sort()).toEqual([
+      '/v1/agents/{agent_slug}/feedback',
       '/v1/frame-submissions',
       '/v1/frame-submissions/{submission_id}',
       '/v1/media-uploads',
@@ -54,6 +55,7 @@ describe('GET /v1/openapi.json', () => {
     expect(operations.map((o) => o['operationId']).sort()).toEqual([
       'createFrameSubmission',
       'createMediaUpload',
+      'getAgentFeedback',
       'getFrameSubmission',
       'getMediaUpload',
       'listFrameSubmissions',
