@@ -5,6 +5,7 @@ import { isDomainError } from '@framedesk/domain';
 import { type Command, type CommandContext, CommandError, type Io, UsageError } from './command';
 import { agentAccountCommands } from './commands/agent-accounts.command';
 import { agentCommands } from './commands/agents.command';
+import { auditCommands } from './commands/audit.command';
 import { configCommands } from './commands/config.command';
 import { demoCommands } from './commands/demo.command';
 import { mediaCommands } from './commands/media.command';
@@ -29,6 +30,7 @@ const COMMANDS: Record<string, Command> = {
   ...mediaVerifyCommands,
   ...retentionCommands,
   ...rejectReasonCommands,
+  ...auditCommands,
   ...doctorCommands,
   ...mcpCommands,
 };

@@ -8,6 +8,8 @@ export interface Io {
   readonly stdin: NodeJS.ReadableStream;
   out(line: string): void;
   err(line: string): void;
+  /** Standard output as a stream, for commands that stream (`audit export`); else they go through `out`. */
+  readonly stdout?: NodeJS.WritableStream;
 }
 
 export class UsageError extends Error {}

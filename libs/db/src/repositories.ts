@@ -2,6 +2,7 @@ import { accountsRepository } from './accounts.repository';
 import { agentFeedbackRepository } from './agent-feedback.repository';
 import { agentsRepository } from './agents.repository';
 import { apiKeysRepository } from './api-keys.repository';
+import { auditRepository } from './audit.repository';
 import { backlogRepository } from './backlog.repository';
 import { channelsRepository } from './channels.repository';
 import { erasureRepository } from './erasure.repository';
@@ -25,6 +26,7 @@ export function createRepositories(client: DbClient) {
     agentFeedback: agentFeedbackRepository(client),
     agents: agentsRepository(client),
     apiKeys: apiKeysRepository(client),
+    audit: auditRepository(client),
     backlog: backlogRepository(client),
     channels: channelsRepository(client),
     erasure: erasureRepository(client),

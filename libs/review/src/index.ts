@@ -5,3 +5,4 @@ export * from './similarity.service';
 export * from './review-stats';
 export * from './feedback-input';
 export * from './channel-reasons';
+export * from './audit-export';

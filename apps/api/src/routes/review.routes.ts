@@ -10,6 +10,8 @@ import {
 } from '@framedesk/access';
 import { DomainError, isId } from '@framedesk/domain';
 import {
+  exportAudit,
+  parseAuditQuery,
   parseBatchDecision,
   parseDecision,
   parseInternalNote,
@@ -260,6 +262,14 @@ export function reviewRoutes(deps: ApiDependencies, options: ReviewRoutesOptions
 
   router.post('/submissions/:id/retry', requireAdmin, async (req, res) => {
     res.status(202).json(await review.retry(submissionId(req), reviewerOf(res), res.locals['requestId'] as string));
+  });
+
+  router.get('/audit', requireAdmin, async (req, res) => {
+    const { window, format } = await parseAuditQuery(deps.db, req.query as Record<string, unknown>);
+    res.setHeader('Content-Type', format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson');
+    res.setHeader('Content-Disposition', `attachment; filename="framedesk-audit.${format}"`);
+    await exportAudit(deps.db, { window, format }, res);
+    res.end();
   });
 
   router.get('/ops/workers', requireAdmin, opsWorkersHandler(deps));
