@@ -72,7 +72,16 @@ describe('audit export', () => {
 
   beforeAll(async () => {
     expect((await cli(['channel', 'create', 'news'])).code).toBe(0);
-    expect((await cli(['reviewer', 'create', 'rita@example.com'])).code).toBe(0);
+    // Without --role or --channels the account is a reviewer of no channel: the output says what follows.
+    const created = await cli(['reviewer', 'create', 'rita@example.com']);
+    expect([created.code, created.out.join('\n')]).toEqual([
+      0,
+      'created reviewer rita@example.com (reviewer; channels: none)\n' +
+        'rita@example.com will see no frames until it is given channels: ' +
+        'reviewer channels add rita@example.com <channel>, or an admin on the People screen',
+    ]);
+    const admin = await cli(['reviewer', 'create', 'ada@example.com', '--role', 'admin']);
+    expect(admin.out.join('\n')).not.toContain('will see no frames');
     expect((await cli(['reviewer', 'channels', 'add', 'rita@example.com', 'news'])).code).toBe(0);
     expect((await cli(['agent', 'create', 'auditbot', '--channel', 'news'])).code).toBe(0);
     expect((await cli(['agent', 'channels', 'add', 'auditbot', 'sport'])).code).toBe(0);
