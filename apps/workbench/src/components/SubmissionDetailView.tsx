@@ -14,6 +14,7 @@ import { RelativeTime } from './QueueMeta';
 import type { ClaimState } from '../hooks/useClaim';
 import { DecisionBar } from './DecisionBar';
 import { EventHistory } from './EventHistory';
+import { InternalNotes } from './InternalNotes';
 import { MediaView } from './MediaView';
 import { SimilarFrames, withoutDuplicateOf } from './SimilarFrames';
 
@@ -152,6 +153,7 @@ export function SubmissionDetailView({
       )}
       {onOpen && neighbours.length > 1 && <Filmstrip items={neighbours} currentId={s.id} onOpen={onOpen} />}
       <EventHistory events={s.events} />
+      <InternalNotes submission={s} />
     </section>
   );
 }
