@@ -12,7 +12,14 @@ import { makeClip, makePng, type Stack, startStack } from '@framedesk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const root = resolve(import.meta.dirname, '../../..');
-const TOOLS = ['create_video_upload', 'get_submission', 'list_channels', 'list_submissions', 'submit_frame'];
+const TOOLS = [
+  'create_video_upload',
+  'get_feedback',
+  'get_submission',
+  'list_channels',
+  'list_submissions',
+  'submit_frame',
+];
 
 // One stack (API + worker processes) for the MCP server and the Python client: agents' ways in.
 let stack: Stack;
@@ -225,7 +232,7 @@ describe('/mcp (Streamable HTTP, stateless)', () => {
     });
     expect(listed.status).toBe(200);
     expect(Number(listed.headers.get('ratelimit-limit'))).toBeGreaterThan(0);
-    expect(((await listed.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(5);
+    expect(((await listed.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(TOOLS.length);
     // Stateless: no stream to open, no session to end.
     const get = await fetch(`${stack.apiUrl}/mcp`, { headers: { Authorization: `Bearer ${keyA}` } });
     expect([get.status, get.headers.get('allow')]).toEqual([405, 'POST']);
@@ -282,7 +289,7 @@ describe('the Python client (clients/python, python3 -m unittest)', () => {
           done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, output: stdout + stderr }),
       );
     });
-    expect(run.output).toMatch(/Ran 6 tests/);
+    expect(run.output).toMatch(/Ran 7 tests/);
     expect(run.output).not.toMatch(/skipped/);
     expect({ code: run.code, output: run.output }).toEqual({ code: 0, output: expect.stringMatching(/\nOK\n?$/) });
   }, 150_000);

@@ -118,6 +118,7 @@ const TEMPLATES: [RegExp, string][] = [
   [/^\/v1\/frame-submissions$/, '/v1/frame-submissions'],
   [/^\/v1\/frame-submissions\/[^/]+$/, '/v1/frame-submissions/{submission_id}'],
   [/^\/v1\/media-uploads$/, '/v1/media-uploads'],
+  [/^\/v1\/agents\/[^/]+\/feedback$/, '/v1/agents/{agent_slug}/feedback'],
   [/^\/v1\/media-uploads\/[^/]+$/, '/v1/media-uploads/{upload_id}'],
 ];
 

@@ -41,6 +41,7 @@ describe('GET /v1/openapi.json', () => {
     expect(document['info']).toMatchObject({ title: expect.any(String), version: expect.any(String) });
     expect(Object.keys(document['paths']).sort()).toEqual([
       '/media/{submission_id}/{name}',
+      '/v1/agents/{agent_slug}/feedback',
       '/v1/frame-submissions',
       '/v1/frame-submissions/{submission_id}',
       '/v1/media-uploads',
@@ -55,6 +56,7 @@ describe('GET /v1/openapi.json', () => {
     expect(operations.map((o) => o['operationId']).sort()).toEqual([
       'createFrameSubmission',
       'createMediaUpload',
+      'getAgentFeedback',
       'getFrameSubmission',
       'getMedia',
       'getMediaUpload',

@@ -319,7 +319,7 @@ describe('review API', () => {
       expect(events.filter((e) => e.toStatus === 'promoted' || e.toStatus === 'rejected')).toHaveLength(1);
     });
 
-    it('requires a reason to reject and stores it with the free text', async () => {
+    it('requires a reason to reject and stores it, and the free text as the note to the agent', async () => {
       const id = await h.seedSubmission();
       expect((await alice.call('POST', `/review/submissions/${id}/decision`, { decision: 'reject' })).status).toBe(422);
       expect(
@@ -336,7 +336,8 @@ describe('review API', () => {
       expect(row).toMatchObject({
         status: 'rejected',
         reviewDecision: 'rejected',
-        reviewReason: 'Low quality: blurry',
+        reviewReason: 'Low quality',
+        reviewNote: 'blurry',
         claimedBy: null,
       });
     });

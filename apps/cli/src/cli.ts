@@ -5,6 +5,7 @@ import { isDomainError } from '@framedesk/domain';
 import { type Command, type CommandContext, CommandError, type Io, UsageError } from './command';
 import { agentAccountCommands } from './commands/agent-accounts.command';
 import { agentCommands } from './commands/agents.command';
+import { auditCommands } from './commands/audit.command';
 import { configCommands } from './commands/config.command';
 import { demoCommands } from './commands/demo.command';
 import { mediaCommands } from './commands/media.command';
@@ -13,6 +14,7 @@ import { mediaVerifyCommands } from './commands/media-verify.command';
 import { doctorCommands } from './commands/doctor.command';
 import { mcpCommands } from './commands/mcp.command';
 import { retentionCommands } from './commands/retention.command';
+import { rejectReasonCommands } from './commands/reject-reasons.command';
 import { reviewerAccountCommands } from './commands/reviewer-accounts.command';
 import { submitCommands } from './commands/submit.command';
 
@@ -27,6 +29,8 @@ const COMMANDS: Record<string, Command> = {
   ...mediaEraseCommands,
   ...mediaVerifyCommands,
   ...retentionCommands,
+  ...rejectReasonCommands,
+  ...auditCommands,
   ...doctorCommands,
   ...mcpCommands,
 };
@@ -55,7 +59,8 @@ export async function run(argv: string[], io: Io): Promise<number> {
       allowPositionals: true,
       strict: true,
     });
-    if (parsed.positionals.length !== command.positionals) {
+    const count = parsed.positionals.length;
+    if (command.variadic ? count < command.positionals : count !== command.positionals) {
       throw new UsageError(`usage: framedesk ${command.usage}`);
     }
     const ctx: CommandContext = {

@@ -8,6 +8,8 @@ export interface Io {
   readonly stdin: NodeJS.ReadableStream;
   out(line: string): void;
   err(line: string): void;
+  /** Standard output as a stream, for commands that stream (`audit export`); else they go through `out`. */
+  readonly stdout?: NodeJS.WritableStream;
 }
 
 export class UsageError extends Error {}
@@ -27,5 +29,7 @@ export interface Command {
   readonly usage: string;
   readonly options?: ParseArgsConfig['options'];
   readonly positionals: number;
+  /** `positionals` is the least number: more may follow (`channel reasons set <channel> <reason>…`). */
+  readonly variadic?: boolean;
   run(ctx: CommandContext): Promise<number | void>;
 }

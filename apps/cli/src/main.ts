@@ -7,4 +7,5 @@ process.exitCode = await run(process.argv.slice(2), {
   stdin: process.stdin,
   out: (line) => process.stdout.write(`${line}\n`),
   err: (line) => process.stderr.write(`${line}\n`),
+  stdout: process.stdout,
 });

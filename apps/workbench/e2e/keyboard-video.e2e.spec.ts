@@ -154,7 +154,7 @@ describe('reviewer keyboard and video in chromium', () => {
       .filter({ hasText: `Rejected “${TITLES[1]}”` })
       .waitFor();
     const rejected = await agent.waitFor(ids[1]!, 'rejected');
-    expect(rejected['review']).toMatchObject({ decision: 'rejected', reason: 'Low quality: too dark to read' });
+    expect(rejected['review']).toMatchObject({ decision: 'rejected', reason: 'Low quality', note: 'too dark to read' });
     expect(await agent.waitFor(ids[0]!, 'needs_review')).toMatchObject({ review: null });
   });
 

@@ -257,7 +257,7 @@ describe('reviewer workbench in chromium', () => {
     await screenshot(page, 'reject-form');
     await page.getByRole('button', { name: 'Confirm rejection' }).click();
     const rejected = await agent.waitFor(id, 'rejected', 20_000);
-    expect(rejected.review).toMatchObject({ decision: 'rejected', reason: 'Low quality: out of focus' });
+    expect(rejected.review).toMatchObject({ decision: 'rejected', reason: 'Low quality', note: 'out of focus' });
   });
 
   it('lets one of two reviewers racing on a batch win each frame, and shows the other which frames it lost', async () => {

@@ -122,7 +122,7 @@ function Shell({ email, admin, reasons }: { email: string; admin: boolean; reaso
           ) : route.path === '/people' && admin ? (
             <PeopleScreen />
           ) : (
-            <QueueScreen route={route} {...(reasons ? { reasons } : {})} />
+            <QueueScreen route={route} admin={admin} {...(reasons ? { reasons } : {})} />
           )}
         </Suspense>
       </main>

@@ -8,10 +8,12 @@ FRAMEDESK_TEST_REQUIRED is set.
 
 from __future__ import annotations
 
+import json
 import os
 import struct
 import unittest
 import urllib.parse
+import urllib.request
 import uuid
 import zlib
 
@@ -86,6 +88,24 @@ class ClientTest(unittest.TestCase):
         with self.assertRaises(framedesk.ProblemError) as unauthenticated:
             next(stranger.list_submissions())
         self.assertEqual((unauthenticated.exception.status, unauthenticated.exception.code), (401, "unauthenticated"))
+
+    def test_get_feedback_returns_the_endpoints_record(self) -> None:
+        agent = self.who["agent_slug"]
+        since = "2026-01-01"
+        record = self.client.get_feedback(agent, since=since, limit=5)
+        request = urllib.request.Request(
+            f"{ENV['FRAMEDESK_TEST_API_URL']}/v1/agents/{agent}/feedback?since={since}&limit=5",
+            headers={"Authorization": f"Bearer {ENV['FRAMEDESK_TEST_API_KEY']}"},
+        )
+        with urllib.request.urlopen(request) as answer:  # noqa: S310 - the test API's own address
+            raw = json.loads(answer.read())
+        self.assertEqual(record, raw)
+        self.assertEqual(record["agent_slug"], agent)
+        self.assertEqual(record["since"], "2026-01-01T00:00:00.000Z")
+        self.assertEqual(record["total"], sum(record["counts"].values()))
+        with self.assertRaises(framedesk.ProblemError) as other:
+            self.client.get_feedback("someone-else")
+        self.assertEqual((other.exception.status, other.exception.code), (404, "not_found"))
 
     def test_a_lost_answer_is_retried_with_the_same_idempotency_key(self) -> None:
         api = urllib.parse.urlsplit(ENV["FRAMEDESK_TEST_API_URL"])

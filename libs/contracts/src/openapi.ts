@@ -1,5 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import {
+  AgentFeedbackSchema,
   type ContractLimits,
   frameMetadataSchema,
   FrameSubmissionListSchema,
@@ -66,6 +67,7 @@ export function contractSchemas(limits: ContractLimits): Record<string, Record<s
     FrameMetadata: plain(frameMetadataSchema(limits)),
     FrameSubmission: plain(FrameSubmissionSchema),
     FrameSubmissionList: plain(FrameSubmissionListSchema),
+    AgentFeedback: plain(AgentFeedbackSchema),
     MediaUploadRequest: plain(mediaUploadRequestSchema(limits)),
     MediaUpload: plain(MediaUploadSchema),
     Problem: plain(ProblemSchema),
@@ -109,7 +111,9 @@ const createErrors = {
   },
   '413': problem('`metadata_too_large` or `payload_too_large`'),
   '415': problem('`unsupported_media_type`'),
-  '422': problem('`validation_failed` (every field error in `errors`) or `idempotency_key_reused`'),
+  '422': problem(
+    '`validation_failed` (every field error in `errors`), `invalid_revision` (`metadata.revision_of`: the detail names the rule) or `idempotency_key_reused`',
+  ),
 };
 
 /**
@@ -208,6 +212,45 @@ export function buildOpenApiDocument(config: OpenApiConfig): Record<string, unkn
           responses: {
             '200': { description: 'The submission', headers: rateLimitHeaders, content: json('FrameSubmission') },
             '404': problem("`not_found`: unknown, or another agent's"),
+            ...commonErrors,
+          },
+        },
+      },
+      '/v1/agents/{agent_slug}/feedback': {
+        get: {
+          operationId: 'getAgentFeedback',
+          summary: "The agent's own record: counts, shares, top reasons, time to decision, recent rejections",
+          description:
+            "Poll it like every agent endpoint (no webhook, no push). Counts, shares, reasons and the median cover the frames sent since `since`; `rejections` are the frames rejected since `since`, the most recently decided first, with their notes and regions (paged). Never a reviewer's identity.",
+          parameters: [
+            idPath('agent_slug', SlugSchema, "The key's own agent (any other slug is 404)"),
+            {
+              name: 'since',
+              in: 'query',
+              required: false,
+              description: 'An ISO 8601 date (`2026-11-01`) or timestamp; 30 days ago by default',
+              schema: { type: 'string' },
+            },
+            {
+              name: 'cursor',
+              in: 'query',
+              required: false,
+              description: '`next_cursor` of the previous page',
+              schema: { type: 'string' },
+            },
+            {
+              name: 'limit',
+              in: 'query',
+              required: false,
+              description: 'Rejections per page',
+              schema: { type: 'integer', minimum: 1, maximum: LIST_LIMIT_MAX, default: LIST_LIMIT_DEFAULT },
+            },
+          ],
+          responses: {
+            '200': { description: 'The record', headers: rateLimitHeaders, content: json('AgentFeedback') },
+            '400': problem('`invalid_request`: the cursor is not one we issued'),
+            '404': problem("`not_found`: not the key's own agent"),
+            '422': problem('`validation_failed`: `since` or `limit`'),
             ...commonErrors,
           },
         },

@@ -78,6 +78,8 @@ export interface ReviewChannelCount {
   readonly slug: string;
   readonly name: string;
   readonly needs_review: number;
+  /** The channel's reject reasons (its own list, or the default). */
+  readonly reject_reasons?: readonly string[];
 }
 
 export interface ReviewClickZone {
@@ -89,6 +91,15 @@ export interface ReviewClickZone {
   readonly label: string | null;
 }
 
+/** A box on the original a rejection points at: fractions (0–1) of its width and height, origin top left. */
+export interface ReviewRegion {
+  readonly x: number;
+  readonly y: number;
+  readonly width: number;
+  readonly height: number;
+  readonly label: string;
+}
+
 export interface ReviewEvent {
   readonly id: string;
   readonly type: string;
@@ -97,6 +108,43 @@ export interface ReviewEvent {
   readonly actor_type: string;
   readonly actor: string | null;
   readonly reason: string | null;
+  /** A decision's note to the agent. */
+  readonly note?: string | null;
+  /** A decision's regions (empty when none). */
+  readonly regions?: ReviewRegion[];
+  readonly created_at: string;
+}
+
+/** One frame of a version stack (frames linked by the agent's `metadata.revision_of`). */
+export interface ReviewVersion {
+  readonly id: string;
+  readonly title: string | null;
+  readonly status: string;
+  readonly created_at: string;
+  /** The earlier frame this one revises. */
+  readonly revision_of: string | null;
+  /** The frame the detail is about. */
+  readonly current: boolean;
+  readonly image_url: string | null;
+  readonly thumbnail_url: string | null;
+  readonly width: number | null;
+  readonly height: number | null;
+  /** Its decision and the feedback it gave (null while undecided). */
+  readonly review: {
+    readonly decision: string;
+    readonly reason: string | null;
+    readonly note: string | null;
+    readonly regions: ReviewRegion[];
+    readonly reviewed_at: string | null;
+    readonly decided_by: 'person' | 'policy';
+  } | null;
+}
+
+/** A reviewer's note on a frame for the other reviewers: never shown to the agent. */
+export interface ReviewInternalNote {
+  readonly id: string;
+  readonly author_email: string;
+  readonly body: string;
   readonly created_at: string;
 }
 
@@ -120,8 +168,21 @@ export interface ReviewSubmissionDetail extends ReviewQueueItem {
     readonly reason: string | null;
     readonly reviewed_at: string | null;
     readonly reviewer_email: string | null;
+    /** The note to the agent. */
+    readonly note: string | null;
+    readonly regions: ReviewRegion[];
+    /** The review policy rule that decided without a person; null for a person's decision. */
+    readonly rule: string | null;
   } | null;
   readonly events: ReviewEvent[];
+  /** Reviewers' internal notes, oldest first. */
+  readonly internal_notes: ReviewInternalNote[];
+  /** The earlier frame this one revises (`metadata.revision_of`). */
+  readonly revision_of?: string | null;
+  /** Its version stack, oldest first, itself included (`current`); empty when it has no other version. */
+  readonly versions?: ReviewVersion[];
+  /** The reasons a rejection of this frame may give: its channel's list. */
+  readonly reject_reasons?: readonly string[];
   /** When retention or an erasure deleted its media (then no image, poster or video is left); null while kept. */
   readonly purged_at: string | null;
   /** Near-duplicates: earlier frames of the channel, closest first, at most 10. */
@@ -134,6 +195,7 @@ export type ReviewDecisionInput =
       readonly decision: 'reject';
       readonly reason: string;
       readonly note?: string;
+      readonly regions?: readonly ReviewRegion[];
       /** With the reason "Duplicate of an earlier frame": the frame this one duplicates. */
       readonly duplicate_of?: string;
     };

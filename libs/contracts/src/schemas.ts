@@ -82,6 +82,11 @@ export function frameMetadataSchema(limits: ContractLimits) {
       } as typeof SlugSchema,
       date: FrameDateSchema,
       ...describedFields(limits),
+      revision_of: Type.Optional({
+        ...SubmissionIdSchema,
+        description:
+          'The earlier frame this one replaces: a frame of this agent, in the same channel, already rejected or promoted (else 422 invalid_revision)',
+      } as typeof SubmissionIdSchema),
     },
     { additionalProperties: false },
   );
@@ -201,6 +206,54 @@ export const FrameSubmissionListSchema = Type.Object(
   { additionalProperties: false },
 );
 export type FrameSubmissionList = Static<typeof FrameSubmissionListSchema>;
+
+/** One rejection in an agent's record: what was said, where in the picture, never who. */
+export const AgentRejectionSchema = Type.Object(
+  {
+    id: SubmissionIdSchema,
+    channel_slug: SlugSchema,
+    title: nullable(Type.String()),
+    created_at: TimestampSchema,
+    decided_at: TimestampSchema,
+    decided_by: stringEnum(['person', 'policy'] as const),
+    rule: nullable(Type.String()),
+    reason: nullable(Type.String()),
+    note: nullable(Type.String()),
+    regions: Type.Array(ReviewRegionSchema),
+    revision_of: nullable(SubmissionIdSchema),
+  },
+  { additionalProperties: false },
+);
+
+/** GET /v1/agents/{agent_slug}/feedback: the agent's own record since a date. */
+export const AgentFeedbackSchema = Type.Object(
+  {
+    agent_slug: SlugSchema,
+    since: { ...TimestampSchema, description: 'The start of the window (from `since`)' },
+    counts: Type.Record(Type.String(), Type.Integer({ minimum: 0 }), {
+      description: 'Frames sent since `since`, by status (every status, 0 when none)',
+    }),
+    total: Type.Integer({ minimum: 0 }),
+    promoted_share: nullable(
+      Type.Number({ minimum: 0, maximum: 1, description: 'promoted / (promoted + rejected); null before a decision' }),
+    ),
+    rejected_share: nullable(Type.Number({ minimum: 0, maximum: 1, description: 'rejected / (promoted + rejected)' })),
+    top_reasons: Type.Array(
+      Type.Object({ reason: Type.String(), count: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }),
+      { description: 'Reasons of the rejected frames sent since `since`, most frequent first (at most 10)' },
+    ),
+    median_seconds_to_decision: nullable(
+      Type.Number({ description: 'Median seconds from needs_review to the decision; null before a decision' }),
+    ),
+    rejections: Type.Array(AgentRejectionSchema, {
+      description: 'Frames rejected since `since`, the most recently decided first (one page)',
+    }),
+    next_cursor: nullable(Type.String({ description: 'Pass as `cursor` for the next page of rejections' })),
+  },
+  { additionalProperties: false },
+);
+export type AgentFeedback = Static<typeof AgentFeedbackSchema>;
+export type AgentRejection = Static<typeof AgentRejectionSchema>;
 
 export const LIST_LIMIT_DEFAULT = 20;
 export const LIST_LIMIT_MAX = 100;

@@ -24,6 +24,9 @@ export {
   type UnfingerprintedRow,
 } from './fingerprints.repository';
 export type { NewReviewer, ReviewerRow } from './reviewers.repository';
+export type { ReviewNoteRow } from './feedback.repository';
+export type { AgentRejectionRow } from './agent-feedback.repository';
+export type { AuditPosition, AuditRow, AuditWindow } from './audit.repository';
 export type { ReviewerSessionRow, ReviewerSessionWithReviewer } from './reviewer-sessions.repository';
 export type {
   ClaimResult,

@@ -1,9 +1,12 @@
 import { accountsRepository } from './accounts.repository';
+import { agentFeedbackRepository } from './agent-feedback.repository';
 import { agentsRepository } from './agents.repository';
 import { apiKeysRepository } from './api-keys.repository';
+import { auditRepository } from './audit.repository';
 import { backlogRepository } from './backlog.repository';
 import { channelsRepository } from './channels.repository';
 import { erasureRepository } from './erasure.repository';
+import { feedbackRepository } from './feedback.repository';
 import { imageIngestRepository } from './image-ingest.repository';
 import { fingerprintsRepository } from './fingerprints.repository';
 import { idempotencyRepository } from './idempotency.repository';
@@ -20,11 +23,14 @@ import { submissionsRepository } from './submissions.repository';
 export function createRepositories(client: DbClient) {
   return {
     accounts: accountsRepository(client),
+    agentFeedback: agentFeedbackRepository(client),
     agents: agentsRepository(client),
     apiKeys: apiKeysRepository(client),
+    audit: auditRepository(client),
     backlog: backlogRepository(client),
     channels: channelsRepository(client),
     erasure: erasureRepository(client),
+    feedback: feedbackRepository(client),
     fingerprints: fingerprintsRepository(client),
     idempotency: idempotencyRepository(client),
     imageIngest: imageIngestRepository(client),

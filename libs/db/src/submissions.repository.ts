@@ -27,6 +27,8 @@ export interface NewSubmission {
   readonly metadata: Record<string, unknown>;
   readonly title?: string | null;
   readonly visibility: Visibility;
+  /** The earlier frame this one revises (`metadata.revision_of`, checked by the caller). */
+  readonly revisionOf?: string | null;
 }
 
 const withSlugs = { agent: { select: { slug: true } }, channel: { select: { slug: true } } } as const;

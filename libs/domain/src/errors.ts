@@ -29,6 +29,7 @@ export const ERROR_CATALOG = {
   tus_version_unsupported: { status: 412, title: 'Tus-Resumable 1.0.0 is required' },
   unsupported_media_type: { status: 415, title: 'The media type is not supported' },
   validation_failed: { status: 422, title: 'The request failed validation' },
+  invalid_revision: { status: 422, title: 'metadata.revision_of does not name a frame this one can revise' },
   idempotency_key_reused: { status: 422, title: 'The Idempotency-Key was used for a different request' },
   rate_limited: { status: 429, title: 'Too many requests' },
   quota_exceeded: { status: 429, title: "The agent's quota is used up" },

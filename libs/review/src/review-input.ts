@@ -1,4 +1,6 @@
 import { DUPLICATE_OF_EARLIER_FRAME, REJECT_REASONS, type RejectReason } from '@framedesk/contracts';
+import type { ReviewRegion } from '@framedesk/db';
+import { parseRegions } from './feedback-input';
 import {
   DomainError,
   FAILURE_CODES,
@@ -28,8 +30,12 @@ export type Decision =
   | { readonly decision: 'promote' }
   | {
       readonly decision: 'reject';
-      readonly reason: RejectReason;
+      /** One of the channel's reject reasons (checked by the review service). */
+      readonly reason: string;
+      /** The note to the agent (its `review.note`), kept apart from the reason. */
       readonly note: string | null;
+      /** Boxes on the original the rejection points at (normalised; empty when none). */
+      readonly regions: readonly ReviewRegion[];
       /** The earlier frame this one duplicates (reason "Duplicate of an earlier frame" only). */
       readonly duplicateOf?: string;
     };
@@ -107,18 +113,21 @@ export function parseDecision(body: unknown): Decision {
   }
   const reason = b['reason'];
   const note = typeof b['note'] === 'string' ? b['note'].trim() : '';
-  if (typeof reason !== 'string' || !(REJECT_REASONS as readonly string[]).includes(reason)) {
-    errors.push({ pointer: '/reason', detail: `A rejection needs a reason: one of ${REJECT_REASONS.join(', ')}.` });
+  // Which reasons are allowed is the channel's (channel-reasons.ts): the service checks the list.
+  if (typeof reason !== 'string' || reason.trim() === '' || reason.length > 100) {
+    errors.push({ pointer: '/reason', detail: "A rejection needs a reason: one of the channel's reject reasons." });
   }
   if (reason === 'Other' && note === '')
     errors.push({ pointer: '/note', detail: 'Say why in the note when the reason is Other.' });
   if (note.length > 1000) errors.push({ pointer: '/note', detail: 'The note has at most 1000 characters.' });
   const duplicateOf = parseDuplicateOf(reason, b['duplicate_of'], errors);
+  const regions = parseRegions(b['regions'], errors);
   fail(errors);
   return {
     decision: 'reject',
-    reason: reason as RejectReason,
+    reason: reason as string,
     note: note === '' ? null : note,
+    regions,
     ...(duplicateOf ? { duplicateOf } : {}),
   };
 }
@@ -133,11 +142,6 @@ export function parseVisibility(body: unknown): Visibility {
     });
   }
   return value as Visibility;
-}
-
-/** The reason stored on the submission and shown to the agent. */
-export function reasonText(decision: Extract<Decision, { decision: 'reject' }>): string {
-  return decision.note ? `${decision.reason}: ${decision.note}` : decision.reason;
 }
 
 export interface FailedFilter {

@@ -6,6 +6,7 @@ import type { Decision } from './review-input';
 import { type Reviewer, reviewContext, type ReviewServiceDeps } from './review/context';
 import { reviewClaims } from './review/claims';
 import { reviewDecisions } from './review/decisions';
+import { reviewNotes } from './review/feedback';
 import { reviewOperations } from './review/operations';
 import { reviewReads } from './review/reads';
 
@@ -35,6 +36,7 @@ export function reviewService(deps: ReviewServiceDeps) {
     timeline: reads.timeline,
     ...reviewClaims(ctx),
     ...reviewOperations(ctx),
+    ...reviewNotes(ctx),
     decideBatch,
 
     /** Promote or reject through the status machine; the loser of a race gets a plain 409. */

@@ -4,7 +4,9 @@ import type {
   ReviewEvent,
   ReviewFailedSubmission,
   ReviewQueueItem,
+  ReviewRegion,
   ReviewSubmissionDetail,
+  ReviewVersion,
 } from '@framedesk/contracts';
 import type { SubmissionDetailRow, SubmissionWithMedia, SubmissionWithSlugs } from '@framedesk/db';
 
@@ -99,7 +101,7 @@ export function detailView(
   me: string,
   emails: Emails,
   now: Date,
-): Omit<DetailView, 'similar'> {
+): Omit<DetailView, 'similar' | 'internal_notes'> {
   const meta = metadataOf(row);
   const image =
     mediaNamed(row, 'variant', ['preview', 'public']) ??
@@ -138,6 +140,9 @@ export function detailView(
           reason: row.reviewReason,
           reviewed_at: row.reviewedAt?.toISOString() ?? null,
           reviewer_email: row.reviewerId ? (emails.get(row.reviewerId) ?? null) : null,
+          note: row.reviewNote ?? null,
+          regions: regionsOf(row.reviewRegions),
+          rule: row.reviewRule ?? null,
         }
       : null,
     events: row.events.map((e) => ({
@@ -153,8 +158,51 @@ export function detailView(
             ? row.agent.slug
             : e.actorId,
       reason: e.reason,
+      ...eventFeedback(e.data),
       created_at: e.createdAt.toISOString(),
     })),
+  };
+}
+
+/** One frame of a version stack, with its decision and feedback. */
+export function versionView(row: SubmissionWithMedia, mediaUrl: MediaUrlFn, currentId: string): ReviewVersion {
+  const image = mediaNamed(row, 'variant', ['preview', 'public']) ?? mediaNamed(row, 'poster', ['poster']) ?? null;
+  const thumb = mediaNamed(row, 'variant', ['thumbnail', 'preview', 'public']) ?? mediaNamed(row, 'poster', ['poster']);
+  return {
+    id: row.id,
+    title: row.title ?? text(metadataOf(row)['title']),
+    status: row.status,
+    created_at: row.createdAt.toISOString(),
+    revision_of: row.revisionOf ?? null,
+    current: row.id === currentId,
+    image_url: image ? mediaUrl(row.id, image) : null,
+    thumbnail_url: thumb ? mediaUrl(row.id, thumb) : null,
+    width: row.width,
+    height: row.height,
+    review: row.reviewDecision
+      ? {
+          decision: row.reviewDecision,
+          reason: row.reviewReason,
+          note: row.reviewNote ?? null,
+          regions: regionsOf(row.reviewRegions),
+          reviewed_at: row.reviewedAt?.toISOString() ?? null,
+          decided_by: row.reviewerId ? 'person' : 'policy',
+        }
+      : null,
+  };
+}
+
+/** Regions as stored (jsonb written by the review service). */
+export function regionsOf(value: unknown): ReviewRegion[] {
+  return Array.isArray(value) ? (value as ReviewRegion[]) : [];
+}
+
+/** A decision event's note and regions, when it has them. */
+function eventFeedback(data: unknown): { note?: string; regions?: ReviewRegion[] } {
+  const d = data && typeof data === 'object' ? (data as Record<string, unknown>) : {};
+  return {
+    ...(typeof d['note'] === 'string' ? { note: d['note'] } : {}),
+    ...(Array.isArray(d['regions']) ? { regions: regionsOf(d['regions']) } : {}),
   };
 }
 

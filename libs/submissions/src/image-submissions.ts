@@ -9,6 +9,7 @@ import {
   serviceSupport,
   type SubmissionsDependencies,
 } from './service-support';
+import { checkRevisionOf } from './revisions';
 import { toFrameSubmission } from './submission-views';
 
 /**
@@ -76,7 +77,8 @@ export function imageSubmissions(deps: SubmissionsDependencies) {
       idempotency: IdempotencyRequest;
     }): Promise<Created<FrameSubmission> | null> {
       const { caller, metadata, image, idempotency } = input;
-      if (metadata.agent_slug !== caller.agentSlug) return null;
+      // A revision is checked against the earlier frame: the general path does it in its transaction.
+      if (metadata.agent_slug !== caller.agentSlug || metadata.revision_of) return null;
       const at = now();
       const { agent_slug: _a, channel_slug: channelSlug, date, ...described } = metadata;
       const visibility = deps.config.approval_defaults.initial_visibility;
@@ -158,9 +160,11 @@ export function imageSubmissions(deps: SubmissionsDependencies) {
       const channelId = await authorize(deps.db.repos, caller, metadata.agent_slug, metadata.channel_slug);
       const id = image.submissionId;
       const body = await deps.db.transaction(async (repos) => {
-        const { agent_slug: _a, channel_slug: _c, date, ...described } = metadata;
+        const { agent_slug: _a, channel_slug: _c, date, revision_of, ...described } = metadata;
+        const revisionOf = await checkRevisionOf(repos, revision_of, caller.agentId, channelId);
         const row = await repos.submissions.create(
           {
+            revisionOf,
             id,
             status: 'received',
             mediaType: 'image',

@@ -21,3 +21,4 @@ export * from './image-variants';
 export * from './upload-partials';
 export * from './processing-crashes';
 export * from './public-variant';
+export * from './agent-feedback';

@@ -51,6 +51,7 @@ export function toolSchemas(config: ProjectConfig) {
         caption: field(frame['caption']!),
         click_zones: field(frame['click_zones']!),
         external_ref: field(frame['external_ref']!),
+        revision_of: field(frame['revision_of']!),
         image_base64: field(
           { type: 'string', contentEncoding: 'base64', contentMediaType: 'image/png' },
           `The PNG file, base64-encoded (a data:image/png;base64, prefix is allowed); at most ${config.media.multipart_max_bytes} bytes decoded`,
@@ -73,6 +74,14 @@ export function toolSchemas(config: ProjectConfig) {
       [],
     ),
     listChannels: args({}, []),
+    getFeedback: args(
+      {
+        since: field({ type: 'string' }, 'An ISO 8601 date or timestamp; 30 days ago by default'),
+        cursor: field({ type: 'string' }, 'next_cursor of the previous page of rejections'),
+        limit: field({ type: 'integer', minimum: 1, maximum: LIST_LIMIT_MAX }, 'Rejections per page'),
+      },
+      [],
+    ),
     createVideoUpload: args(
       {
         agent_slug: field(upload['agent_slug']!, AGENT_SLUG),

@@ -7,7 +7,12 @@ import type { ProjectConfig } from '@framedesk/config';
 import { LIST_LIMIT_MAX } from '@framedesk/contracts';
 import type { Database } from '@framedesk/db';
 import { DomainError, type FieldError, isSubmissionStatus } from '@framedesk/domain';
-import type { AgentChannelsService, RequestValidators, SubmissionsService } from '@framedesk/submissions';
+import {
+  agentFeedback,
+  type AgentChannelsService,
+  type RequestValidators,
+  type SubmissionsService,
+} from '@framedesk/submissions';
 import { fingerprintOf, runIdempotent } from '../http/idempotency';
 import type { IdempotencySettings } from '../routes/frame-submissions.routes';
 import { ENVELOPE_BYTES, jsonBytesOver } from './limits';
@@ -272,6 +277,23 @@ const TOOLS: readonly ToolDefinition[] = [
       'your program sends the file to upload_url (no API key needed), then you follow submission_id with get_submission.',
     schema: 'createVideoUpload',
     handler: createVideoUpload,
+  },
+  {
+    name: 'get_feedback',
+    title: "Get this agent's feedback",
+    description:
+      "This API key's agent's record since a date (GET /v1/agents/{slug}/feedback): counts by status, promoted and " +
+      'rejected shares, top reject reasons, median time to a decision, and the latest rejections with their notes and ' +
+      'regions (fractions of the image) to correct and send again with revision_of.',
+    schema: 'getFeedback',
+    handler: async (deps, caller, args) => {
+      const query = Object.fromEntries(Object.entries(defined(args)).map(([k, v]) => [k, String(v)]));
+      const body = await agentFeedback(deps.db, caller, caller.agentSlug, query);
+      return {
+        body,
+        text: `${body.total} frame(s) since ${body.since}; ${body.rejections.length} rejection(s) listed.`,
+      };
+    },
   },
 ];
 

@@ -6,6 +6,7 @@ import { publicOnRequest } from '../http/public-on-request';
 import { buildOpenApiDocument } from '@framedesk/contracts';
 import type { ApiDependencies } from '../dependencies';
 import { authenticateAgent, rateLimitAgent } from '../http/authenticate';
+import { agentFeedbackRoutes } from './agent-feedback.routes';
 import { frameSubmissionsRoutes } from './frame-submissions.routes';
 import { mediaUploadsRoutes } from './media-uploads.routes';
 import { mediaRoutes } from './media.routes';
@@ -63,6 +64,7 @@ export function agentApiRoutes(deps: ApiDependencies): Router {
       },
     }),
   );
+  router.use(agentFeedbackRoutes({ db: deps.db }));
   router.use(
     mediaUploadsRoutes({
       db: deps.db,

@@ -10,8 +10,11 @@ import {
 } from '@framedesk/access';
 import { DomainError, isId } from '@framedesk/domain';
 import {
+  exportAudit,
+  parseAuditQuery,
   parseBatchDecision,
   parseDecision,
+  parseInternalNote,
   parseVisibility,
   type QueueDepth,
   REJECT_REASONS,
@@ -213,6 +216,15 @@ export function reviewRoutes(deps: ApiDependencies, options: ReviewRoutesOptions
     res.json(await review.decideBatch(batch.ids, batch.decision, reviewerOf(res)));
   });
 
+  router.get('/submissions/:id/notes', async (req, res) => {
+    res.json(await review.notes(submissionId(req), reviewerOf(res)));
+  });
+
+  router.post('/submissions/:id/notes', async (req, res) => {
+    const body = parseInternalNote(requireJson(req));
+    res.status(201).json(await review.addNote(submissionId(req), body, reviewerOf(res)));
+  });
+
   router.get(
     '/events',
     reviewEventsHandler(changes, streamAccess(deps, sessions), (req) => readSessionCookie(req, cookieOptions), {
@@ -231,6 +243,14 @@ export function reviewRoutes(deps: ApiDependencies, options: ReviewRoutesOptions
 
   router.post('/submissions/:id/retry', requireAdmin, async (req, res) => {
     res.status(202).json(await review.retry(submissionId(req), reviewerOf(res), res.locals['requestId'] as string));
+  });
+
+  router.get('/audit', requireAdmin, async (req, res) => {
+    const { window, format } = await parseAuditQuery(deps.db, req.query as Record<string, unknown>);
+    res.setHeader('Content-Type', format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson');
+    res.setHeader('Content-Disposition', `attachment; filename="framedesk-audit.${format}"`);
+    await exportAudit(deps.db, { window, format }, res);
+    res.end();
   });
 
   router.get('/ops/workers', requireAdmin, opsWorkersHandler(deps));

@@ -57,7 +57,13 @@ export const reviewerAccountCommands: Record<string, Command> = {
         ...(name ? { name } : {}),
       });
     },
-    (r) => `created reviewer ${r.email} (${r.role}; channels: ${r.channels.join(', ') || 'none'})`,
+    (r) =>
+      `created reviewer ${r.email} (${r.role}; channels: ${r.channels.join(', ') || 'none'})` +
+      // A reviewer sees only their channels' frames: say so while they have none.
+      (r.role !== 'admin' && r.channels.length === 0
+        ? `\n${r.email} will see no frames until it is given channels: ` +
+          `reviewer channels add ${r.email} <channel>, or an admin on the People screen`
+        : ''),
     {
       'password-stdin': { type: 'boolean' },
       name: { type: 'string' },

@@ -41,7 +41,7 @@ export async function serviceReviewer(
         await review.decide(id, { decision: 'promote' }, who);
       },
       async reject(id, reason, note) {
-        await review.decide(id, { decision: 'reject', reason, note }, who);
+        await review.decide(id, { decision: 'reject', reason, note, regions: [] }, who);
       },
     },
     close: async () => {

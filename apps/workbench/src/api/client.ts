@@ -64,6 +64,7 @@ export const api = {
   stats: (channel: string | null) =>
     request<ReviewStats>('GET', `/review/stats${channel ? `?channel=${enc(channel)}` : ''}`),
   submission: (id: string) => request<SubmissionDetail>('GET', `/review/submissions/${enc(id)}`),
+  addNote: (id: string, body: string) => request<unknown>('POST', `/review/submissions/${enc(id)}/notes`, { body }),
   claim: (id: string) => request<unknown>('POST', `/review/submissions/${enc(id)}/claim`),
   release: (id: string) => request<void>('DELETE', `/review/submissions/${enc(id)}/claim`),
   /** `keepalive` lets a decision still pending when the page closes reach the server. */

@@ -14,6 +14,7 @@ import { RelativeTime } from './QueueMeta';
 import type { ClaimState } from '../hooks/useClaim';
 import { DecisionBar } from './DecisionBar';
 import { EventHistory } from './EventHistory';
+import { InternalNotes } from './InternalNotes';
 import { MediaView } from './MediaView';
 import { SimilarFrames, withoutDuplicateOf } from './SimilarFrames';
 
@@ -138,7 +139,7 @@ export function SubmissionDetailView({
       {open && (
         <DecisionBar
           visibility={s.visibility}
-          reasons={withoutDuplicateOf(reasons ?? DEFAULT_REJECT_REASONS)}
+          reasons={withoutDuplicateOf(s.reject_reasons ?? reasons ?? DEFAULT_REJECT_REASONS)}
           rejecting={rejecting}
           onRejecting={onRejecting}
           onDecide={(decision) => onDecide(s, decision)}
@@ -152,6 +153,7 @@ export function SubmissionDetailView({
       )}
       {onOpen && neighbours.length > 1 && <Filmstrip items={neighbours} currentId={s.id} onOpen={onOpen} />}
       <EventHistory events={s.events} />
+      <InternalNotes submission={s} />
     </section>
   );
 }

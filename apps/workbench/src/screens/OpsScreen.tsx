@@ -8,6 +8,7 @@ import { useChannelCounts } from '../hooks/useQueue';
 import { usePollInterval } from '../hooks/useReviewEvents';
 import { useRoute } from '../hooks/useRoute';
 import { Button, Skeleton } from '../ui';
+import { AuditDownload } from '../components/AuditDownload';
 
 function QueueDepths({ queues }: { readonly queues: Ops['queues'] }) {
   return (
@@ -77,6 +78,7 @@ export function OpsScreen() {
           .map(([status, n]) => `${status} ${n}`)
           .join(' · ') || 'none'}
       </p>
+      <AuditDownload />
       <h2>Recently failed</h2>
       <FailedFilters
         value={filter}

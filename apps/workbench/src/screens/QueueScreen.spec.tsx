@@ -46,6 +46,19 @@ describe('QueueScreen', () => {
     vi.unstubAllGlobals();
   });
 
+  it('tells a reviewer with no channels that they are not a member of any, and where an admin adds them', async () => {
+    stubApi((call) => {
+      if (call.path.startsWith('/review/queue')) return { status: 200, body: { items: [], next_cursor: null } };
+      if (call.path === '/review/channels') return { status: 200, body: { channels: [] } };
+      return undefined;
+    });
+    renderScreen();
+    expect(
+      await screen.findByText('You are not a member of any channel yet; an admin can add you on the People screen.'),
+    ).toBeTruthy();
+    expect(screen.queryByText('Nothing waits for review.')).toBeNull();
+  });
+
   it('keeps filters in the URL, selects the oldest frame and claims it on open', async () => {
     const { calls } = api();
     renderScreen();

@@ -13,24 +13,30 @@ import { useBulkSelection } from '../hooks/useBulkSelection';
 import { useClaim } from '../hooks/useClaim';
 import { useKeyboard } from '../hooks/useKeyboard';
 import { type PendingDecision, UNDO_MS, usePendingDecision } from '../hooks/usePendingDecision';
-import { useQueue, queueQueryOf } from '../hooks/useQueue';
+import { useChannelCounts, useQueue, queueQueryOf } from '../hooks/useQueue';
 import type { Route } from '../hooks/useRoute';
-import { Button, Skeleton } from '../ui';
+import { Button, EmptyState, Skeleton } from '../ui';
 
 export interface QueueScreenProps {
   readonly route: Route;
   readonly reasons?: readonly string[];
   readonly undoMs?: number;
+  /** An admin sees every channel; anyone else only their own (none until an admin adds them). */
+  readonly admin?: boolean;
 }
 
 /**
  * The review queue (a list beside the selected frame, or a grid) with bulk actions.
  * Keys: j/k move, p promote, r reject, d duplicate of the closest, u undo, x tick, g grid, z zoom, c click zones.
  */
-export function QueueScreen({ route, reasons, undoMs }: QueueScreenProps) {
+export function QueueScreen({ route, reasons, undoMs, admin = false }: QueueScreenProps) {
   const client = useQueryClient();
   const apiQuery = queueQueryOf(route.query);
   const queue = useQueue(apiQuery);
+  const channelCounts = useChannelCounts();
+  // A bulk rejection in one channel offers that channel's reasons.
+  const bulkReasons =
+    channelCounts.data?.channels.find((c) => c.slug === route.query.get('channel'))?.reject_reasons ?? reasons;
   const [hidden, setHidden] = useState<ReadonlySet<string>>(new Set());
   const hiddenRef = useRef(hidden);
   hiddenRef.current = hidden;
@@ -219,12 +225,19 @@ export function QueueScreen({ route, reasons, undoMs }: QueueScreenProps) {
           density={density}
           onDensity={setDensity}
         />
-        <BulkBar count={bulk.count} {...(reasons ? { reasons } : {})} onDecide={decideSelected} onClear={bulk.clear} />
+        <BulkBar
+          count={bulk.count}
+          {...(bulkReasons ? { reasons: bulkReasons } : {})}
+          onDecide={decideSelected}
+          onClear={bulk.clear}
+        />
         <BatchResults results={results} titles={titles.current} onDismiss={() => setResults([])} />
         {queue.isError && (
           <p role="alert">{queue.error instanceof ApiError ? queue.error.detail : 'Could not load the queue.'}</p>
         )}
-        {queue.isPending ? (
+        {!admin && channelCounts.data?.channels.length === 0 ? (
+          <EmptyState title="You are not a member of any channel yet; an admin can add you on the People screen." />
+        ) : queue.isPending ? (
           <Skeleton lines={8} />
         ) : (
           <QueueList

@@ -96,6 +96,7 @@ export function detail(item: QueueItem, change: Partial<SubmissionDetail> = {}):
       },
     ],
     similar: [],
+    internal_notes: [],
     ...change,
   };
 }

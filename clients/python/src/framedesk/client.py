@@ -79,7 +79,9 @@ class Client:
             title: Optional title.
             idempotency_key: A UUID to reuse when you retry this call yourself later;
                 one is made otherwise (and reused by this call's own retries).
-            **metadata: Further metadata fields: ``caption``, ``click_zones``, ``external_ref``.
+            **metadata: Further metadata fields: ``caption``, ``click_zones``, ``external_ref``,
+                ``revision_of`` (the ``sub_…`` id of a rejected or promoted frame of yours in the
+                same channel that this one replaces).
         """
         data = bytes(image) if isinstance(image, (bytes, bytearray)) else Path(image).read_bytes()
         fields: Json = {"agent_slug": agent_slug, "channel_slug": channel_slug, "date": date, **metadata}
@@ -145,6 +147,34 @@ class Client:
             if not page.get("has_more") or not page.get("next_cursor"):
                 return
             query["cursor"] = page["next_cursor"]
+
+    def get_feedback(
+        self,
+        agent_slug: str,
+        *,
+        since: Optional[str] = None,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+    ) -> Json:
+        """This agent's record (``GET /v1/agents/{agent_slug}/feedback``): counts by status, shares,
+        top reasons, median seconds to a decision, and one page of its latest rejections with
+        their notes and regions (``next_cursor`` for the next page).
+
+        Args:
+            agent_slug: This key's agent (any other is ``not_found``).
+            since: An ISO 8601 date or timestamp; 30 days ago by default.
+            cursor: ``next_cursor`` of the previous answer.
+            limit: Rejections per page (1–100).
+        """
+        query: Dict[str, str] = {}
+        if since is not None:
+            query["since"] = since
+        if cursor is not None:
+            query["cursor"] = cursor
+        if limit is not None:
+            query["limit"] = str(limit)
+        path = f"/v1/agents/{urllib.parse.quote(agent_slug, safe='')}/feedback"
+        return self._call("GET", path + ("?" + urllib.parse.urlencode(query) if query else ""))
 
     # -- videos ---------------------------------------------------------------------------------
 

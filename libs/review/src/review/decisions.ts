@@ -2,8 +2,9 @@ import { DomainError } from '@framedesk/domain';
 import type { ReviewBatchResult } from '@framedesk/contracts';
 import type { SubmissionRow } from '@framedesk/db';
 import { annotateSpan, withLinkedSpan } from '@framedesk/observability';
-import { type Decision, reasonText } from '../review-input';
+import type { Decision } from '../review-input';
 import { notFound, type Reviewer, type ReviewContext, scopeOf } from './context';
+import { assertFeedbackAllowed, decisionFeedback } from './feedback';
 
 /** One frame's answer in a batch decision. */
 export type BatchResult = ReviewBatchResult;
@@ -53,7 +54,9 @@ export function reviewDecisions(ctx: ReviewContext) {
         `This frame's visibility is ${current.visibility}; only promotion_eligible frames can be promoted.`,
       );
     }
-    const reason = decision.decision === 'reject' ? reasonText(decision) : null;
+    await assertFeedbackAllowed(db, current.channelId, decision);
+    const reason = decision.decision === 'reject' ? decision.reason : null;
+    const feedback = decisionFeedback(decision);
     const duplicateOf = decision.decision === 'reject' ? decision.duplicateOf : undefined;
     if (duplicateOf) await similarity.assertEarlierFrame(id, duplicateOf, scopeOf(me));
     const to = decision.decision === 'promote' ? 'promoted' : 'rejected';
@@ -63,7 +66,7 @@ export function reviewDecisions(ctx: ReviewContext) {
       actor: actorOf(me),
       reason,
       onlyFrom: ['needs_review'],
-      ...(duplicateOf ? { data: { duplicate_of: duplicateOf } } : {}),
+      ...eventData({ ...feedback.data, ...(duplicateOf ? { duplicate_of: duplicateOf } : {}) }),
       // A concurrent change to draft between the check above and this write wins.
       ...(to === 'promoted' ? { onlyWithVisibility: 'promotion_eligible' as const } : {}),
       patch: {
@@ -73,6 +76,7 @@ export function reviewDecisions(ctx: ReviewContext) {
         reviewedAt: at,
         claimedBy: null,
         claimedUntil: null,
+        ...feedback.patch,
       },
     });
     if (!result.ok) {
@@ -108,6 +112,8 @@ export function reviewDecisions(ctx: ReviewContext) {
     },
   };
 }
+
+const eventData = (data: Record<string, unknown>) => (Object.keys(data).length > 0 ? { data } : {});
 
 function alreadyDecided(status: string): DomainError {
   if (status === 'promoted' || status === 'rejected') {

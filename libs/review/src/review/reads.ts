@@ -1,9 +1,11 @@
 import type { Readable } from 'node:stream';
 import { DomainError } from '@framedesk/domain';
-import { decodeCursor, encodeCursor, parseQueueQuery, parseTimelineLimit } from '../review-input';
-import { detailView, queueItemView } from '../review.views';
+import { decodeCursor, encodeCursor, parseQueueQuery, parseTimelineLimit, REJECT_REASONS } from '../review-input';
+import { detailView, queueItemView, versionView } from '../review.views';
 import { reviewerStats } from '../review-stats';
 import { type ByteRange, notFound, type Reviewer, type ReviewContext, scopeOf } from './context';
+import { internalNoteView } from './feedback';
+import { rejectReasonsOf } from '../channel-reasons';
 
 /** What a reviewer reads: the queue, one frame's detail, their numbers, channels and timelines. */
 export function reviewReads(ctx: ReviewContext) {
@@ -17,11 +19,22 @@ export function reviewReads(ctx: ReviewContext) {
       row.reviewerId,
       ...row.events.map((e) => (e.actorType === 'reviewer' ? e.actorId : null)),
     ];
-    const [emails, similar] = await Promise.all([
+    const [emails, similar, notes, reasons, versions] = await Promise.all([
       repo.reviewerEmails(ids.filter((x): x is string => !!x)),
       similarity.similar(id, scopeOf(me), urlsFor(me)),
+      ctx.db.repos.feedback.notes(id),
+      rejectReasonsOf(ctx.db, row.channelId),
+      ctx.db.repos.feedback.versions(id),
     ]);
-    return { ...detailView(row, urlsFor(me), me.reviewerId, emails, now()), similar };
+    return {
+      ...detailView(row, urlsFor(me), me.reviewerId, emails, now()),
+      similar,
+      internal_notes: notes.map(internalNoteView),
+      reject_reasons: [...reasons],
+      revision_of: row.revisionOf ?? null,
+      // Revisions stay in their channel, so the frame's scope covers them.
+      versions: versions.map((v) => versionView(v, urlsFor(me), id)),
+    };
   }
 
   return {
@@ -69,7 +82,15 @@ export function reviewReads(ctx: ReviewContext) {
 
     async channels(me: Reviewer) {
       const rows = await repo.channelCounts(scopeOf(me));
-      return { channels: rows.map((c) => ({ slug: c.slug, name: c.name, needs_review: c.needsReview })) };
+      const own = await ctx.db.repos.feedback.rejectReasonsBySlug(rows.map((c) => c.slug));
+      return {
+        channels: rows.map((c) => ({
+          slug: c.slug,
+          name: c.name,
+          needs_review: c.needsReview,
+          reject_reasons: [...(own.get(c.slug) ?? REJECT_REASONS)],
+        })),
+      };
     },
 
     /** A video's original for the reviewer's player (originals have no public URL). */

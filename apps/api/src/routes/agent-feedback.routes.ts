@@ -1,0 +1,14 @@
+import { Router } from 'express';
+import type { Database } from '@framedesk/db';
+import { agentFeedback } from '@framedesk/submissions';
+import { callerOf } from '../http/authenticate';
+
+/** GET /v1/agents/{agent_slug}/feedback: the key's own agent's record (any other slug is 404). */
+export function agentFeedbackRoutes(deps: { db: Database }): Router {
+  const router = Router();
+  router.get('/v1/agents/:slug/feedback', async (req, res) => {
+    const caller = callerOf(res);
+    res.json(await agentFeedback(deps.db, caller, String(req.params['slug']), req.query as Record<string, unknown>));
+  });
+  return router;
+}

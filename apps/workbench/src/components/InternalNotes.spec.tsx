@@ -1,0 +1,75 @@
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { setCsrfToken } from '../api/client';
+import { detail, queueItem, stubApi } from '../testing/fake-api';
+import { EventHistory } from './EventHistory';
+import { InternalNotes } from './InternalNotes';
+
+const item = queueItem('sub_a', 'Sunrise');
+
+describe('feedback in the detail view', () => {
+  afterEach(() => {
+    cleanup();
+    vi.unstubAllGlobals();
+  });
+
+  it('lists internal notes oldest first and adds one through POST …/notes', async () => {
+    setCsrfToken('t');
+    const { calls } = stubApi((call) =>
+      call.method === 'POST' && call.path === '/review/submissions/sub_a/notes'
+        ? {
+            status: 201,
+            body: {
+              id: '3',
+              author_email: 'rita@example.com',
+              body: (call.body as { body: string }).body,
+              created_at: '',
+            },
+          }
+        : undefined,
+    );
+    const s = detail(item, {
+      internal_notes: [
+        { id: '1', author_email: 'rita@example.com', body: 'Looks staged', created_at: '2026-01-01T00:00:00.000Z' },
+        { id: '2', author_email: 'ana@example.com', body: 'Agreed', created_at: '2026-01-01T00:01:00.000Z' },
+      ],
+    });
+    render(
+      <QueryClientProvider client={new QueryClient()}>
+        <InternalNotes submission={s} />
+      </QueryClientProvider>,
+    );
+    const notes = screen.getAllByRole('listitem').map((li) => li.textContent);
+    expect(notes[0]).toContain('rita@example.com: Looks staged');
+    expect(notes[1]).toContain('ana@example.com: Agreed');
+    fireEvent.change(screen.getByLabelText('Add an internal note'), { target: { value: 'Ask for a revision' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Add note' }));
+    await waitFor(() => expect(calls.find((c) => c.method === 'POST')?.body).toEqual({ body: 'Ask for a revision' }));
+  });
+
+  it('shows a decision’s note and regions in the history', () => {
+    render(
+      <EventHistory
+        events={[
+          {
+            id: '9',
+            type: 'transition',
+            from: 'needs_review',
+            to: 'rejected',
+            actor_type: 'reviewer',
+            actor: 'rita@example.com',
+            reason: 'Low quality',
+            note: 'Crop wider',
+            regions: [{ x: 0.1, y: 0.2, width: 0.3, height: 0.4, label: 'logo cut off' }],
+            created_at: '2026-01-01T00:00:00.000Z',
+          },
+        ]}
+      />,
+    );
+    expect(screen.getByText('Note to the agent: Crop wider')).toBeTruthy();
+    expect(screen.getByRole('list', { name: 'Regions' }).textContent).toContain(
+      'logo cut off (at 10%, 20%; 30% × 40%)',
+    );
+  });
+});

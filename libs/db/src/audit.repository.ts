@@ -1,0 +1,93 @@
+// The audit export's reads: every status change and every account, membership, retention,
+// erasure and reject-reason change, in time order, in keyset batches (constant memory).
+import { Prisma } from './generated/prisma/client.ts';
+import type { DbClient } from './prisma';
+
+export interface AuditWindow {
+  readonly since?: Date;
+  readonly until?: Date;
+  /** Only what concerns this channel. */
+  readonly channelId?: string;
+}
+
+/** Where the previous batch ended: (created_at, id). */
+export interface AuditPosition {
+  readonly at: Date;
+  readonly id: bigint;
+}
+
+/** One row of the trail, whichever table it comes from. */
+export interface AuditRow {
+  readonly id: bigint;
+  readonly at: Date;
+  readonly kind: 'transition' | 'account';
+  readonly channel: string | null;
+  /** The submission id, or `<subject type>:<email, slug or id>`. */
+  readonly subject: string;
+  readonly who: string;
+  readonly from: string | null;
+  readonly to: string | null;
+  readonly action: string | null;
+  readonly reason: string | null;
+  readonly note: string | null;
+}
+
+const windowSql = (alias: string, w: AuditWindow, after?: AuditPosition) => [
+  w.since ? Prisma.sql`AND ${Prisma.raw(alias)}.created_at >= ${w.since}` : Prisma.empty,
+  w.until ? Prisma.sql`AND ${Prisma.raw(alias)}.created_at < ${w.until}` : Prisma.empty,
+  after
+    ? Prisma.sql`AND (${Prisma.raw(alias)}.created_at, ${Prisma.raw(alias)}.id) > (${after.at}, ${after.id})`
+    : Prisma.empty,
+];
+
+export function auditRepository(db: DbClient) {
+  return {
+    /**
+     * Status changes: who is the reviewer's email, `agent:<slug>`, `policy:<rule>` (a review
+     * policy's decision) or `system`; the note is the decision's note to the agent.
+     */
+    transitions: (w: AuditWindow, after: AuditPosition | undefined, limit: number): Promise<AuditRow[]> =>
+      db.$queryRaw<AuditRow[]>(Prisma.sql`
+        SELECT e.id, e.created_at AS at, 'transition' AS kind, c.slug AS channel, e.submission_id AS subject,
+               CASE e.actor_type
+                 WHEN 'reviewer' THEN coalesce(r.email, 'reviewer:' || e.actor_id)
+                 WHEN 'agent' THEN 'agent:' || a.slug
+                 ELSE CASE WHEN e.data->>'rule' IS NOT NULL THEN 'policy:' || (e.data->>'rule') ELSE 'system' END
+               END AS who,
+               e.from_status::text AS "from", e.to_status::text AS "to", NULL::text AS action, e.reason,
+               e.data->>'note' AS note
+        FROM submission_events e
+        JOIN submissions s ON s.id = e.submission_id
+        JOIN channels c ON c.id = s.channel_id
+        JOIN agents a ON a.id = s.agent_id
+        LEFT JOIN reviewers r ON e.actor_type = 'reviewer' AND r.id = e.actor_id
+        WHERE e.type = 'transition'
+          ${w.channelId ? Prisma.sql`AND s.channel_id = ${w.channelId}` : Prisma.empty}
+          ${Prisma.join(windowSql('e', w, after), ' ')}
+        ORDER BY e.created_at, e.id LIMIT ${limit}`),
+
+    /**
+     * Account, membership, retention, erasure and reject-reason changes (account_events). With a
+     * channel: the channel's own changes, memberships of it, and erasures of its frames.
+     */
+    accountChanges: (w: AuditWindow, after: AuditPosition | undefined, limit: number): Promise<AuditRow[]> =>
+      db.$queryRaw<AuditRow[]>(Prisma.sql`
+        SELECT ev.id, ev.created_at AS at, 'account' AS kind,
+               coalesce(ch.slug, mc.slug, sc.slug) AS channel,
+               ev.subject_type || ':' || coalesce(rv.email, ag.slug, ch.slug, ev.subject_id) AS subject,
+               coalesce(actor.email, ev.actor) AS who, NULL::text AS "from", NULL::text AS "to", ev.action,
+               NULL::text AS reason, NULL::text AS note
+        FROM account_events ev
+        LEFT JOIN reviewers rv ON ev.subject_type = 'reviewer' AND rv.id = ev.subject_id
+        LEFT JOIN agents ag ON ev.subject_type = 'agent' AND ag.id = ev.subject_id
+        LEFT JOIN channels ch ON ev.subject_type = 'channel' AND ch.id = ev.subject_id
+        LEFT JOIN channels mc ON mc.id = ev.data->>'channel_id'
+        LEFT JOIN submissions sub ON ev.subject_type = 'submission' AND sub.id = ev.subject_id
+        LEFT JOIN channels sc ON sc.id = sub.channel_id
+        LEFT JOIN reviewers actor ON ev.actor = 'reviewer:' || actor.id
+        WHERE true
+          ${w.channelId ? Prisma.sql`AND ${w.channelId} IN (ch.id, mc.id, sc.id)` : Prisma.empty}
+          ${Prisma.join(windowSql('ev', w, after), ' ')}
+        ORDER BY ev.created_at, ev.id LIMIT ${limit}`),
+  };
+}

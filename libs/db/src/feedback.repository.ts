@@ -1,0 +1,123 @@
+// Review feedback: reviewers' internal notes on a frame and each channel's reject reasons.
+import { Prisma } from './generated/prisma/client.ts';
+import type { AccountChange } from './accounts.repository';
+import type { DbClient } from './prisma';
+import type { SubmissionWithMedia } from './review.repository';
+
+/** At most this many versions each way from a frame. */
+const MAX_VERSIONS = 50;
+
+export interface ReviewNoteRow {
+  readonly id: string;
+  readonly submissionId: string;
+  readonly reviewerId: string;
+  readonly reviewerEmail: string;
+  readonly body: string;
+  readonly createdAt: Date;
+}
+
+export function feedbackRepository(db: DbClient) {
+  const noteRow = (n: {
+    id: bigint;
+    submissionId: string;
+    reviewerId: string;
+    body: string;
+    createdAt: Date;
+    reviewer: { email: string };
+  }): ReviewNoteRow => ({
+    id: String(n.id),
+    submissionId: n.submissionId,
+    reviewerId: n.reviewerId,
+    reviewerEmail: n.reviewer.email,
+    body: n.body,
+    createdAt: n.createdAt,
+  });
+  /** The channel's own reject reasons, or null when it uses the default list. */
+  async function rejectReasons(channelId: string): Promise<string[] | null> {
+    const channel = await db.channel.findUnique({ where: { id: channelId }, select: { rejectReasons: true } });
+    return stringList(channel?.rejectReasons);
+  }
+
+  return {
+    async addNote(input: { submissionId: string; reviewerId: string; body: string }): Promise<ReviewNoteRow> {
+      const note = await db.reviewNote.create({ data: input, include: { reviewer: { select: { email: true } } } });
+      return noteRow(note);
+    },
+
+    /** A frame's internal notes, oldest first. */
+    async notes(submissionId: string): Promise<ReviewNoteRow[]> {
+      const notes = await db.reviewNote.findMany({
+        where: { submissionId },
+        orderBy: { id: 'asc' },
+        include: { reviewer: { select: { email: true } } },
+      });
+      return notes.map(noteRow);
+    },
+
+    rejectReasons,
+
+    /**
+     * A frame's version stack: the frames it revises (following revision_of back) and those that
+     * revise it (forward), itself included, oldest first; at most MAX_VERSIONS each way.
+     */
+    async versions(id: string): Promise<SubmissionWithMedia[]> {
+      const rows = await db.$queryRaw<{ id: string }[]>(Prisma.sql`
+        WITH RECURSIVE back AS (
+          SELECT id, revision_of, 0 AS depth FROM submissions WHERE id = ${id}
+          UNION ALL
+          SELECT s.id, s.revision_of, b.depth + 1 FROM submissions s JOIN back b ON s.id = b.revision_of
+          WHERE b.depth < ${MAX_VERSIONS}
+        ), forth AS (
+          SELECT id, 0 AS depth FROM submissions WHERE id = ${id}
+          UNION ALL
+          SELECT s.id, f.depth + 1 FROM submissions s JOIN forth f ON s.revision_of = f.id
+          WHERE f.depth < ${MAX_VERSIONS}
+        )
+        SELECT id FROM back UNION SELECT id FROM forth`);
+      if (rows.length < 2) return [];
+      return db.submission.findMany({
+        where: { id: { in: rows.map((r) => r.id) } },
+        include: {
+          agent: { select: { slug: true } },
+          channel: { select: { slug: true } },
+          media: { orderBy: [{ kind: 'asc' }, { name: 'asc' }] },
+        },
+        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      });
+    },
+
+    /** The own reject reasons of several channels by slug (null: the default list). */
+    async rejectReasonsBySlug(slugs: readonly string[]): Promise<Map<string, string[] | null>> {
+      const rows = await db.channel.findMany({
+        where: { slug: { in: [...slugs] } },
+        select: { slug: true, rejectReasons: true },
+      });
+      return new Map(rows.map((r) => [r.slug, stringList(r.rejectReasons)]));
+    },
+
+    /**
+     * Sets the channel's reject reasons (null: back to the default list) and records who did it in
+     * account_events (`reject_reasons_set`, before and after). Run in a transaction.
+     */
+    async setRejectReasons(channelId: string, reasons: readonly string[] | null, who: AccountChange): Promise<void> {
+      const before = await rejectReasons(channelId);
+      await db.channel.update({
+        where: { id: channelId },
+        data: { rejectReasons: reasons === null ? Prisma.DbNull : [...reasons] },
+      });
+      await db.accountEvent.create({
+        data: {
+          subjectType: 'channel',
+          subjectId: channelId,
+          action: 'reject_reasons_set',
+          actor: who.actor,
+          createdAt: who.at,
+          data: { before, after: reasons === null ? null : [...reasons] },
+        },
+      });
+    },
+  };
+}
+
+const stringList = (list: unknown): string[] | null =>
+  Array.isArray(list) && list.every((r) => typeof r === 'string') ? (list as string[]) : null;
