@@ -1,0 +1,5 @@
+export * from './policy-file';
+export * from './cel-environment';
+export * from './compile';
+export * from './evaluate';
+export * from './policy-store';
