@@ -171,7 +171,16 @@ export const settingsSchema = Type.Object(
       description: 'Largest Hamming distance (of 64 bits) at which an earlier frame counts as a near-duplicate',
     }),
     NEAR_DUPLICATE_WINDOW_DAYS: int(90, 'How far back near-duplicates of a frame are looked for in its channel', 1),
-    RETENTION_REJECTED: retention('rejected'),
+    SCORING_URL: optionalStr(
+      'Scoring service a review policy reads `scores` from (docs/policies.md): the worker posts each frame of a channel whose policy reads scores; unset: no scores',
+    ),
+    SCORING_TIMEOUT_MS: int(
+      2000,
+      'How long the worker waits for the scoring service; after that the rules see no scores and the frame goes to people',
+      1,
+    ),
+    POLICY_CHECK_SECONDS: int(5, "How often a worker checks whether a channel's review policy changed", 1),
+        RETENTION_REJECTED: retention('rejected'),
     RETENTION_FAILED: retention('failed'),
     RETENTION_PROMOTED: retention('promoted'),
     RETENTION_INTERVAL_SECONDS: int(300, 'How often the retention purge runs; one run works at most this long', 1),

@@ -4,6 +4,7 @@ import { withSpan } from '@framedesk/observability';
 import type { Metadata } from 'sharp';
 import { hashPipeline, perceptualHash } from './fingerprint';
 import { loadSharp, setSharpThreads } from './sharp-loader';
+import { type PixelSignals, signalsOfPipeline } from './signals';
 import { type Size, variantSize } from './geometry';
 
 /** Why an image cannot be processed; `code` is the submission's failure code. */
@@ -62,6 +63,8 @@ export interface ProcessedImage {
    * `perceptualHash(input)`, without decoding the original a second time.
    */
   readonly perceptualHash: bigint;
+  /** What a review policy reads from the pixels (signals.ts), from the same decoded pixels. */
+  readonly signals: PixelSignals;
 }
 
 /** Maps allowed MIME types (`media.allowed_image_mime_types`) to sharp's format names. */
@@ -202,12 +205,19 @@ export async function processImage(
   } catch (error) {
     throw classify(error);
   }
+  let signals: PixelSignals;
+  try {
+    signals = await withSpan('image.signals', {}, () => signalsOfPipeline(decode()));
+  } catch (error) {
+    throw classify(error);
+  }
   return {
     width: source.width,
     height: source.height,
     format: metadata.format,
     variants: results,
     perceptualHash: hash,
+    signals,
   };
 }
 
