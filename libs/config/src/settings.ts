@@ -180,7 +180,7 @@ export const settingsSchema = Type.Object(
       1,
     ),
     POLICY_CHECK_SECONDS: int(5, "How often a worker checks whether a channel's review policy changed", 1),
-        RETENTION_REJECTED: retention('rejected'),
+    RETENTION_REJECTED: retention('rejected'),
     RETENTION_FAILED: retention('failed'),
     RETENTION_PROMOTED: retention('promoted'),
     RETENTION_INTERVAL_SECONDS: int(300, 'How often the retention purge runs; one run works at most this long', 1),
