@@ -91,7 +91,12 @@ export function createApiDependencies(settings: Settings, config: ProjectConfig,
     pipeline,
   );
   const queues = createQueueProducer(redis, settings.REDIS_PREFIX);
-  registerClusterGauges(metrics, { queues, submissions: db.repos.submissions, review: db.repos.review });
+  registerClusterGauges(metrics, {
+    queues,
+    submissions: db.repos.submissions,
+    review: db.repos.review,
+    overdue: db.repos.policies,
+  });
   const storage = createStorage(settings);
   // Variant links in GET resources: signed, valid for 15 minutes.
   const variantUrl = (submissionId: string, name: string) =>

@@ -35,6 +35,7 @@ export function createWorkerMetrics(registry: Registry, sources: { queues: Queue
     queues: sources.queues,
     submissions: sources.db.repos.submissions,
     review: sources.db.repos.review,
+    overdue: sources.db.repos.policies,
   });
   const pipeline = createPipelineMetrics(registry);
   const scoring = new Counter({

@@ -136,6 +136,38 @@ export function policiesRepository(db: DbClient) {
       return { promoted: Number(row?.promoted ?? 0), rejected: Number(row?.rejected ?? 0) };
     },
 
+    /**
+     * A reviewer's promote of a frame that needs more approvals than it has: added to `approved_by`
+     * with an `approval` event, compare-and-set (still waiting, not yet approved by them, and still
+     * short of the approvals required). The approvals it now has, or null when that no longer held.
+     */
+    async approve(id: string, reviewerId: string): Promise<{ approvals: number; required: number } | null> {
+      const rows = await db.$queryRaw<{ approvals: number; required: number }[]>`
+        WITH up AS (
+          UPDATE submissions SET approved_by = array_append(approved_by, ${reviewerId}),
+                 claimed_by = NULL, claimed_until = NULL, updated_at = now()
+          WHERE id = ${id} AND status = 'needs_review' AND NOT (${reviewerId} = ANY(approved_by))
+            AND cardinality(approved_by) + 1 < approvals_required
+          RETURNING id, cardinality(approved_by) AS approvals, approvals_required AS required),
+        event AS (
+          INSERT INTO submission_events (submission_id, type, actor_type, actor_id, data)
+          SELECT id, 'approval', 'reviewer', ${reviewerId},
+                 jsonb_build_object('approvals', approvals, 'required', required) FROM up)
+        SELECT approvals, required FROM up`;
+      const row = rows[0];
+      return row ? { approvals: Number(row.approvals), required: Number(row.required) } : null;
+    },
+
+    /** Frames waiting past their `due_at`, per channel slug. */
+    async overduePerChannel(now: Date): Promise<{ channel: string; overdue: number }[]> {
+      const rows = await db.$queryRaw<{ channel: string; overdue: bigint }[]>`
+        SELECT c.slug AS channel, count(*) AS overdue
+        FROM submissions s JOIN channels c ON c.id = s.channel_id
+        WHERE s.status = 'needs_review' AND s.due_at IS NOT NULL AND s.due_at < ${now}
+        GROUP BY c.slug`;
+      return rows.map((r) => ({ channel: r.channel, overdue: Number(r.overdue) }));
+    },
+
     /** Records what the worker read for the frame (simulation replays it). */
     async saveSignals(submissionId: string, signals: Record<string, unknown>): Promise<void> {
       await db.$executeRaw`UPDATE submissions SET signals = ${JSON.stringify(signals)}::jsonb WHERE id = ${submissionId}`;

@@ -3,6 +3,7 @@ import type {
   ReviewClickZone,
   ReviewEvent,
   ReviewFailedSubmission,
+  ReviewPolicyView,
   ReviewQueueItem,
   ReviewSubmissionDetail,
 } from '@framedesk/contracts';
@@ -87,6 +88,7 @@ export function queueItemView(
     created_at: row.createdAt.toISOString(),
     thumbnail_url: name ? mediaUrl(row.id, name) : null,
     claim: claimView(row, me, emails, now),
+    ...policyFields(row),
   };
 }
 
@@ -133,6 +135,7 @@ export function detailView(
           reason: row.reviewReason,
           reviewed_at: row.reviewedAt?.toISOString() ?? null,
           reviewer_email: row.reviewerId ? (emails.get(row.reviewerId) ?? null) : null,
+          rule: row.reviewRule ?? null,
         }
       : null,
     events: row.events.map((e) => ({
@@ -149,6 +152,7 @@ export function detailView(
             : e.actorId,
       reason: e.reason,
       created_at: e.createdAt.toISOString(),
+      rule: ruleOf(e.data),
     })),
   };
 }
@@ -163,5 +167,25 @@ export function failedView(row: SubmissionWithSlugs): FailedView {
     failure_code: row.failureCode,
     failure_message: row.failureMessage,
     failed_at: row.updatedAt.toISOString(),
+  };
+}
+
+const PRIORITY_NAMES = { 1: 'high', 0: 'normal', [-1]: 'low' } as const;
+
+function ruleOf(data: unknown): string | null {
+  const rule = (data as { rule?: unknown } | null)?.rule;
+  return typeof rule === 'string' ? rule : null;
+}
+
+/** Review policies (docs/policies.md): approvals, priority, due and why the frame is here. */
+export function policyFields(
+  row: Pick<SubmissionWithMedia, 'approvalsRequired' | 'approvedBy' | 'reviewPriority' | 'dueAt' | 'policyOutcome'>,
+): Pick<QueueItemView, 'approvals' | 'priority' | 'due_at' | 'policy'> {
+  const required = row.approvalsRequired ?? 1;
+  return {
+    approvals: required > 1 ? { required, approved: row.approvedBy?.length ?? 0 } : null,
+    priority: PRIORITY_NAMES[(row.reviewPriority ?? 0) as 1 | 0 | -1] ?? 'normal',
+    due_at: row.dueAt?.toISOString() ?? null,
+    policy: (row.policyOutcome ?? null) as ReviewPolicyView | null,
   };
 }

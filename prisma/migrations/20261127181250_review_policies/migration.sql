@@ -28,6 +28,9 @@ CREATE TABLE "policy_changes" (
 -- CreateIndex
 CREATE INDEX "policy_changes_channel_id_id_idx" ON "policy_changes"("channel_id", "id");
 
+-- CreateIndex
+CREATE INDEX "submissions_status_channel_id_due_at_review_priority_create_idx" ON "submissions"("status", "channel_id", "due_at", "review_priority" DESC, "created_at", "id");
+
 -- AddForeignKey
 ALTER TABLE "channel_policies" ADD CONSTRAINT "channel_policies_channel_id_fkey" FOREIGN KEY ("channel_id") REFERENCES "channels"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
