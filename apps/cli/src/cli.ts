@@ -12,6 +12,7 @@ import { mediaEraseCommands } from './commands/media-erase.command';
 import { mediaVerifyCommands } from './commands/media-verify.command';
 import { doctorCommands } from './commands/doctor.command';
 import { mcpCommands } from './commands/mcp.command';
+import { policyCommands } from './commands/policy.command';
 import { retentionCommands } from './commands/retention.command';
 import { reviewerAccountCommands } from './commands/reviewer-accounts.command';
 import { submitCommands } from './commands/submit.command';
@@ -27,6 +28,7 @@ const COMMANDS: Record<string, Command> = {
   ...mediaEraseCommands,
   ...mediaVerifyCommands,
   ...retentionCommands,
+  ...policyCommands,
   ...doctorCommands,
   ...mcpCommands,
 };

@@ -6,3 +6,4 @@ export * from './policy-store';
 export * from './scoring';
 export * from './route-frame';
 export * from './routing';
+export * from './simulate';
