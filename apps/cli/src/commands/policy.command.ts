@@ -1,12 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { isDomainError } from '@framedesk/domain';
-import {
-  describeRule,
-  formatProblem,
-  type PolicySimulation,
-  policyAdmin,
-  simulatePolicy,
-} from '@framedesk/policies';
+import { describeRule, formatProblem, type PolicySimulation, policyAdmin, simulatePolicy } from '@framedesk/policies';
 import { type Command, type CommandContext, UsageError } from '../command';
 import { actor, operatorCommand, slugArg } from './account-command';
 
@@ -129,4 +123,3 @@ export const policyCommands: Record<string, Command> = {
       }),
   },
 };
-
