@@ -78,6 +78,7 @@ describe('Prometheus alert rules (ops/prometheus)', () => {
         'FramedeskApiErrors',
         'FramedeskProcessNotReady',
         'FramedeskReviewBacklogOld',
+        'FramedeskReviewOverdue',
       ]),
     );
     for (const rule of rules) {
@@ -105,6 +106,7 @@ describe('Grafana dashboard (ops/grafana)', () => {
       'framedesk_submission_failures_total', // failures by code
       'framedesk_queue_workers',
       'framedesk_review_backlog_oldest_seconds',
+      'framedesk_review_overdue',
       'process_cpu_seconds_total',
       'process_resident_memory_bytes',
       'framedesk_ready',

@@ -105,7 +105,12 @@ export function createApiDependencies(settings: Settings, config: ProjectConfig,
   setImageEncodeEffort(settings.IMAGE_ENCODE_EFFORT);
   const clusterMetrics = new Registry();
   clusterMetrics.setDefaultLabels({ service: 'api' });
-  registerClusterGauges(clusterMetrics, { queues, submissions: db.repos.submissions, review: db.repos.review });
+  registerClusterGauges(clusterMetrics, {
+    queues,
+    submissions: db.repos.submissions,
+    review: db.repos.review,
+    overdue: db.repos.policies,
+  });
   const storage = createStorage(settings);
   // Variant links in GET resources: signed, valid for 15 minutes.
   const variantUrl = (submissionId: string, name: string) =>

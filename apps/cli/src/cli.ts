@@ -13,6 +13,7 @@ import { mediaEraseCommands } from './commands/media-erase.command';
 import { mediaVerifyCommands } from './commands/media-verify.command';
 import { doctorCommands } from './commands/doctor.command';
 import { mcpCommands } from './commands/mcp.command';
+import { policyCommands } from './commands/policy.command';
 import { retentionCommands } from './commands/retention.command';
 import { rejectReasonCommands } from './commands/reject-reasons.command';
 import { reviewerAccountCommands } from './commands/reviewer-accounts.command';
@@ -31,6 +32,7 @@ const COMMANDS: Record<string, Command> = {
   ...retentionCommands,
   ...rejectReasonCommands,
   ...auditCommands,
+  ...policyCommands,
   ...doctorCommands,
   ...mcpCommands,
 };

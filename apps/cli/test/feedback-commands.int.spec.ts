@@ -85,7 +85,7 @@ describe('audit export', () => {
     expect((await cli(['reviewer', 'channels', 'add', 'rita@example.com', 'news'])).code).toBe(0);
     expect((await cli(['agent', 'create', 'auditbot', '--channel', 'news'])).code).toBe(0);
     expect((await cli(['agent', 'channels', 'add', 'auditbot', 'sport'])).code).toBe(0);
-    expect((await cli(['channel', 'retention', 'set', 'news', '--rejected', '30d'])).code).toBe(0);
+    expect((await cli(['channel', 'retention', 'set', 'news', '--rejected', '30d', '--yes'])).code).toBe(0);
     rita = (await db.repos.reviewers.findByEmail('rita@example.com'))!.id;
     const agent = (await db.repos.agents.findBySlug('auditbot'))!;
     const news = (await db.repos.channels.findBySlug('news'))!;
@@ -194,5 +194,17 @@ describe('audit export', () => {
       .split('\n')
       .map((l) => JSON.parse(l));
     expect(batched).toEqual(jsonl);
+  });
+
+  it('lists review policy changes: who, and the old and new policy', async () => {
+    const sport = (await db.repos.channels.findBySlug('sport'))!;
+    const policy = { rules: [{ name: 'blank', when: 'signals.blank', action: 'reject', reason: 'Low quality' }] };
+    await db.transaction((repos) => repos.policies.set(sport.id, policy, 'cli:auditor'));
+    const rows = (await cli(['audit', 'export', '--channel', 'sport', '--format', 'jsonl'])).out.map(
+      (l) => JSON.parse(l) as Record<string, unknown>,
+    );
+    const change = rows.find((r) => r['kind'] === 'policy');
+    expect(change).toMatchObject({ channel: 'sport', who: 'cli:auditor', action: 'policy_set', from: null });
+    expect(JSON.parse(String(change?.['to']))).toEqual(policy);
   });
 });

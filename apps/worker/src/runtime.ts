@@ -18,6 +18,7 @@ import {
   type WorkerReadinessReport,
 } from '@framedesk/queues';
 import { createStorage, createTusStore, type ObjectStorage } from '@framedesk/storage';
+import { policyCache, type PolicyObserver, scoringClient } from '@framedesk/policies';
 import {
   createVideoService,
   imageProcessingService,
@@ -81,10 +82,22 @@ export function parseQueueSelection(value: string): { queues: QueueName[]; unkno
   return { queues: QUEUE_NAMES.filter((q) => names.includes(q)), unknown };
 }
 
+/** The review policies' cache and scoring hook (docs/policies.md). */
+function workerPolicies(db: Database, settings: Settings, observer?: PolicyObserver) {
+  return {
+    cache: policyCache(db, { checkEveryMs: settings.POLICY_CHECK_SECONDS * 1000 }),
+    ...(settings.SCORING_URL
+      ? { scoring: scoringClient({ url: settings.SCORING_URL, timeoutMs: settings.SCORING_TIMEOUT_MS }) }
+      : {}),
+    ...(observer ? { observer } : {}),
+  };
+}
+
 /** What every job handler is handed: the database, storage, queues and the services over them. */
 function createWorkerDeps(
   base: Pick<WorkerDeps, 'settings' | 'config' | 'db' | 'queues' | 'storage'>,
   redis: Redis,
+  observer?: PolicyObserver,
 ): WorkerDeps {
   const { settings, config, db, queues, storage } = base;
   // The API's tus store (same bucket, Redis prefix and expiry), to delete expired sessions' partials.
@@ -99,7 +112,13 @@ function createWorkerDeps(
   const provider = createVideoProvider(settings, config);
   return {
     ...base,
-    images: imageProcessingService({ db, storage, config, nearDuplicates }),
+    images: imageProcessingService({
+      db,
+      storage,
+      config,
+      nearDuplicates,
+      policies: workerPolicies(db, settings, observer),
+    }),
     reconciler: reconcilerService({ db, queues, reconcileAfterSeconds: settings.RECONCILE_AFTER_SECONDS }),
     video: createVideoService({
       db,
@@ -171,6 +190,7 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
   const deps = createWorkerDeps(
     { settings, config, db, queues, storage: options.storage ?? createStorage(settings) },
     connection,
+    metrics.policies,
   );
   const { storage } = deps;
   const stats = { stalled: 0, completed: 0, failed: 0, serverFaults: 0 };

@@ -211,6 +211,15 @@ export const settingsSchema = Type.Object(
         'WebP effort of image variants, 0 (least CPU) to 6 (smallest files); 2 costs about half the CPU of 4 for a few % more bytes (docs/performance.md)',
     }),
     NEAR_DUPLICATE_WINDOW_DAYS: int(90, 'How far back near-duplicates of a frame are looked for in its channel', 1),
+    SCORING_URL: optionalStr(
+      'Scoring service a review policy reads `scores` from (docs/policies.md): the worker posts each frame of a channel whose policy reads scores; unset: no scores',
+    ),
+    SCORING_TIMEOUT_MS: int(
+      2000,
+      'How long the worker waits for the scoring service; after that the rules see no scores and the frame goes to people',
+      1,
+    ),
+    POLICY_CHECK_SECONDS: int(5, "How often a worker checks whether a channel's review policy changed", 1),
     RETENTION_REJECTED: retention('rejected'),
     RETENTION_FAILED: retention('failed'),
     RETENTION_PROMOTED: retention('promoted'),

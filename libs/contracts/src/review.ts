@@ -55,6 +55,26 @@ export interface ReviewQueueItem {
   readonly claim: ReviewClaim | null;
   /** Queue pages: how many earlier frames of the channel look like this one (at most 10). */
   readonly similar_count?: number;
+  /** Review policies (docs/policies.md): approvals needed and given ("1 of 2"); null when one promote decides. */
+  readonly approvals?: { readonly required: number; readonly approved: number } | null;
+  readonly priority?: 'high' | 'normal' | 'low';
+  /** When a person should have decided it (a policy's `due`); null without one. */
+  readonly due_at?: string | null;
+  /** Why it is here: what the channel's review policy did or suggested and the values it read. */
+  readonly policy?: ReviewPolicyView | null;
+}
+
+/** What a review policy did with a frame, or would have done (a sample), and what it read. */
+export interface ReviewPolicyView {
+  /** The rule that matched; null when none did. */
+  readonly rule: string | null;
+  readonly action: 'promote' | 'reject' | 'review' | null;
+  readonly reason?: string;
+  readonly sampled?: boolean;
+  readonly suggestion?: 'promote' | 'reject';
+  readonly held?: string;
+  readonly signals: Readonly<Record<string, unknown>> | null;
+  readonly scores?: Readonly<Record<string, number>>;
 }
 
 /** An earlier frame of the same channel whose perceptual fingerprint is close to this one's. */
@@ -146,6 +166,8 @@ export interface ReviewInternalNote {
   readonly author_email: string;
   readonly body: string;
   readonly created_at: string;
+  /** An automatic decision's review policy rule (actor system); an approval's count. */
+  readonly rule?: string | null;
 }
 
 export interface ReviewSubmissionDetail extends ReviewQueueItem {
@@ -202,7 +224,7 @@ export type ReviewDecisionInput =
 
 /** One frame's answer to `POST /review/decisions`. */
 export type ReviewBatchResult =
-  | { readonly id: string; readonly outcome: 'promoted' | 'rejected' }
+  | { readonly id: string; readonly outcome: 'promoted' | 'rejected' | 'approved' }
   | { readonly id: string; readonly outcome: 'failed'; readonly code: string; readonly detail: string };
 
 export interface ReviewTimelinePage {

@@ -20,7 +20,7 @@ export interface AuditPosition {
 export interface AuditRow {
   readonly id: bigint;
   readonly at: Date;
-  readonly kind: 'transition' | 'account';
+  readonly kind: 'transition' | 'account' | 'policy';
   readonly channel: string | null;
   /** The submission id, or `<subject type>:<email, slug or id>`. */
   readonly subject: string;
@@ -89,5 +89,20 @@ export function auditRepository(db: DbClient) {
           ${w.channelId ? Prisma.sql`AND ${w.channelId} IN (ch.id, mc.id, sc.id)` : Prisma.empty}
           ${Prisma.join(windowSql('ev', w, after), ' ')}
         ORDER BY ev.created_at, ev.id LIMIT ${limit}`),
+
+    /** Review policy changes (policy_changes): `from` and `to` are the old and new policy as JSON, null for none. */
+    policyChanges: (w: AuditWindow, after: AuditPosition | undefined, limit: number): Promise<AuditRow[]> =>
+      db.$queryRaw<AuditRow[]>(Prisma.sql`
+        SELECT pc.id, pc.created_at AS at, 'policy' AS kind, ch.slug AS channel, 'channel:' || ch.slug AS subject,
+               coalesce(actor.email, pc.actor) AS who, pc.old_policy::text AS "from", pc.new_policy::text AS "to",
+               CASE WHEN pc.new_policy IS NULL THEN 'policy_cleared' ELSE 'policy_set' END AS action,
+               NULL::text AS reason, NULL::text AS note
+        FROM policy_changes pc
+        JOIN channels ch ON ch.id = pc.channel_id
+        LEFT JOIN reviewers actor ON pc.actor = 'reviewer:' || actor.id
+        WHERE true
+          ${w.channelId ? Prisma.sql`AND pc.channel_id = ${w.channelId}` : Prisma.empty}
+          ${Prisma.join(windowSql('pc', w, after), ' ')}
+        ORDER BY pc.created_at, pc.id LIMIT ${limit}`),
   };
 }

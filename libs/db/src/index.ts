@@ -60,3 +60,4 @@ export type { NewImageSubmission } from './image-ingest.repository';
 export type { ChannelRetentionRow, MediaHolder, RetentionChange } from './retention.repository';
 export type { ErasureAction, ErasureCounts, ErasureFilter } from './erasure.repository';
 export type { VerifiedSubmission } from './media-verify.repository';
+export type { AgentDecisionCounts, ChannelPolicyRow, DecidedFrameRow, PolicyChangeRow } from './policies.repository';

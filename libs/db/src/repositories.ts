@@ -14,6 +14,7 @@ import { mediaObjectsRepository } from './media-objects.repository';
 import { mediaVerifyRepository } from './media-verify.repository';
 import { mediaUploadsRepository } from './media-uploads.repository';
 import type { DbClient } from './prisma';
+import { policiesRepository } from './policies.repository';
 import { retentionRepository } from './retention.repository';
 import { reviewRepository } from './review.repository';
 import { reviewerSessionsRepository } from './reviewer-sessions.repository';
@@ -37,6 +38,7 @@ export function createRepositories(client: DbClient) {
     mediaObjects: mediaObjectsRepository(client),
     mediaUploads: mediaUploadsRepository(client),
     mediaVerify: mediaVerifyRepository(client),
+    policies: policiesRepository(client),
     retention: retentionRepository(client),
     review: reviewRepository(client),
     reviewerSessions: reviewerSessionsRepository(client),

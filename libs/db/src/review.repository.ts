@@ -16,8 +16,16 @@ export interface ReviewQueueFilter {
   /** Frame dates, YYYYMMDD, inclusive. */
   readonly dateFrom?: string;
   readonly dateTo?: string;
-  /** Keyset cursor: the last item of the previous page. */
-  readonly after?: { readonly createdAt: Date; readonly id: string };
+  /**
+   * Keyset cursor: the last item of the previous page, with its due time (null: none) and
+   * priority (review policies: the queue sorts overdue and due first, then by priority).
+   */
+  readonly after?: {
+    readonly createdAt: Date;
+    readonly id: string;
+    readonly dueAt?: Date | null;
+    readonly priority?: number;
+  };
   readonly limit: number;
 }
 
@@ -94,6 +102,14 @@ async function readPage(db: DbClient, query: Prisma.Sql): Promise<SubmissionWith
   }));
 }
 
+/** After a queue position in (due_at NULLS LAST, priority DESC, created_at, id) order. */
+function afterInQueue(after: NonNullable<ReviewQueueFilter['after']>): Prisma.Sql {
+  const rest = Prisma.sql`(-s.review_priority, s.created_at, s.id) > (${-(after.priority ?? 0)}, ${after.createdAt}::timestamptz, ${after.id})`;
+  if (!after.dueAt) return Prisma.sql`(s.due_at IS NULL AND ${rest})`;
+  return Prisma.sql`(s.due_at IS NULL OR s.due_at > ${after.dueAt}::timestamptz
+    OR (s.due_at = ${after.dueAt}::timestamptz AND ${rest}))`;
+}
+
 /** Reads and claims for the reviewer workbench. Status changes still go through `Database.transition`. */
 export function reviewRepository(db: DbClient) {
   return {
@@ -114,7 +130,10 @@ export function reviewRepository(db: DbClient) {
         ORDER BY oldest.created_at LIMIT ${limit}`;
     },
 
-    /** `needs_review`, oldest first, keyset-paginated on (created_at, id). One statement. */
+    /**
+     * `needs_review`: due first (soonest, so the overdue lead), then by priority, then oldest
+     * first; keyset-paginated on (due_at, priority, created_at, id). One statement.
+     */
     async queue(filter: ReviewQueueFilter): Promise<SubmissionWithMedia[]> {
       // By id (a scalar subquery), not a join on the slug, which the planner would sort after:
       // the index then serves the filter and the order. An unknown slug matches nothing.
@@ -126,9 +145,15 @@ export function reviewRepository(db: DbClient) {
       if (filter.mediaType) where.push(Prisma.sql`s.media_type = ${filter.mediaType}::"MediaType"`);
       if (filter.dateFrom) where.push(Prisma.sql`s.date >= ${filter.dateFrom}`);
       if (filter.dateTo) where.push(Prisma.sql`s.date <= ${filter.dateTo}`);
-      if (filter.after)
-        where.push(Prisma.sql`(s.created_at, s.id) > (${filter.after.createdAt}::timestamptz, ${filter.after.id})`);
-      return readPage(db, selectPage(where, Prisma.sql`s.created_at, s.id`, filter.limit));
+      if (filter.after) where.push(afterInQueue(filter.after));
+      return readPage(
+        db,
+        selectPage(
+          where,
+          Prisma.sql`s.due_at ASC NULLS LAST, s.review_priority DESC, s.created_at, s.id`,
+          filter.limit,
+        ),
+      );
     },
 
     /** When the reviewer decided (promoted or rejected) since `since`, oldest first. */

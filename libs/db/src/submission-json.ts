@@ -19,7 +19,8 @@ export const SUBMISSION_COLUMNS = Prisma.sql`
          s.created_at AS "createdAt", s.updated_at AS "updatedAt", s.purged_at AS "purgedAt",
          s.review_note AS "reviewNote", s.review_regions AS "reviewRegions", s.review_rule AS "reviewRule",
          s.revision_of AS "revisionOf", s.review_priority AS "reviewPriority", s.due_at AS "dueAt",
-         s.approvals_required AS "approvalsRequired", s.policy_outcome AS "policyOutcome"`;
+         s.approvals_required AS "approvalsRequired", s.policy_outcome AS "policyOutcome",
+         s.approved_by AS "approvedBy"`;
 
 type Timestamp = string;
 

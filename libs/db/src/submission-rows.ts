@@ -44,6 +44,8 @@ export interface SubmissionRow {
   readonly approvalsRequired?: number;
   /** What a review policy did or suggested, and the values it read (jsonb). */
   readonly policyOutcome?: unknown;
+  /** Reviewers who promoted it so far while it needs `approvalsRequired` of them. */
+  readonly approvedBy?: readonly string[];
 }
 
 /** A box on the original a rejection points at: fractions (0–1) of its width and height, origin top left. */

@@ -16,7 +16,7 @@ const TABLE = `
                     received  waiting_for_upload  media_processing  needs_review  promoted  rejected  failed
 received               .              .                  S               .            .         .        S
 waiting_for_upload     .              .                  S               .            .         .        S
-media_processing       .              .                  .               S            S         .        S
+media_processing       .              .                  .               S            S         S        S
 needs_review           .              .                  .               .            R         R        S
 promoted               .              .                  .               .            .         .        .
 rejected               .              .                  .               .            .         .        .

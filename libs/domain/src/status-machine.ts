@@ -31,6 +31,8 @@ export const TRANSITIONS: readonly Transition[] = [
   { from: 'media_processing', to: 'needs_review', actors: ['system'] },
   // approval_defaults.requires_review = false: processed frames are promoted by the system.
   { from: 'media_processing', to: 'promoted', actors: ['system'] },
+  // A review policy's `reject` rule decides without a person (docs/policies.md).
+  { from: 'media_processing', to: 'rejected', actors: ['system'] },
   { from: 'needs_review', to: 'promoted', actors: ['reviewer'] },
   { from: 'needs_review', to: 'rejected', actors: ['reviewer'] },
   ...NON_TERMINAL.map((from) => ({ from, to: 'failed' as const, actors: ['system'] as const })),

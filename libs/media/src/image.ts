@@ -4,6 +4,7 @@ import { withSpan } from '@framedesk/observability';
 import type { Metadata } from 'sharp';
 import { hashPipeline, perceptualHash } from './fingerprint';
 import { loadSharp, setSharpThreads } from './sharp-loader';
+import { type PixelSignals, signalsOfPipeline } from './signals';
 import { type Size, variantSize } from './geometry';
 import { type ImageEncodeSettings, encodeSettingsFor, webpOptions } from './encoder';
 
@@ -67,10 +68,12 @@ export interface ProcessedImage {
    * `perceptualHash(input)`, without decoding the original a second time.
    */
   readonly perceptualHash: bigint;
+  /** What a review policy reads from the pixels (signals.ts), from the same decoded pixels. */
+  readonly signals: PixelSignals;
 }
 
 /** Variants made later for a processed frame (its `public`): no fingerprint. */
-export type RenderedVariants = Omit<ProcessedImage, 'perceptualHash'>;
+export type RenderedVariants = Omit<ProcessedImage, 'perceptualHash' | 'signals'>;
 
 /** Maps allowed MIME types (`media.allowed_image_mime_types`) to sharp's format names. */
 export function formatsForMimeTypes(mimeTypes: readonly string[]): string[] {
@@ -145,7 +148,7 @@ async function makeVariants(
   input: Buffer,
   variants: readonly VariantSpec[],
   options: ImageProcessingOptions,
-): Promise<RenderedVariants & { perceptualHash?: bigint }> {
+): Promise<RenderedVariants & { perceptualHash?: bigint; signals?: PixelSignals }> {
   const maxPixels = options.maxInputPixels ?? DEFAULT_MAX_INPUT_PIXELS;
   const allowed = options.allowedFormats ?? ['png'];
   const sharp = await loadSharp();
@@ -243,7 +246,13 @@ async function makeVariants(
   } catch (error) {
     throw classify(error);
   }
-  return { ...image, perceptualHash: hash };
+  let signals: PixelSignals;
+  try {
+    signals = await withSpan('image.signals', {}, () => signalsOfPipeline(decode()));
+  } catch (error) {
+    throw classify(error);
+  }
+  return { ...image, perceptualHash: hash, signals };
 }
 
 /** What an encoded image declares in its header (no pixels decoded). */

@@ -13,6 +13,8 @@ export interface ClusterSources {
   readonly submissions: { countByStatus(): Promise<Record<string, number>> };
   /** The oldest channels first, at most `limit`. */
   readonly review: { oldestWaitingPerChannel(limit: number): Promise<readonly { channel: string; since: Date }[]> };
+  /** Frames waiting past their review policy's `due`, per channel (docs/policies.md). */
+  readonly overdue?: { overduePerChannel(now: Date): Promise<readonly { channel: string; overdue: number }[]> };
 }
 
 /** How long one reading of the shared state answers every scrape: at most one read per gauge in this time. */
@@ -101,6 +103,16 @@ export function registerClusterGauges(
   gauge('framedesk_submissions', 'Submissions by status (shared by all processes)', ['status'], async (set) => {
     for (const [status, n] of Object.entries(await sources.submissions.countByStatus())) set({ status }, n);
   });
+  const overdue = sources.overdue;
+  if (overdue)
+    gauge(
+      'framedesk_review_overdue',
+      "Frames waiting for review past the due time their channel's review policy set, per channel",
+      ['channel'],
+      async (set) => {
+        for (const { channel, overdue: n } of await overdue.overduePerChannel(new Date())) set({ channel }, n);
+      },
+    );
   gauge(
     'framedesk_review_backlog_oldest_seconds',
     `Age of the oldest frame waiting for review (needs_review, since submitted), per channel; the ${BACKLOG_CHANNELS_REPORTED} oldest channels`,

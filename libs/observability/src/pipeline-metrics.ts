@@ -31,7 +31,16 @@ export function createPipelineMetrics(registry: Registry) {
     labelNames: ['outcome'] as const,
     registers: [registry],
   });
+  const samples = new Counter({
+    name: 'framedesk_policy_samples_total',
+    help: "Sampled frames a person decided, by the review policy's rule and whether they agreed with it (agreement rate per rule)",
+    labelNames: ['rule', 'agrees'] as const,
+    registers: [registry],
+  });
   return {
+    judged(rule: string, agrees: boolean) {
+      samples.inc({ rule, agrees: String(agrees) });
+    },
     transitioned(from: string, to: string, mediaType: string, failureCode?: string | null) {
       transitions.inc({ from, to, media_type: mediaType });
       if (to === 'failed') failures.inc({ media_type: mediaType, code: failureCode ?? 'unknown' });

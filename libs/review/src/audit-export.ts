@@ -39,13 +39,15 @@ async function* batches(source: Source, window: AuditWindow, size: number): Asyn
   }
 }
 
-/** Both sources merged by time (a transition before an account change at the same instant). */
+/** The sources merged by time (a transition before an account change at the same instant). */
 export async function* auditRows(db: Database, window: AuditWindow, batchSize = 1000): AsyncGenerator<AuditRow> {
   const repo = db.repos.audit;
-  // TODO(lead, issue 36): policy changes from the `policy_changes` table (channel_id, actor,
-  // created_at, old_policy, new_policy) the review policies engineer creates are not on this
-  // branch yet; add a third source here (kind 'policy', who = actor, action 'policy_set').
-  const sources = [batches(repo.transitions, window, batchSize), batches(repo.accountChanges, window, batchSize)];
+  // Transitions, account changes and review policy changes, each in (created_at, id) order.
+  const sources = [
+    batches(repo.transitions, window, batchSize),
+    batches(repo.accountChanges, window, batchSize),
+    batches(repo.policyChanges, window, batchSize),
+  ];
   const heads = await Promise.all(sources.map((s) => s.next()));
   for (;;) {
     let pick = -1;

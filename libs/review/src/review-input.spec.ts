@@ -31,7 +31,7 @@ describe('review input', () => {
       mediaType: 'video',
       dateFrom: '20260101',
       dateTo: '20260131',
-      cursor: { createdAt: new Date('2026-01-01T00:00:00.000Z'), id: 'sub_x' },
+      cursor: { createdAt: new Date('2026-01-01T00:00:00.000Z'), id: 'sub_x', dueAt: null, priority: 0 },
       limit: 10,
     });
     expect(parseQueueQuery({})).toEqual({ limit: 50 });

@@ -22,7 +22,12 @@ export interface QueueQuery {
   readonly mediaType?: MediaType;
   readonly dateFrom?: string;
   readonly dateTo?: string;
-  readonly cursor?: { readonly createdAt: Date; readonly id: string };
+  readonly cursor?: {
+    readonly createdAt: Date;
+    readonly id: string;
+    readonly dueAt?: Date | null;
+    readonly priority?: number;
+  };
   readonly limit: number;
 }
 
@@ -71,6 +76,18 @@ export function decodeCursor(cursor: string, fields: readonly string[]): Record<
   });
 }
 
+/** A queue position: created_at and id, and the due time and priority the queue sorts by first. */
+function queueCursor(cursor: Record<string, string>) {
+  const due = cursor['u'] ? new Date(cursor['u']) : null;
+  const priority = Number(cursor['p'] ?? 0);
+  return {
+    createdAt: new Date(cursor['c']!),
+    id: cursor['i']!,
+    dueAt: due && !Number.isNaN(due.getTime()) ? due : null,
+    priority: [1, 0, -1].includes(priority) ? priority : 0,
+  };
+}
+
 /** Queue filters from the query string (the workbench keeps them in its URL). */
 export function parseQueueQuery(query: Record<string, unknown>): QueueQuery {
   const errors: FieldError[] = [];
@@ -99,7 +116,7 @@ export function parseQueueQuery(query: Record<string, unknown>): QueueQuery {
     ...(mediaType ? { mediaType: mediaType as MediaType } : {}),
     ...(dateFrom ? { dateFrom } : {}),
     ...(dateTo ? { dateTo } : {}),
-    ...(cursor ? { cursor: { createdAt: new Date(cursor['c']!), id: cursor['i']! } } : {}),
+    ...(cursor ? { cursor: queueCursor(cursor) } : {}),
     limit,
   };
 }

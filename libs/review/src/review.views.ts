@@ -3,6 +3,7 @@ import type {
   ReviewClickZone,
   ReviewEvent,
   ReviewFailedSubmission,
+  ReviewPolicyView,
   ReviewQueueItem,
   ReviewRegion,
   ReviewSubmissionDetail,
@@ -92,6 +93,7 @@ export function queueItemView(
     created_at: row.createdAt.toISOString(),
     thumbnail_url: name ? mediaUrl(row.id, name) : null,
     claim: claimView(row, me, emails, now),
+    ...policyFields(row),
   };
 }
 
@@ -160,6 +162,7 @@ export function detailView(
       reason: e.reason,
       ...eventFeedback(e.data),
       created_at: e.createdAt.toISOString(),
+      rule: ruleOf(e.data),
     })),
   };
 }
@@ -216,5 +219,25 @@ export function failedView(row: SubmissionWithSlugs): FailedView {
     failure_code: row.failureCode,
     failure_message: row.failureMessage,
     failed_at: row.updatedAt.toISOString(),
+  };
+}
+
+const PRIORITY_NAMES = { 1: 'high', 0: 'normal', [-1]: 'low' } as const;
+
+function ruleOf(data: unknown): string | null {
+  const rule = (data as { rule?: unknown } | null)?.rule;
+  return typeof rule === 'string' ? rule : null;
+}
+
+/** Review policies (docs/policies.md): approvals, priority, due and why the frame is here. */
+export function policyFields(
+  row: Pick<SubmissionWithMedia, 'approvalsRequired' | 'approvedBy' | 'reviewPriority' | 'dueAt' | 'policyOutcome'>,
+): Pick<QueueItemView, 'approvals' | 'priority' | 'due_at' | 'policy'> {
+  const required = row.approvalsRequired ?? 1;
+  return {
+    approvals: required > 1 ? { required, approved: row.approvedBy?.length ?? 0 } : null,
+    priority: PRIORITY_NAMES[(row.reviewPriority ?? 0) as 1 | 0 | -1] ?? 'normal',
+    due_at: row.dueAt?.toISOString() ?? null,
+    policy: (row.policyOutcome ?? null) as ReviewPolicyView | null,
   };
 }

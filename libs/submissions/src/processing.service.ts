@@ -1,10 +1,12 @@
 import type { ProjectConfig } from '@framedesk/config';
-import type { Database, SimilaritySettings, StoredOriginal } from '@framedesk/db';
+import type { Database, SimilaritySettings, StoredOriginal, SubmissionWithSlugs } from '@framedesk/db';
 import type { FailureCode, SubmissionStatus } from '@framedesk/domain';
 import { formatsForMimeTypes, isImageProcessingError, processImage } from '@framedesk/media';
 import { annotateSpan } from '@framedesk/observability';
 import type { CpuSlot } from '@framedesk/queues';
 import { finishProcessing } from './system-review';
+import { policyCache, type PolicyCache, type PolicyObserver, type ScoringClient } from '@framedesk/policies';
+import { routeImage } from './policy-routing';
 import { type ObjectStorage, ObjectNotFoundError, ObjectTooLargeError, readObject } from '@framedesk/storage';
 import { imageVariantSpecs, withOneRetry, writeImageVariants } from './image-variants';
 import { assertMediaOpen, discardIfClosed } from './media-guard';
@@ -16,7 +18,7 @@ const SYSTEM = { type: 'system' } as const;
 
 export type ProcessingOutcome =
   | {
-      readonly outcome: 'needs_review' | 'promoted';
+      readonly outcome: 'needs_review' | 'promoted' | 'rejected';
       readonly width: number;
       readonly height: number;
       readonly variants: readonly string[];
@@ -32,6 +34,8 @@ export interface ImageProcessingDeps {
   readonly maxInputPixels?: number;
   /** What counts as a near-duplicate when the fingerprint is stored. */
   readonly nearDuplicates?: SimilaritySettings;
+  /** Review policies (docs/policies.md): the worker's cache, the scoring hook, its metrics. */
+  readonly policies?: { cache?: PolicyCache; scoring?: ScoringClient; observer?: PolicyObserver };
 }
 
 /** Statuses from which a failure may be recorded by the pipeline (never a reviewer's queue). */
@@ -67,6 +71,7 @@ export function imageProcessingService(deps: ImageProcessingDeps) {
   // `public` is made once the frame is promoted (public-variant.ts), never here.
   const specs = imageVariantSpecs(deps.config).filter((spec) => spec.name !== LAZY_VARIANT);
   const allowedFormats = formatsForMimeTypes(deps.config.media.allowed_image_mime_types);
+  const policies = { ...deps.policies, cache: deps.policies?.cache ?? policyCache(deps.db) };
 
   const fail = async (submissionId: string, code: FailureCode, message: string): Promise<ProcessingOutcome> =>
     (await markSubmissionFailed(deps.db, submissionId, code, message))
@@ -79,7 +84,9 @@ export function imageProcessingService(deps: ImageProcessingDeps) {
    */
   async function start(
     submissionId: string,
-  ): Promise<{ ok: true; original: StoredOriginal | null } | { ok: false; reason: string }> {
+  ): Promise<
+    { ok: true; original: StoredOriginal | null; submission: SubmissionWithSlugs } | { ok: false; reason: string }
+  > {
     const started = await deps.db.transition({
       id: submissionId,
       to: 'media_processing',
@@ -91,13 +98,17 @@ export function imageProcessingService(deps: ImageProcessingDeps) {
     if (started.ok) {
       const { submission } = started;
       annotateSpan({ 'framedesk.agent': submission.agent.slug, 'framedesk.channel': submission.channel.slug });
-      return { ok: true, original: started.original ?? null };
+      return { ok: true, original: started.original ?? null, submission };
     }
     if (started.current === null) return { ok: false, reason: 'no such submission' };
     if (started.mediaType !== 'image') return { ok: false, reason: 'not an image' };
     if (started.current !== 'media_processing') return { ok: false, reason: `status is ${started.current}` };
-    const objects = await deps.db.repos.mediaObjects.listForSubmission(submissionId);
-    return { ok: true, original: objects.find((o) => o.kind === 'original') ?? null };
+    const [objects, submission] = await Promise.all([
+      deps.db.repos.mediaObjects.listForSubmission(submissionId),
+      deps.db.repos.submissions.findById(submissionId),
+    ]);
+    if (!submission) return { ok: false, reason: 'no such submission' };
+    return { ok: true, original: objects.find((o) => o.kind === 'original') ?? null, submission };
   }
 
   return {
@@ -138,6 +149,12 @@ export function imageProcessingService(deps: ImageProcessingDeps) {
 
       const rows = await writeImageVariants(deps.storage, submissionId, source.bucket, image.variants);
       const variants = image.variants.map((v) => v.name);
+      const policy = await routeImage(
+        { ...policies, db: deps.db, similarity: deps.nearDuplicates },
+        started.submission,
+        input.length,
+        image,
+      );
       // The variant rows, the fingerprint (made by processImage from the pixels it decoded for the
       // variants: no second decode) and the status change: one transaction.
       const done = await withOneRetry(() =>
@@ -147,9 +164,11 @@ export function imageProcessingService(deps: ImageProcessingDeps) {
           reason: null,
           patch: { width: image.width, height: image.height },
           data: { variants },
+          policy: policy.routing,
           before: async (repos) => {
             await assertMediaOpen(repos, submissionId); // erased or purged meanwhile: nothing commits
             await repos.mediaObjects.upsertMany(rows);
+            if (policy.signals) await repos.policies.saveSignals(submissionId, { ...policy.signals });
             await repos.fingerprints.save({
               submissionId,
               perceptualHash: image.perceptualHash,

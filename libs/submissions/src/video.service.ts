@@ -38,7 +38,7 @@ export interface VideoServiceDeps {
 }
 
 /** What one run of `processVideo` did (logged by the worker, asserted by tests). */
-export type VideoOutcome = 'skipped' | 'waiting' | 'processing' | 'needs_review' | 'promoted' | 'failed';
+export type VideoOutcome = 'skipped' | 'waiting' | 'processing' | 'needs_review' | 'promoted' | 'rejected' | 'failed';
 
 /** Name of the small WebP made from a video's poster frame. */
 export const VIDEO_PREVIEW_VARIANT = 'preview';

@@ -1,3 +1,4 @@
+import { checkScoring } from './scoring-check';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -321,15 +322,17 @@ export async function runDoctor(env: NodeJS.ProcessEnv): Promise<CheckResult[]> 
   const redis = createRedis(settings.REDIS_URL, 'producer');
   redis.on('error', () => undefined);
   try {
-    const [postgres, redisChecks, storage, tools, provider, signIn] = await Promise.all([
+    const [postgres, redisChecks, storage, tools, provider, signIn, scoring] = await Promise.all([
       checkPostgres(settings),
       checkRedis(settings, redis),
       config ? checkStorage(settings, config) : null,
       checkVideoTools(settings),
       checkVideoProvider(settings),
       checkSignIn(settings, config),
+      checkScoring(settings),
     ]);
     results.push(...postgres, ...redisChecks.results, ...(storage ? [storage] : []), ...tools, ...provider, ...signIn);
+    results.push(scoring);
     if (redisChecks.up) results.push(...(await checkWorkers(settings, redis)));
     const databaseReady = postgres.every((check) => check.status === 'ok');
     if (databaseReady && config && storage?.status === 'ok') results.push(await checkMediaSample(settings, config));

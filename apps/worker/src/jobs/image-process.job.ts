@@ -30,6 +30,7 @@ export const imageProcessJob = defineJob({
         throw new UnrecoverableError(`${result.code}: ${result.message}`);
       case 'needs_review':
       case 'promoted':
+      case 'rejected':
         logger.info(
           { status: result.outcome, width: result.width, height: result.height, variants: result.variants },
           'image processed',

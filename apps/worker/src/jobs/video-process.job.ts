@@ -29,6 +29,7 @@ export const videoProcessJob = defineJob({
         return;
       case 'needs_review':
       case 'promoted':
+      case 'rejected':
         logger.info({ status: outcome }, 'video processed');
         return;
     }

@@ -48,7 +48,11 @@ export interface ReviewServiceDeps {
   /** Near-duplicate search (threshold, window); defaults to 10 bits and 90 days. */
   readonly nearDuplicates?: NearDuplicateSettings;
   /** Counts decisions by outcome (libs/observability's pipeline metrics). */
-  readonly decisions?: { decided(outcome: 'promoted' | 'rejected'): void };
+  readonly decisions?: {
+    decided(outcome: 'promoted' | 'rejected'): void;
+    /** A sampled frame's decision agreed with its review policy's rule, or not. */
+    judged?(rule: string, agrees: boolean): void;
+  };
 }
 
 export interface Reviewer {

@@ -3,6 +3,7 @@ import type { ReviewBatchResult } from '@framedesk/contracts';
 import type { SubmissionRow } from '@framedesk/db';
 import { annotateSpan, withLinkedSpan } from '@framedesk/observability';
 import type { Decision } from '../review-input';
+import { reviewApprovals } from './approvals';
 import { notFound, type Reviewer, type ReviewContext, scopeOf } from './context';
 import { assertFeedbackAllowed, decisionFeedback } from './feedback';
 
@@ -12,12 +13,17 @@ export type BatchResult = ReviewBatchResult;
 /** Decisions: promote or reject through the status machine, one frame or a batch. */
 export function reviewDecisions(ctx: ReviewContext) {
   const { db, now, visible, similarity, actorOf, deps } = ctx;
+  const approvals = reviewApprovals(ctx);
 
   /**
    * A decision is its own trace (the reviewer's request), linked to the trace of the frame it
    * decides when the worker recorded one.
    */
-  async function decideOne(id: string, decision: Decision, me: Reviewer): Promise<'promoted' | 'rejected'> {
+  async function decideOne(
+    id: string,
+    decision: Decision,
+    me: Reviewer,
+  ): Promise<'promoted' | 'rejected' | 'approved'> {
     const current = await visible(id, me);
     const to = await withLinkedSpan(
       'review.decision',
@@ -33,7 +39,7 @@ export function reviewDecisions(ctx: ReviewContext) {
         return outcome;
       },
     );
-    deps.decisions?.decided(to);
+    if (to !== 'approved') deps.decisions?.decided(to);
     return to;
   }
 
@@ -41,7 +47,7 @@ export function reviewDecisions(ctx: ReviewContext) {
     current: SubmissionRow,
     decision: Decision,
     me: Reviewer,
-  ): Promise<'promoted' | 'rejected'> {
+  ): Promise<'promoted' | 'rejected' | 'approved'> {
     const at = now();
     const id = current.id;
     if (current.status !== 'needs_review') throw alreadyDecided(current.status);
@@ -60,13 +66,16 @@ export function reviewDecisions(ctx: ReviewContext) {
     const duplicateOf = decision.decision === 'reject' ? decision.duplicateOf : undefined;
     if (duplicateOf) await similarity.assertEarlierFrame(id, duplicateOf, scopeOf(me));
     const to = decision.decision === 'promote' ? 'promoted' : 'rejected';
+    // Approvals and sampling (review/approvals.ts): a promote may only count as one approval.
+    if (to === 'promoted' && (await approvals.beforePromote(current, me)) === 'approved') return 'approved';
+    const data = { ...(duplicateOf ? { duplicate_of: duplicateOf } : {}), ...approvals.agreement(current, to) };
     const result = await db.transition({
       id,
       to,
       actor: actorOf(me),
       reason,
       onlyFrom: ['needs_review'],
-      ...eventData({ ...feedback.data, ...(duplicateOf ? { duplicate_of: duplicateOf } : {}) }),
+      ...eventData({ ...feedback.data, ...data }),
       // A concurrent change to draft between the check above and this write wins.
       ...(to === 'promoted' ? { onlyWithVisibility: 'promotion_eligible' as const } : {}),
       patch: {

@@ -65,7 +65,14 @@ export function reviewReads(ctx: ReviewContext) {
           similar_count: similarCounts.get(r.id) ?? 0,
         })),
         next_cursor:
-          rows.length > q.limit && last ? encodeCursor({ c: last.createdAt.toISOString(), i: last.id }) : null,
+          rows.length > q.limit && last
+            ? encodeCursor({
+                c: last.createdAt.toISOString(),
+                i: last.id,
+                u: last.dueAt?.toISOString() ?? '',
+                p: String(last.reviewPriority ?? 0),
+              })
+            : null,
       };
     },
 

@@ -1,0 +1,159 @@
+// `policy set | show | clear | simulate` against a real PostgreSQL (docs/policies.md).
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createReviewer } from '@framedesk/access';
+import { createDatabase, type Database } from '@framedesk/db';
+import { newId } from '@framedesk/domain';
+import { compilePolicy, simulatePolicy } from '@framedesk/policies';
+import { createTestDatabase, type TestDatabase } from '@framedesk/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './in-process';
+
+const BLANK = { rules: [{ name: 'blank', when: 'signals.blank', action: 'reject', reason: 'Low quality' }] };
+
+describe('policy commands', () => {
+  let database: TestDatabase;
+  let db: Database;
+  let dir: string;
+  let env: Record<string, string>;
+  const file = async (name: string, content: unknown) => {
+    const path = join(dir, name);
+    await writeFile(path, typeof content === 'string' ? content : JSON.stringify(content));
+    return path;
+  };
+  const cli = (...args: string[]) => runCli(args, env);
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    db = createDatabase({ url: database.url, poolSize: 2 });
+    env = { DATABASE_URL: database.url };
+    dir = await mkdtemp(join(tmpdir(), 'fd-policy-cli-'));
+    await db.repos.channels.ensure('desk');
+  });
+  afterAll(async () => {
+    await db?.close();
+    await database?.drop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('sets, shows and clears a policy, each change recorded with who and what', async () => {
+    const set = await cli('policy', 'set', 'desk', await file('blank.json', BLANK));
+    expect([set.code, set.out[0]]).toEqual([0, 'policy of desk set: 1 rule(s), version 1']);
+    const shown = await cli('policy', 'show', 'desk', '--json');
+    expect(shown.json()).toMatchObject({ policy: BLANK, version: 1, updated_by: expect.stringMatching(/^cli/) });
+    const cleared = await cli('policy', 'clear', 'desk');
+    expect([cleared.code, cleared.out[0]]).toEqual([0, 'policy cleared']);
+    expect((await cli('policy', 'show', 'desk', '--json')).json()).toEqual({ policy: null });
+    const channel = (await db.repos.channels.findBySlug('desk'))!;
+    expect((await db.repos.policies.changes(channel.id)).map((c) => [c.oldPolicy, c.newPolicy])).toEqual([
+      [null, BLANK],
+      [BLANK, null],
+    ]);
+  });
+
+  it('refuses a CEL syntax error and an unknown variable, naming each rule, exit 2, the policy in force unchanged', async () => {
+    await cli('policy', 'set', 'desk', await file('blank.json', BLANK));
+    const bad = await file('bad.json', {
+      rules: [
+        { name: 'ok', when: 'signals.blank', action: 'reject', reason: 'Low quality' },
+        { name: 'typo', when: 'signals.blank &&', action: 'reject', reason: 'Low quality' },
+        { name: 'ghost', when: 'weather.sunny', action: 'promote' },
+      ],
+    });
+    const refused = await cli('policy', 'set', 'desk', bad);
+    expect(refused.code).toBe(2);
+    expect(refused.err.join('\n')).toMatch(/rule 2 "typo": \/rules\/1\/when \(line 1, column 17\): Unexpected token/);
+    expect(refused.err.join('\n')).toMatch(
+      /rule 3 "ghost": \/rules\/2\/when \(line 1, column 1\): Unknown variable: weather/,
+    );
+    expect((await cli('policy', 'show', 'desk', '--json')).json().policy).toEqual(BLANK);
+    const notJson = await cli('policy', 'set', 'desk', await file('broken.json', '{"rules": ['));
+    expect(notJson.code).toBe(2);
+    expect((await cli('policy', 'set', 'nowhere', await file('b2.json', BLANK))).code).toBe(2);
+  });
+
+  it('simulate replays the rules over frames people decided, per rule, with the frames no rule matched', async () => {
+    const channel = (await db.repos.channels.ensure('history')).channel;
+    const agent = await db.repos.agents.create('painter');
+    const reviewer = await createReviewer(db, {
+      email: 'sim@example.com',
+      password: 'a long password here',
+      role: 'admin',
+    });
+    const decided = async (signals: Record<string, unknown>, decision: 'promoted' | 'rejected') => {
+      const id = newId('submission');
+      await db.transaction((repos) =>
+        repos.submissions.create(
+          {
+            id,
+            status: 'received',
+            mediaType: 'image',
+            agentId: agent.id,
+            channelId: channel.id,
+            date: '20261127',
+            metadata: { title: 't' },
+            visibility: 'promotion_eligible',
+          },
+          { type: 'agent', id: agent.id },
+        ),
+      );
+      await db.transition({ id, to: 'media_processing', actor: { type: 'system' } });
+      await db.transition({ id, to: 'needs_review', actor: { type: 'system' } });
+      await db.repos.policies.saveSignals(id, signals);
+      const done = await db.transition({
+        id,
+        to: decision,
+        actor: { type: 'reviewer', id: reviewer.id },
+        patch: { reviewDecision: decision, reviewerId: reviewer.id, reviewedAt: new Date() },
+      });
+      expect(done.ok).toBe(true);
+    };
+    const pixels = (blank: boolean, extra: Record<string, unknown> = {}) => ({
+      blank,
+      luminance: 10,
+      luminance_spread: blank ? 1 : 50,
+      sharpness: 5,
+      ...extra,
+    });
+    for (let i = 0; i < 4; i++) await decided(pixels(true), 'rejected');
+    await decided(pixels(true), 'promoted');
+    for (let i = 0; i < 2; i++) await decided(pixels(false, { nearest_rejected: 2 }), 'rejected');
+    for (let i = 0; i < 3; i++) await decided(pixels(false), 'promoted');
+    const policy = await file('sim.json', {
+      rules: [
+        { name: 'blank', when: 'signals.blank', action: 'reject', reason: 'Low quality' },
+        { name: 'copy', when: 'signals.nearest_rejected <= 4', action: 'reject', reason: 'Duplicate' },
+      ],
+    });
+    const text = await cli('policy', 'simulate', 'history', policy, '--since', '30d');
+    expect(text.code).toBe(0);
+    expect(text.out.join('\n')).toContain("reject 'blank': 5 matched, people rejected 4 of them");
+    expect(text.out.join('\n')).toContain("reject 'copy': 2 matched, people rejected 2 of them");
+    expect(text.out.join('\n')).toContain('no rule matched: 3 (people promoted 3, rejected 0)');
+    const json = (await runCli(['policy', 'simulate', 'history', policy, '--json'], env)).json();
+    expect(json).toMatchObject({ frames: 10, unmatched: { count: 3 } });
+    expect(json.rules[0]).toEqual({
+      rule: 'blank',
+      action: 'reject',
+      matched: 5,
+      people_promoted: 1,
+      people_rejected: 4,
+      agreed: 4,
+    });
+    // In batches of any size, the same counts.
+    const compiled = compilePolicy(JSON.parse(await readFile(policy, 'utf8')), ['Low quality', 'Duplicate']);
+    if (!compiled.ok) throw new Error('does not compile');
+    const small = await simulatePolicy(db, {
+      channelId: channel.id,
+      channelSlug: 'history',
+      policy: compiled.policy,
+      since: new Date(Date.now() - 86_400_000),
+      batchSize: 3,
+    });
+    expect(small).toEqual({ ...json, since: small.since });
+    // It read only: the channel still has no policy.
+    expect((await cli('policy', 'show', 'history', '--json')).json()).toEqual({ policy: null });
+    expect((await cli('policy', 'simulate', 'history', policy, '--since', 'forever')).code).toBe(2);
+  });
+});

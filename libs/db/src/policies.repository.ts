@@ -1,0 +1,200 @@
+import { Prisma } from './generated/prisma/client.ts';
+import { bandMasks, fingerprintBands, type SimilaritySettings } from './fingerprints.repository';
+import type { DbClient } from './prisma';
+
+/** A channel's review policy as stored (docs/policies.md). */
+export interface ChannelPolicyRow {
+  readonly channelId: string;
+  readonly policy: unknown;
+  readonly version: number;
+  readonly updatedAt: Date;
+  readonly updatedBy: string;
+}
+
+export interface PolicyChangeRow {
+  readonly id: bigint;
+  readonly channelId: string;
+  readonly actor: string;
+  readonly createdAt: Date;
+  readonly oldPolicy: unknown;
+  readonly newPolicy: unknown;
+}
+
+/** Human decisions of an agent's frames in a window. */
+export interface AgentDecisionCounts {
+  readonly promoted: number;
+  readonly rejected: number;
+}
+
+/** A frame decided by a person, as `policy simulate` replays it. */
+export interface DecidedFrameRow {
+  readonly id: string;
+  readonly createdAt: Date;
+  readonly decision: 'promoted' | 'rejected';
+  readonly reason: string | null;
+  readonly agentId: string;
+  readonly agentSlug: string;
+  readonly mediaType: 'image' | 'video';
+  readonly metadata: unknown;
+  readonly width: number | null;
+  readonly height: number | null;
+  readonly durationMs: number | null;
+  readonly bytes: number | null;
+  readonly signals: unknown;
+}
+
+const DAY_MS = 86_400_000;
+
+/** Review policies per channel, their audit trail, and what the rules read from the history. */
+export function policiesRepository(db: DbClient) {
+  return {
+    find: (channelId: string): Promise<ChannelPolicyRow | null> =>
+      db.channelPolicy.findUnique({ where: { channelId } }),
+
+    /** The version of each channel's policy that has one (the worker's cache compares it). */
+    async versions(channelIds: readonly string[]): Promise<Map<string, number>> {
+      if (channelIds.length === 0) return new Map();
+      const rows = await db.channelPolicy.findMany({
+        where: { channelId: { in: [...channelIds] } },
+        select: { channelId: true, version: true },
+      });
+      return new Map(rows.map((r) => [r.channelId, r.version]));
+    },
+
+    /**
+     * Sets the policy and records who changed it from what to what. Run it in a transaction
+     * (`Database.transaction`): the old policy is read under a row lock first.
+     */
+    async set(channelId: string, policy: unknown, actor: string): Promise<{ version: number }> {
+      const json = JSON.stringify(policy);
+      const [old] = await db.$queryRaw<{ policy: unknown }[]>`
+        SELECT policy FROM channel_policies WHERE channel_id = ${channelId} FOR UPDATE`;
+      const rows = await db.$queryRaw<{ version: number }[]>`
+        WITH up AS (
+          INSERT INTO channel_policies (channel_id, policy, version, updated_at, updated_by)
+          VALUES (${channelId}, ${json}::jsonb, 1, now(), ${actor})
+          ON CONFLICT (channel_id) DO UPDATE SET policy = EXCLUDED.policy,
+            version = channel_policies.version + 1, updated_at = now(), updated_by = EXCLUDED.updated_by
+          RETURNING version),
+        change AS (
+          INSERT INTO policy_changes (channel_id, actor, old_policy, new_policy)
+          VALUES (${channelId}, ${actor}, ${old ? JSON.stringify(old.policy) : null}::jsonb, ${json}::jsonb))
+        SELECT version FROM up`;
+      return { version: Number(rows[0]?.version ?? 1) };
+    },
+
+    /** Removes the policy (recorded); false when there was none. */
+    async clear(channelId: string, actor: string): Promise<boolean> {
+      const rows = await db.$queryRaw<{ id: bigint }[]>`
+        WITH gone AS (DELETE FROM channel_policies WHERE channel_id = ${channelId} RETURNING policy)
+        INSERT INTO policy_changes (channel_id, actor, old_policy, new_policy)
+        SELECT ${channelId}, ${actor}, policy, NULL FROM gone
+        RETURNING id`;
+      return rows.length > 0;
+    },
+
+    changes: (channelId: string): Promise<PolicyChangeRow[]> =>
+      db.policyChange.findMany({ where: { channelId }, orderBy: { id: 'asc' } }),
+
+    /**
+     * The smallest fingerprint distance from `hash` to a promoted and to a rejected frame of the
+     * submission's channel within the near-duplicate settings (the band index answers it); a
+     * status with no frame that near is left out.
+     */
+    async nearestDecided(
+      submissionId: string,
+      hash: bigint,
+      settings: SimilaritySettings,
+    ): Promise<{ promoted?: number; rejected?: number }> {
+      const masks = bandMasks(Math.floor(settings.maxDistance / 4));
+      const [b0, b1, b2, b3] = fingerprintBands(hash).map((band) => masks.map((m) => band ^ m));
+      const distance = Prisma.sql`bit_count((f.perceptual_hash # ${hash})::bit(64))`;
+      const rows = await db.$queryRaw<{ status: 'promoted' | 'rejected'; distance: number }[]>`
+        SELECT s.status::text AS status, min(${distance})::int AS distance
+        FROM submission_fingerprints f JOIN submissions s ON s.id = f.submission_id
+        WHERE f.channel_id = (SELECT channel_id FROM submissions WHERE id = ${submissionId})
+          AND f.created_at >= ${new Date(Date.now() - settings.windowDays * DAY_MS)}
+          AND (f.band_0 = ANY(${b0}::int[]) OR f.band_1 = ANY(${b1}::int[])
+            OR f.band_2 = ANY(${b2}::int[]) OR f.band_3 = ANY(${b3}::int[]))
+          AND f.submission_id <> ${submissionId}
+          AND s.status IN ('promoted', 'rejected')
+          AND ${distance} <= ${settings.maxDistance}
+        GROUP BY s.status`;
+      const out: { promoted?: number; rejected?: number } = {};
+      for (const r of rows) out[r.status] = Number(r.distance);
+      return out;
+    },
+
+    /** The agent's frames sent since `since` that a person decided, by decision. */
+    async agentDecisions(agentId: string, since: Date): Promise<AgentDecisionCounts> {
+      const [row] = await db.$queryRaw<{ promoted: bigint; rejected: bigint }[]>`
+        SELECT count(*) FILTER (WHERE status = 'promoted') AS promoted,
+               count(*) FILTER (WHERE status = 'rejected') AS rejected
+        FROM submissions
+        WHERE agent_id = ${agentId} AND created_at >= ${since} AND reviewer_id IS NOT NULL
+          AND status IN ('promoted', 'rejected')`;
+      return { promoted: Number(row?.promoted ?? 0), rejected: Number(row?.rejected ?? 0) };
+    },
+
+    /**
+     * A reviewer's promote of a frame that needs more approvals than it has: added to `approved_by`
+     * with an `approval` event, compare-and-set (still waiting, not yet approved by them, and still
+     * short of the approvals required). The approvals it now has, or null when that no longer held.
+     */
+    async approve(id: string, reviewerId: string): Promise<{ approvals: number; required: number } | null> {
+      const rows = await db.$queryRaw<{ approvals: number; required: number }[]>`
+        WITH up AS (
+          UPDATE submissions SET approved_by = array_append(approved_by, ${reviewerId}),
+                 claimed_by = NULL, claimed_until = NULL, updated_at = now()
+          WHERE id = ${id} AND status = 'needs_review' AND NOT (${reviewerId} = ANY(approved_by))
+            AND cardinality(approved_by) + 1 < approvals_required
+          RETURNING id, cardinality(approved_by) AS approvals, approvals_required AS required),
+        event AS (
+          INSERT INTO submission_events (submission_id, type, actor_type, actor_id, data)
+          SELECT id, 'approval', 'reviewer', ${reviewerId},
+                 jsonb_build_object('approvals', approvals, 'required', required) FROM up)
+        SELECT approvals, required FROM up`;
+      const row = rows[0];
+      return row ? { approvals: Number(row.approvals), required: Number(row.required) } : null;
+    },
+
+    /** Frames waiting past their `due_at`, per channel slug. */
+    async overduePerChannel(now: Date): Promise<{ channel: string; overdue: number }[]> {
+      const rows = await db.$queryRaw<{ channel: string; overdue: bigint }[]>`
+        SELECT c.slug AS channel, count(*) AS overdue
+        FROM submissions s JOIN channels c ON c.id = s.channel_id
+        WHERE s.status = 'needs_review' AND s.due_at IS NOT NULL AND s.due_at < ${now}
+        GROUP BY c.slug`;
+      return rows.map((r) => ({ channel: r.channel, overdue: Number(r.overdue) }));
+    },
+
+    /** Records what the worker read for the frame (simulation replays it). */
+    async saveSignals(submissionId: string, signals: Record<string, unknown>): Promise<void> {
+      await db.$executeRaw`UPDATE submissions SET signals = ${JSON.stringify(signals)}::jsonb WHERE id = ${submissionId}`;
+    },
+
+    /** A batch of the channel's frames decided by people since `since`, keyset on (created_at, id). */
+    async decidedByPeople(input: {
+      channelId: string;
+      since: Date;
+      after?: { createdAt: Date; id: string };
+      limit: number;
+    }): Promise<DecidedFrameRow[]> {
+      const after = input.after
+        ? Prisma.sql`AND (s.created_at, s.id) > (${input.after.createdAt}::timestamptz, ${input.after.id})`
+        : Prisma.empty;
+      const rows = await db.$queryRaw<(Omit<DecidedFrameRow, 'bytes'> & { bytes: bigint | null })[]>`
+        SELECT s.id, s.created_at AS "createdAt", s.status::text AS decision, s.review_reason AS reason,
+               s.agent_id AS "agentId", a.slug AS "agentSlug", s.media_type::text AS "mediaType",
+               s.metadata, s.width, s.height, s.duration_ms AS "durationMs", s.signals,
+               (SELECT m.byte_size FROM media_objects m
+                 WHERE m.submission_id = s.id AND m.kind = 'original' LIMIT 1) AS bytes
+        FROM submissions s JOIN agents a ON a.id = s.agent_id
+        WHERE s.channel_id = ${input.channelId} AND s.created_at >= ${input.since}
+          AND s.status IN ('promoted', 'rejected') AND s.reviewer_id IS NOT NULL ${after}
+        ORDER BY s.created_at, s.id
+        LIMIT ${input.limit}`;
+      return rows.map((r) => ({ ...r, bytes: r.bytes === null ? null : Number(r.bytes) }));
+    },
+  };
+}

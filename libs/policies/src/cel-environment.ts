@@ -1,0 +1,42 @@
+import { Environment } from '@marcbachmann/cel-js';
+
+/**
+ * What a rule's `when` can read: typed CEL variables (docs/policies.md lists them). A field that is
+ * absent (a signal with nothing to compare, a score the service did not send) makes a condition
+ * that reads it fail, and a failed condition does not match; `has(signals.nearest_rejected)` asks.
+ */
+export const POLICY_VARIABLES = {
+  frame: {
+    agent: 'string',
+    channel: 'string',
+    metadata: { title: 'string', caption: 'string', external_ref: 'string', click_zones: 'int' },
+    media: { type: 'string', width: 'int', height: 'int', bytes: 'int', duration: 'double' },
+  },
+  signals: {
+    blank: 'bool',
+    luminance: 'double',
+    luminance_spread: 'double',
+    sharpness: 'double',
+    nearest_promoted: 'int',
+    nearest_rejected: 'int',
+  },
+  agent: {
+    decisions: 'int',
+    promoted: 'int',
+    rejected: 'int',
+    promoted_share: 'double',
+    rejected_share: 'double',
+  },
+} as const;
+
+let shared: Environment | null = null;
+
+/** The one environment (building one is the expensive part); expressions are parsed against it. */
+export function policyEnvironment(): Environment {
+  if (shared) return shared;
+  const env = new Environment({ limits: { maxAstNodes: 500, maxDepth: 40 } });
+  for (const [name, schema] of Object.entries(POLICY_VARIABLES)) env.registerVariable({ name, schema });
+  env.registerVariable('scores', 'map<string, double>');
+  shared = env;
+  return env;
+}

@@ -1,0 +1,111 @@
+import { REJECT_REASONS } from '@framedesk/contracts';
+import type { ChannelPolicyRow, Database } from '@framedesk/db';
+import { DomainError } from '@framedesk/domain';
+import { type CompiledPolicy, compilePolicy, type PolicyCompilation } from './compile';
+import type { PolicyFile, PolicyProblem } from './policy-file';
+
+/**
+ * The reject reasons a `reject` rule may name on a channel. Today's list for every channel; the
+ * one place to point at a per-channel list.
+ */
+export async function allowedRejectReasons(db: Database, channelId: string): Promise<readonly string[]> {
+  return (await db.repos.feedback.rejectReasons(channelId)) ?? REJECT_REASONS;
+}
+
+/** `rule 2 "blank": /rules/1/when 1:17 Unexpected token: EOF` */
+export function formatProblem(p: PolicyProblem): string {
+  const where = p.rule === null ? 'policy' : `rule ${p.rule}${p.name ? ` "${p.name}"` : ''}`;
+  const column = p.column !== undefined ? ` (line ${p.line ?? 1}, column ${p.column})` : '';
+  return `${where}: ${p.path}${column}: ${p.message}`;
+}
+
+function invalid(problems: readonly PolicyProblem[]): DomainError {
+  return new DomainError('policy_invalid', `The policy has ${problems.length} problem(s); nothing was changed.`, {
+    errors: problems.map((p) => ({ pointer: p.path, detail: formatProblem(p) })),
+  });
+}
+
+/** Setting, showing and clearing a channel's policy: the CLI and the workbench share it. */
+export function policyAdmin(db: Database) {
+  async function channelOf(slug: string) {
+    const channel = await db.repos.channels.findBySlug(slug);
+    if (!channel) throw new DomainError('not_found', `No channel "${slug}".`);
+    return channel;
+  }
+
+  return {
+    channelOf,
+
+    /** Every problem of the file for the channel, or the compiled policy. */
+    async validate(channelId: string, file: unknown): Promise<PolicyCompilation> {
+      return compilePolicy(file, await allowedRejectReasons(db, channelId));
+    },
+
+    /** Validates the whole file first; any problem: DomainError policy_invalid listing each, nothing changed. */
+    async set(slug: string, file: unknown, actor: string): Promise<{ version: number; file: PolicyFile }> {
+      const channel = await channelOf(slug);
+      const compiled = await this.validate(channel.id, file);
+      if (!compiled.ok) throw invalid(compiled.problems);
+      const { version } = await db.transaction((repos) => repos.policies.set(channel.id, compiled.policy.file, actor));
+      return { version, file: compiled.policy.file };
+    },
+
+    async show(slug: string): Promise<ChannelPolicyRow | null> {
+      return db.repos.policies.find((await channelOf(slug)).id);
+    },
+
+    async clear(slug: string, actor: string): Promise<boolean> {
+      return db.repos.policies.clear((await channelOf(slug)).id, actor);
+    },
+  };
+}
+
+export type PolicyAdmin = ReturnType<typeof policyAdmin>;
+
+/** Reasons named by a stored (already validated) policy: it is compiled as it was accepted. */
+function reasonsIn(policy: unknown): string[] {
+  const rules = (policy as { rules?: { reason?: unknown }[] } | null)?.rules ?? [];
+  return rules.map((r) => r.reason).filter((r): r is string => typeof r === 'string');
+}
+
+/** Compiles a stored policy; null when it no longer compiles (treated as no policy, and reported). */
+export function compileStored(row: Pick<ChannelPolicyRow, 'policy'>): CompiledPolicy | null {
+  const compiled = compilePolicy(row.policy, reasonsIn(row.policy));
+  return compiled.ok ? compiled.policy : null;
+}
+
+interface CacheEntry {
+  readonly version: number | null;
+  readonly policy: CompiledPolicy | null;
+  checkedAt: number;
+}
+
+/**
+ * Each worker's compiled policies, per channel. An entry older than `checkEveryMs` asks for the
+ * channel's version (one indexed read) and recompiles only when it changed: a `policy set` or
+ * `clear` reaches every worker within that many milliseconds.
+ */
+export function policyCache(db: Database, options: { checkEveryMs?: number; clock?: () => number } = {}) {
+  const checkEveryMs = options.checkEveryMs ?? 5_000;
+  const clock = options.clock ?? Date.now;
+  const entries = new Map<string, CacheEntry>();
+
+  return {
+    async forChannel(channelId: string): Promise<CompiledPolicy | null> {
+      const now = clock();
+      const entry = entries.get(channelId);
+      if (entry && now - entry.checkedAt < checkEveryMs) return entry.policy;
+      const version = (await db.repos.policies.versions([channelId])).get(channelId) ?? null;
+      if (entry && entry.version === version) {
+        entry.checkedAt = now;
+        return entry.policy;
+      }
+      const row = version === null ? null : await db.repos.policies.find(channelId);
+      const policy = row ? compileStored(row) : null;
+      entries.set(channelId, { version: row?.version ?? null, policy, checkedAt: now });
+      return policy;
+    },
+  };
+}
+
+export type PolicyCache = ReturnType<typeof policyCache>;

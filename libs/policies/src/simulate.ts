@@ -1,0 +1,135 @@
+import type { Database, DecidedFrameRow } from '@framedesk/db';
+import type { CompiledPolicy } from './compile';
+import { type AgentRecord, evaluatePolicy, type FrameFacts, type Signals } from './evaluate';
+import { AGENT_WINDOW_DAYS, agentRecord } from './route-frame';
+
+/** One rule's replay: how many frames it matched and what people decided about them. */
+export interface RuleSimulation {
+  readonly rule: string;
+  readonly action: 'promote' | 'reject' | 'review';
+  readonly matched: number;
+  readonly people_promoted: number;
+  readonly people_rejected: number;
+  /** For promote and reject: how many of the matches people decided the same way; null for review. */
+  readonly agreed: number | null;
+}
+
+export interface PolicySimulation {
+  readonly since: string;
+  readonly frames: number;
+  readonly rules: RuleSimulation[];
+  /** Frames no rule matched. */
+  readonly unmatched: { readonly count: number; readonly people_promoted: number; readonly people_rejected: number };
+}
+
+const DAY_MS = 86_400_000;
+
+/** A decided frame's facts as a condition reads them (as the worker built them). */
+function factsOf(row: DecidedFrameRow, channel: string): FrameFacts {
+  const metadata = (row.metadata ?? {}) as Record<string, unknown>;
+  const text = (key: string) => (typeof metadata[key] === 'string' ? (metadata[key] as string) : '');
+  return {
+    agent: row.agentSlug,
+    channel,
+    metadata: {
+      title: text('title'),
+      caption: text('caption'),
+      external_ref: text('external_ref'),
+      click_zones: Array.isArray(metadata['click_zones']) ? metadata['click_zones'].length : 0,
+    },
+    media: {
+      type: row.mediaType,
+      width: row.width ?? 0,
+      height: row.height ?? 0,
+      bytes: row.bytes ?? 0,
+      ...(row.durationMs != null ? { duration: row.durationMs / 1000 } : {}),
+    },
+  };
+}
+
+/**
+ * Replays the rules over the channel's frames decided by people since `since`, in batches (keyset
+ * on created_at, id): reads only, memory bounded by a batch and the agents seen. Each frame is
+ * read with the signals the worker recorded for it (frames processed before signals were recorded
+ * have none: rules reading them do not match), its agent's record as of now, and no scores.
+ * Sampling is left out: a rule is counted with what it would do.
+ */
+export async function simulatePolicy(
+  db: Database,
+  input: {
+    channelId: string;
+    channelSlug: string;
+    policy: CompiledPolicy;
+    since: Date;
+    now?: Date;
+    batchSize?: number;
+  },
+): Promise<PolicySimulation> {
+  const now = input.now ?? new Date();
+  const rules = new Map<
+    string,
+    { action: RuleSimulation['action']; matched: number; promoted: number; rejected: number }
+  >(input.policy.rules.map((r) => [r.rule.name, { action: r.rule.action, matched: 0, promoted: 0, rejected: 0 }]));
+  const unmatched = { count: 0, people_promoted: 0, people_rejected: 0 };
+  const agents = new Map<string, AgentRecord>();
+  const window = new Date(now.getTime() - AGENT_WINDOW_DAYS * DAY_MS);
+  let frames = 0;
+  let after: { createdAt: Date; id: string } | undefined;
+  for (;;) {
+    const batch = await db.repos.policies.decidedByPeople({
+      channelId: input.channelId,
+      since: input.since,
+      limit: input.batchSize ?? 500,
+      ...(after ? { after } : {}),
+    });
+    if (batch.length === 0) break;
+    for (const row of batch) {
+      frames++;
+      let agent = agents.get(row.agentId);
+      if (!agent) {
+        agent = agentRecord(await db.repos.policies.agentDecisions(row.agentId, window));
+        agents.set(row.agentId, agent);
+      }
+      const outcome = evaluatePolicy(input.policy, {
+        id: row.id,
+        frame: factsOf(row, input.channelSlug),
+        signals: (row.signals ?? null) as Signals | null,
+        agent,
+        scores: null,
+      });
+      const counted = outcome.rule ? rules.get(outcome.rule) : undefined;
+      if (!counted) {
+        unmatched.count++;
+        if (row.decision === 'promoted') unmatched.people_promoted++;
+        else unmatched.people_rejected++;
+        continue;
+      }
+      counted.matched++;
+      if (row.decision === 'promoted') counted.promoted++;
+      else counted.rejected++;
+    }
+    const last = batch.at(-1)!;
+    after = { createdAt: last.createdAt, id: last.id };
+  }
+  return {
+    since: input.since.toISOString(),
+    frames,
+    rules: [...rules].map(([rule, r]) => ({
+      rule,
+      action: r.action,
+      matched: r.matched,
+      people_promoted: r.promoted,
+      people_rejected: r.rejected,
+      agreed: r.action === 'promote' ? r.promoted : r.action === 'reject' ? r.rejected : null,
+    })),
+    unmatched,
+  };
+}
+
+/** `reject 'blank': 412 matched, people rejected 409 of them` */
+export function describeRule(r: RuleSimulation): string {
+  const head = `${r.action} '${r.rule}': ${r.matched} matched`;
+  if (r.action === 'promote') return `${head}, people promoted ${r.people_promoted} of them`;
+  if (r.action === 'reject') return `${head}, people rejected ${r.people_rejected} of them`;
+  return `${head} (people promoted ${r.people_promoted}, rejected ${r.people_rejected})`;
+}
