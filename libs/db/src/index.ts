@@ -56,3 +56,4 @@ export type { NewImageSubmission } from './image-ingest.repository';
 export type { ChannelRetentionRow, MediaHolder, RetentionChange } from './retention.repository';
 export type { ErasureCounts, ErasureFilter } from './erasure.repository';
 export type { VerifiedSubmission } from './media-verify.repository';
+export { APPROVAL_EVENT, TEAM_PAUSE_SECONDS, type TeamStatsRow } from './team-stats.repository';

@@ -3,3 +3,4 @@ export * from './review.views';
 export * from './review-input';
 export * from './similarity.service';
 export * from './review-stats';
+export * from './team-stats';
