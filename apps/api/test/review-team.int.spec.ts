@@ -13,11 +13,11 @@ const DAN = 'dan@example.com'; // disabled, decides nothing: not listed
 type Act = [frame: string, who: string, type: string, to: 'promoted' | 'rejected' | null, at: string, data?: object];
 
 /**
- * The history, on 2026-10-01 (UTC). Rita's timed decisions: F1 25 s (from her claim), F2 50 s (from
- * her claim, later than her previous decision), F3 10 s (bulk: from her previous decision), F4 20 s
- * (her previous decision is later than her claim), F5 left out (35 minutes: a pause), F6 30 s and
- * F7 75 s (first approvals of frames that ask for two). Median of 10, 20, 25, 30, 50, 75 = 27.5.
- * Bob rejects F6 after Rita's approval (her promoted_then_rejected) and promotes F7 (not counted).
+ * The history, on 2026-10-01 (UTC). A decision is timed from the reviewer's previous act (a claim
+ * or a decision). Rita's: F1 25 s and F2 50 s (from her claims), F3 5 s (bulk, from her claim of
+ * F4), F4 20 s (from her decision of F3), F5 left out (35 minutes: a pause), F6 30 s and F7 75 s
+ * (first approvals of frames that ask for two). Median of 5, 20, 25, 30, 50, 75 = 27.5. Bob rejects
+ * F6 after Rita's approval (her promoted_then_rejected) and promotes F7 (not counted).
  */
 const HISTORY: Act[] = [
   ['F8', RITA, 'transition', 'promoted', '2026-09-30T23:59:00Z'], // before the window
@@ -163,7 +163,8 @@ describe('GET /review/team', () => {
   });
 
   it('narrows to a window of timestamps, and defaults to the last 30 days', async () => {
-    // From 10:01:00: F1 is outside; F2 is timed from its claim still (read before the window's start).
+    // From 10:01:00: F1 is outside; F2 is timed from its claim still (read before the window's start):
+    // 5, 20, 30, 50, 75.
     const narrow = await team(alice, '?since=2026-10-01T10:01:00Z&until=2026-10-01T10:45:00Z');
     expect(narrow.body.reviewers[0]).toMatchObject({
       email: RITA,

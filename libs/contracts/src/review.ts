@@ -228,8 +228,9 @@ export interface ReviewTeamMember {
   readonly promoted: number;
   readonly rejected: number;
   /**
-   * Median seconds a decision took: from the later of the reviewer's claim of the frame and their
-   * previous decision; times over 15 minutes (pauses) or with no start are left out. Null when none is left.
+   * Median seconds a decision took, to a tenth: each decision is timed from the reviewer's previous
+   * act (their claim of a frame or their previous decision); times over 15 minutes (pauses) or with
+   * no act before them are left out. Null when none is left.
    */
   readonly median_seconds_per_decision: number | null;
   /** How many decisions the median is taken over. */
