@@ -30,6 +30,9 @@ export interface TeamStatsRow {
 
 type RawRow = { [K in keyof TeamStatsRow]: TeamStatsRow[K] extends number ? bigint | number : TeamStatsRow[K] };
 
+/** A year's window at 500,000 frames is seconds of work on a busy machine: more than Prisma's default 5 s. */
+const TRANSACTION_LIMITS = { timeout: 60_000, maxWait: 10_000 };
+
 /** The client itself, or null inside a caller's transaction. */
 const ownClient = (db: DbClient): PrismaClient | null => ('$transaction' in db ? (db as PrismaClient) : null);
 
@@ -100,7 +103,7 @@ export function teamStatsRepository(db: DbClient) {
         ? await client.$transaction(async (tx) => {
             await tx.$executeRaw`SET LOCAL jit = off`;
             return tx.$queryRaw<RawRow[]>(statement);
-          })
+          }, TRANSACTION_LIMITS)
         : await db.$queryRaw<RawRow[]>(statement);
       return rows.map((r) => ({
         ...r,
