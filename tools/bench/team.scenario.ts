@@ -149,9 +149,13 @@ export async function teamScenario(options: BenchOptions['team']): Promise<Scena
       }
     }
     // The exact statement Prisma sends, under EXPLAIN ANALYZE.
+    await admin.query('SET jit = off');
     const plans: Record<string, string> = {};
     for (const w of ['month', 'year'] as const) {
-      const [statement] = await captureSql(() => db.repos.teamStats.perReviewer(windows[w]));
+      // The statement itself, not the BEGIN, SET LOCAL jit and COMMIT around it.
+      const statement = (await captureSql(() => db.repos.teamStats.perReviewer(windows[w]))).find((s) =>
+        s.text.includes('CROSS JOIN LATERAL'),
+      );
       if (!statement) continue;
       const { rows } = await admin.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${statement.text}`, [
         ...statement.values,
