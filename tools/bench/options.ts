@@ -1,6 +1,6 @@
 /** What one `npm run bench` does: the full run, or `--quick` (under two minutes, fewer samples). */
 
-export const SCENARIOS = ['pipeline', 'memory', 'ingest', 'review', 'similar', 'variants'] as const;
+export const SCENARIOS = ['pipeline', 'memory', 'ingest', 'review', 'similar', 'variants', 'team'] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 export interface BenchOptions {
@@ -47,6 +47,13 @@ export interface BenchOptions {
     /** One more channel holds this many times a regular channel's submissions. */
     readonly bigChannelFactor: number;
     /** Calls per query per repetition. */
+    readonly iterations: number;
+  };
+  /** The Team view's statement (GET /review/team) over a history of decided frames. */
+  readonly team: {
+    readonly reps: number;
+    readonly frames: number;
+    readonly reviewers: number;
     readonly iterations: number;
   };
 }
@@ -108,6 +115,12 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       agents: 10,
       bigChannelFactor: 10,
       iterations: quick ? 200 : 1_000,
+    },
+    team: {
+      reps: reps(1, 3),
+      frames: Number(value('frames') ?? (quick ? 50_000 : 500_000)),
+      reviewers: 20,
+      iterations: quick ? 10 : 30,
     },
   };
 }

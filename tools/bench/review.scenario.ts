@@ -32,7 +32,7 @@ interface Statement {
 }
 
 /** Records the SQL Prisma sends through `pg` while `work` runs (the adapter uses this very module). */
-async function captureSql(work: () => Promise<unknown>): Promise<Statement[]> {
+export async function captureSql(work: () => Promise<unknown>): Promise<Statement[]> {
   const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
   const original = proto.query;
   const captured: Statement[] = [];

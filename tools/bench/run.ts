@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [--only=pipeline,memory,ingest,review,similar,variants] [--reps=N] [--profile]`
+// `npm run bench [-- --quick] [--only=pipeline,memory,ingest,review,similar,variants,team] [--reps=N] [--profile]`
 // Starts what it needs (databases, Redis prefixes, the real API and worker processes, the
 // baselines), runs the scenarios, prints the table and writes bench/results/. Timings never
 // fail the run; a scenario that cannot run does (exit 1), after the others have run.
@@ -12,6 +12,7 @@ import { pipelineScenario } from './pipeline.scenario';
 import { machine, markdownTable, type ScenarioResult, writeResults } from './report';
 import { reviewScenario } from './review.scenario';
 import { variantsScenario } from './variants.scenario';
+import { teamScenario } from './team.scenario';
 
 const log = (message: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
 
@@ -84,6 +85,7 @@ if (options.only.has('similar'))
   await scenario('Near-duplicate search', () =>
     nearDuplicateScenario(nearDuplicateOptions(options.quick, options.review.reps)),
   );
+if (options.only.has('team')) await scenario('Team view', () => teamScenario(options.team));
 
 const durationMs = Date.now() - startedAt.getTime();
 const files = await writeResults({

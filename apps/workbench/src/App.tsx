@@ -18,6 +18,7 @@ const QueueScreen = lazy(() => loadQueue().then((m) => ({ default: m.QueueScreen
 const TimelineScreen = lazy(() => import('./screens/TimelineScreen').then((m) => ({ default: m.TimelineScreen })));
 const OpsScreen = lazy(() => import('./screens/OpsScreen').then((m) => ({ default: m.OpsScreen })));
 const PeopleScreen = lazy(() => import('./screens/PeopleScreen').then((m) => ({ default: m.PeopleScreen })));
+const TeamScreen = lazy(() => import('./screens/TeamScreen').then((m) => ({ default: m.TeamScreen })));
 const WelcomeScreen = lazy(() => import('./screens/WelcomeScreen').then((m) => ({ default: m.WelcomeScreen })));
 const CommandPalette = lazy(() => import('./components/CommandPalette').then((m) => ({ default: m.CommandPalette })));
 
@@ -88,8 +89,13 @@ function Shell({ email, admin, reasons }: { email: string; admin: boolean; reaso
               People
             </Link>
           )}
+          {admin && (
+            <Link to="/team" current={route.path === '/team'}>
+              Team
+            </Link>
+          )}
         </nav>
-        {route.path !== '/ops' && route.path !== '/people' && (
+        {!['/ops', '/people', '/team'].includes(route.path) && (
           <ChannelSwitcher
             channels={list}
             current={channel ?? null}
@@ -121,6 +127,8 @@ function Shell({ email, admin, reasons }: { email: string; admin: boolean; reaso
             <OpsScreen />
           ) : route.path === '/people' && admin ? (
             <PeopleScreen />
+          ) : route.path === '/team' && admin ? (
+            <TeamScreen />
           ) : (
             <QueueScreen route={route} admin={admin} {...(reasons ? { reasons } : {})} />
           )}

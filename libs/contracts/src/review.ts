@@ -311,3 +311,35 @@ export interface ReviewStats {
     readonly oldest_created_at: string | null;
   };
 }
+
+/** One reviewer's numbers in `GET /review/team` (docs/workbench.md, "Team"). */
+export interface ReviewTeamMember {
+  readonly reviewer_id: string;
+  readonly email: string;
+  readonly name: string | null;
+  readonly role: ReviewRole;
+  readonly disabled: boolean;
+  /** Promotes (including a first approval of a frame that asks for two) and rejects, one per frame. */
+  readonly decisions: number;
+  readonly promoted: number;
+  readonly rejected: number;
+  /**
+   * Median seconds a decision took, to a tenth: each decision is timed from the reviewer's previous
+   * act (their claim of a frame or their previous decision); times over 15 minutes (pauses) or with
+   * no act before them are left out. Null when none is left.
+   */
+  readonly median_seconds_per_decision: number | null;
+  /** How many decisions the median is taken over. */
+  readonly timed_decisions: number;
+  /** Frames they approved (of those asking for two approvals) that another reviewer then rejected. */
+  readonly promoted_then_rejected: number;
+  /** Decisions on frames a review policy sampled for a person, and how many agreed with the policy's suggestion. */
+  readonly policy_agreement: { readonly agreed: number; readonly total: number };
+}
+
+/** `GET /review/team` (admins only): per reviewer, decisions made in [since, until). */
+export interface ReviewTeamStats {
+  readonly since: string;
+  readonly until: string;
+  readonly reviewers: ReviewTeamMember[];
+}

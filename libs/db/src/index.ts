@@ -61,3 +61,4 @@ export type { ChannelRetentionRow, MediaHolder, RetentionChange } from './retent
 export type { ErasureAction, ErasureCounts, ErasureFilter } from './erasure.repository';
 export type { VerifiedSubmission } from './media-verify.repository';
 export type { AgentDecisionCounts, ChannelPolicyRow, DecidedFrameRow, PolicyChangeRow } from './policies.repository';
+export { APPROVAL_EVENT, TEAM_PAUSE_SECONDS, type TeamStatsRow } from './team-stats.repository';

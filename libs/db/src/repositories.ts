@@ -20,6 +20,7 @@ import { reviewRepository } from './review.repository';
 import { reviewerSessionsRepository } from './reviewer-sessions.repository';
 import { reviewersRepository } from './reviewers.repository';
 import { submissionsRepository } from './submissions.repository';
+import { teamStatsRepository } from './team-stats.repository';
 
 export function createRepositories(client: DbClient) {
   return {
@@ -44,6 +45,7 @@ export function createRepositories(client: DbClient) {
     reviewerSessions: reviewerSessionsRepository(client),
     reviewers: reviewersRepository(client),
     submissions: submissionsRepository(client),
+    teamStats: teamStatsRepository(client),
   };
 }
 

@@ -6,3 +6,4 @@ export * from './review-stats';
 export * from './feedback-input';
 export * from './channel-reasons';
 export * from './audit-export';
+export * from './team-stats';

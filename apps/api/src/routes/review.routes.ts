@@ -37,6 +37,7 @@ import { opsWorkersHandler } from './ops-workers.routes';
 import { peopleRoutes } from './people.routes';
 import { reviewEventsHandler, type StreamAccess } from './review-events';
 import { sessionBody, signInRoutes } from './sign-in.routes';
+import { teamRoutes } from './team.routes';
 
 export interface ReviewRoutesOptions {
   /** Depth of each job queue (the ops page); defaults to asking the queue producer. */
@@ -259,6 +260,7 @@ export function reviewRoutes(deps: ApiDependencies, options: ReviewRoutesOptions
   });
 
   router.use(peopleRoutes({ db: deps.db, invites, passwordLogin: deps.settings.PASSWORD_LOGIN }));
+  router.use(teamRoutes({ db: deps.db }));
 
   return router;
 }

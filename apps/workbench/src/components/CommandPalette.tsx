@@ -78,6 +78,11 @@ export function CommandPalette({ isOpen, onOpenChange, channels, admin, onShortc
               People
             </CommandItem>
           )}
+          {admin && (
+            <CommandItem id="team" keywords="team reviewers numbers" onAction={() => run(() => navigate('/team'))}>
+              Team
+            </CommandItem>
+          )}
         </CommandGroup>
         <CommandGroup heading="Channels">
           {channels.map((c) => (
