@@ -102,7 +102,7 @@ describe('QueueScreen', () => {
     const confirm = (await screen.findByRole('button', { name: 'Confirm rejection' })) as HTMLButtonElement;
     expect(confirm.disabled).toBe(true);
     fireEvent.click(screen.getByRole('button', { name: /Low quality/ }));
-    fireEvent.change(screen.getByLabelText('Note'), { target: { value: 'blurry' } });
+    fireEvent.change(screen.getByLabelText('Note to the agent'), { target: { value: 'blurry' } });
     fireEvent.click(confirm);
     await waitFor(() =>
       expect(calls.find((c) => c.path.endsWith('/decision'))?.body).toEqual({
