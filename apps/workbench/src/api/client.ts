@@ -2,6 +2,7 @@ import type {
   BatchResult,
   ChannelCount,
   DecisionInput,
+  InternalNote,
   Ops,
   OpsWorkers,
   QueuePage,
@@ -90,6 +91,9 @@ export const api = {
   },
   ops: (query = '') => request<Ops>('GET', `/review/ops${query ? `?${query}` : ''}`),
   opsWorkers: () => request<OpsWorkers>('GET', '/review/ops/workers'),
+  /** Reviewers' internal notes on a frame: never shown to the agent. */
+  addNote: (id: string, body: string) =>
+    request<InternalNote>('POST', `/review/submissions/${enc(id)}/notes`, { body }),
   retry: (id: string) => request<unknown>('POST', `/review/submissions/${enc(id)}/retry`),
 };
 

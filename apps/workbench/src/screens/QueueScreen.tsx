@@ -15,7 +15,8 @@ import { useKeyboard } from '../hooks/useKeyboard';
 import { type PendingDecision, UNDO_MS, usePendingDecision } from '../hooks/usePendingDecision';
 import { useChannelCounts, useQueue, queueQueryOf } from '../hooks/useQueue';
 import type { Route } from '../hooks/useRoute';
-import { Button, Skeleton } from '../ui';
+import { useSession } from '../hooks/useSession';
+import { Button, EmptyState, Skeleton } from '../ui';
 
 export interface QueueScreenProps {
   readonly route: Route;
@@ -32,6 +33,9 @@ export function QueueScreen({ route, reasons, undoMs }: QueueScreenProps) {
   const apiQuery = queueQueryOf(route.query);
   const queue = useQueue(apiQuery);
   const channelCounts = useChannelCounts();
+  const session = useSession();
+  // A reviewer in no channel sees no frames: say why, not "nothing waits".
+  const noChannels = session.data?.reviewer.role === 'reviewer' && channelCounts.data?.channels.length === 0;
   // A bulk rejection in one channel offers that channel's reasons.
   const bulkReasons =
     channelCounts.data?.channels.find((c) => c.slug === route.query.get('channel'))?.reject_reasons ?? reasons;
@@ -235,6 +239,10 @@ export function QueueScreen({ route, reasons, undoMs }: QueueScreenProps) {
         )}
         {queue.isPending ? (
           <Skeleton lines={8} />
+        ) : noChannels ? (
+          <EmptyState title="You are not a member of any channel yet; an admin can add you on the People screen.">
+            Frames of a channel appear here once you are one of its reviewers.
+          </EmptyState>
         ) : (
           <QueueList
             items={items}
