@@ -107,7 +107,7 @@ describe('feedback in the workbench: regions, note, revisions (chromium, real ap
     await page.getByRole('textbox', { name: 'Internal note' }).fill('Third blurry one from this bot today');
     await page.getByRole('button', { name: 'Add note' }).click();
     await page
-      .getByRole('list', { name: 'Internal notes, oldest first' })
+      .getByRole('region', { name: 'Internal notes' })
       .getByText('Third blurry one from this bot today')
       .waitFor();
 

@@ -29,7 +29,7 @@ export function EventHistory({
               <div>
                 <RegionFigure
                   src={image}
-                  alt={`Regions of this decision: ${e.regions.map((r) => r.label).join(', ')}`}
+                  alt={`Regions: ${e.regions.map((r) => r.label).join(', ')}`}
                   regions={e.regions}
                 />
               </div>

@@ -94,7 +94,7 @@ export interface ImageViewerProps {
   readonly submission: SubmissionDetail;
   readonly zones: boolean;
   readonly onZones?: (on: boolean) => void;
-  /** Boxes drawn over the frame: editable with `onRegions` (b: draw mode), else read only. */
+  /** Boxes drawn over the frame: editable with `onRegions` (the Draw regions toggle), else read only. */
   readonly regions?: readonly Region[];
   readonly onRegions?: (regions: Region[]) => void;
 }
@@ -125,7 +125,6 @@ export function ImageViewer({ submission, zones, onZones, regions = [], onRegion
     '=': () => zoom(STEP),
     '-': () => zoom(1 / STEP),
     '0': () => setView(FIT),
-    ...(onRegions ? { b: () => setDrawing((d) => !d) } : {}),
   });
 
   const pan = (dx: number, dy: number) => setView((v) => ({ scale: scale, x: v.x + dx, y: v.y + dy }));

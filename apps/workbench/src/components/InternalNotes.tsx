@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api, ApiError } from '../api/client';
+import { api } from '../api/client';
 import type { SubmissionDetail } from '../api/types';
 import { Button, TextField } from '../ui';
 import { RelativeTime } from './QueueMeta';
@@ -22,9 +22,9 @@ export function InternalNotes({ submission }: { readonly submission: SubmissionD
     <section className="internal-notes" aria-labelledby="internal-notes-heading">
       <h3 id="internal-notes-heading">Internal notes</h3>
       {notes.length === 0 ? (
-        <p className="hint">No notes yet. Notes are for reviewers only; the agent never sees them.</p>
+        <p className="hint">None yet. The agent never sees these.</p>
       ) : (
-        <ol aria-label="Internal notes, oldest first">
+        <ol>
           {notes.map((n) => (
             <li key={n.id}>
               <strong>{n.author_email}</strong> · <RelativeTime iso={n.created_at} />
@@ -34,7 +34,6 @@ export function InternalNotes({ submission }: { readonly submission: SubmissionD
         </ol>
       )}
       <form
-        aria-label="Add an internal note"
         onSubmit={(e) => {
           e.preventDefault();
           if (body.trim()) add.mutate(body.trim());
@@ -44,9 +43,7 @@ export function InternalNotes({ submission }: { readonly submission: SubmissionD
         <Button type="submit" size="sm" isDisabled={!body.trim() || add.isPending}>
           Add note
         </Button>
-        {add.error && (
-          <p role="alert">{add.error instanceof ApiError ? add.error.detail : 'Could not add the note.'}</p>
-        )}
+        {add.error && <p role="alert">{add.error.message}</p>}
       </form>
     </section>
   );

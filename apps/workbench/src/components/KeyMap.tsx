@@ -12,7 +12,6 @@ export const KEY_MAP: readonly (readonly [string, string])[] = [
   ['z', 'the frame at 1:1 / fitted'],
   ['+ / - / 0', 'zoom in / out / fit (drag or arrow keys to pan)'],
   ['c', 'show / hide the click zones'],
-  ['b', 'draw regions: drag boxes on the frame (on a box: arrows move, Shift+arrows resize, Delete removes)'],
   ['?', 'show / hide this key map'],
   ['Ctrl K / ⌘K', 'command palette: channels, frames, screens, actions'],
   ['Esc', 'close the reason form, a dialog or the palette'],

@@ -28,11 +28,14 @@ export function normaliseRegion(r: Region): Region {
 
 /** The box between two points of a drag (fractions), whichever way it was dragged. */
 export function regionBetween(a: { x: number; y: number }, b: { x: number; y: number }, label = ''): Region {
-  const x0 = clamp(Math.min(a.x, b.x), 0, 1);
-  const y0 = clamp(Math.min(a.y, b.y), 0, 1);
-  const x1 = clamp(Math.max(a.x, b.x), 0, 1);
-  const y1 = clamp(Math.max(a.y, b.y), 0, 1);
-  return normaliseRegion({ x: x0, y: y0, width: x1 - x0, height: y1 - y0, label });
+  const [ax, ay, bx, by] = [a.x, a.y, b.x, b.y].map((n) => clamp(n, 0, 1)) as [number, number, number, number];
+  return normaliseRegion({
+    x: Math.min(ax, bx),
+    y: Math.min(ay, by),
+    width: Math.abs(ax - bx),
+    height: Math.abs(ay - by),
+    label,
+  });
 }
 
 const ARROWS: Record<string, [number, number]> = {
@@ -159,7 +162,7 @@ export function RegionEditor({ regions, onChange, drawing }: RegionEditorProps) 
           style={boxStyle(r)}
           tabIndex={0}
           role="group"
-          aria-label={`Region ${i + 1}${r.label ? `: ${r.label}` : ''} (arrow keys move, Shift+arrows resize, Delete removes)`}
+          aria-label={`Region ${i + 1}${r.label ? `: ${r.label}` : ''}`}
           onKeyDown={onKeyDown(i)}
         >
           <span className="region-label">{r.label || `Region ${i + 1}`}</span>
@@ -186,9 +189,7 @@ export function RegionList({
           Add region
         </Button>
       </div>
-      {regions.length === 0 ? (
-        <p className="hint">Draw a box on the image to point the agent at a problem.</p>
-      ) : (
+      {regions.length > 0 && (
         <ol>
           {regions.map((r, i) => (
             <li key={i}>

@@ -16,7 +16,7 @@ const status = (s: string) => s.replace('_', ' ');
 /** What a version's decision said: reason, note, who (a person or a policy). */
 function Feedback({ version }: { readonly version: Version }) {
   const review = version.review;
-  if (!review) return <span className="hint">Not decided yet</span>;
+  if (!review) return null;
   return (
     <span>
       {`${review.decision} by a ${review.decided_by}`}
@@ -35,13 +35,11 @@ export function VersionStack({ submission }: { readonly submission: SubmissionDe
   const versions = submission.versions ?? [];
   if (versions.length < 2) return null;
   const previous = versions.find((v) => v.id === submission.revision_of);
-  const promotedAfter = (index: number) => versions.slice(index + 1).find((v) => v.status === 'promoted');
   return (
     <section className="versions" aria-labelledby="versions-heading">
       <h3 id="versions-heading">Versions ({versions.length})</h3>
-      <ol aria-label="Versions, oldest first">
+      <ol>
         {versions.map((v, i) => {
-          const promoted = promotedAfter(i);
           return (
             <li
               key={v.id}
@@ -50,12 +48,13 @@ export function VersionStack({ submission }: { readonly submission: SubmissionDe
             >
               <span>
                 <strong>{`v${i + 1} · ${v.title ?? v.id}`}</strong> <Badge>{status(v.status)}</Badge>{' '}
-                {v.current && <Badge tone="accent">this frame</Badge>} · {when(v.created_at)}
+                {v.current && <Badge tone="accent">this frame</Badge>}
+                {versions.slice(i + 1).some((x) => x.status === 'promoted') && (
+                  <Badge tone="success">revision promoted</Badge>
+                )}{' '}
+                · {when(v.created_at)}
               </span>
               <Feedback version={v} />
-              {promoted && (
-                <span className="notice">{`Revised: the revision ${promoted.title ?? promoted.id} was promoted.`}</span>
-              )}
               {v.review && v.review.regions.length > 0 && (
                 <RegionFigure
                   src={v.thumbnail_url ?? v.image_url}

@@ -240,9 +240,7 @@ export function QueueScreen({ route, reasons, undoMs }: QueueScreenProps) {
         {queue.isPending ? (
           <Skeleton lines={8} />
         ) : noChannels ? (
-          <EmptyState title="You are not a member of any channel yet; an admin can add you on the People screen.">
-            Frames of a channel appear here once you are one of its reviewers.
-          </EmptyState>
+          <EmptyState title="You are not a member of any channel yet; an admin can add you on the People screen." />
         ) : (
           <QueueList
             items={items}
