@@ -147,7 +147,7 @@ describe('reviewer keyboard and video in chromium', () => {
     await page.keyboard.press('j');
     await heading(TITLES[1]!).waitFor();
     await form.getByRole('button', { name: /Low quality/ }).click();
-    await form.getByLabel('Note').fill('too dark to read');
+    await form.getByLabel('Note to the agent').fill('too dark to read');
     await form.getByRole('button', { name: 'Confirm rejection' }).click();
     await page
       .getByRole('status')

@@ -253,7 +253,7 @@ describe('reviewer workbench in chromium', () => {
       .getByRole('group', { name: 'Reasons' })
       .getByRole('button', { name: /Low quality/ })
       .click();
-    await page.getByLabel('Note').fill('out of focus');
+    await page.getByLabel('Note to the agent').fill('out of focus');
     await screenshot(page, 'reject-form');
     await page.getByRole('button', { name: 'Confirm rejection' }).click();
     const rejected = await agent.waitFor(id, 'rejected', 20_000);

@@ -130,7 +130,7 @@ function Shell({ email, admin, reasons }: { email: string; admin: boolean; reaso
           ) : route.path === '/team' && admin ? (
             <TeamScreen />
           ) : (
-            <QueueScreen route={route} admin={admin} {...(reasons ? { reasons } : {})} />
+            <QueueScreen route={route} {...(reasons ? { reasons } : {})} />
           )}
         </Suspense>
       </main>

@@ -2,6 +2,7 @@ import type {
   BatchResult,
   ChannelCount,
   DecisionInput,
+  InternalNote,
   Ops,
   OpsWorkers,
   QueuePage,
@@ -64,7 +65,6 @@ export const api = {
   stats: (channel: string | null) =>
     request<ReviewStats>('GET', `/review/stats${channel ? `?channel=${enc(channel)}` : ''}`),
   submission: (id: string) => request<SubmissionDetail>('GET', `/review/submissions/${enc(id)}`),
-  addNote: (id: string, body: string) => request<unknown>('POST', `/review/submissions/${enc(id)}/notes`, { body }),
   claim: (id: string) => request<unknown>('POST', `/review/submissions/${enc(id)}/claim`),
   release: (id: string) => request<void>('DELETE', `/review/submissions/${enc(id)}/claim`),
   /** `keepalive` lets a decision still pending when the page closes reach the server. */
@@ -91,6 +91,9 @@ export const api = {
   },
   ops: (query = '') => request<Ops>('GET', `/review/ops${query ? `?${query}` : ''}`),
   opsWorkers: () => request<OpsWorkers>('GET', '/review/ops/workers'),
+  /** Reviewers' internal notes on a frame: never shown to the agent. */
+  addNote: (id: string, body: string) =>
+    request<InternalNote>('POST', `/review/submissions/${enc(id)}/notes`, { body }),
   retry: (id: string) => request<unknown>('POST', `/review/submissions/${enc(id)}/retry`),
 };
 

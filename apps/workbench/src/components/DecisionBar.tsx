@@ -1,5 +1,6 @@
-import { DEFAULT_REJECT_REASONS, type DecisionInput, VISIBILITIES, type Visibility } from '../api/types';
+import { DEFAULT_REJECT_REASONS, type DecisionInput, type Region, VISIBILITIES, type Visibility } from '../api/types';
 import { Button, DialogTrigger, Kbd, PopoverDialog, Select } from '../ui';
+import { labelled } from './Regions';
 import { RejectReasons } from './RejectReasons';
 
 export interface DecisionBarProps {
@@ -10,6 +11,8 @@ export interface DecisionBarProps {
   readonly onRejecting: (open: boolean) => void;
   readonly onDecide: (decision: DecisionInput) => void;
   readonly onVisibility: (visibility: Visibility) => void;
+  /** Boxes drawn on the frame: a rejection sends them, labelled. */
+  readonly regions?: readonly Region[];
 }
 
 /** Promote, Reject (a reason from a numbered list plus free text, in a popover) and the visibility. */
@@ -21,6 +24,7 @@ export function DecisionBar({
   onRejecting,
   onDecide,
   onVisibility,
+  regions = [],
 }: DecisionBarProps) {
   return (
     <div className="decisions">
@@ -41,10 +45,16 @@ export function DecisionBar({
           <PopoverDialog label="Reject this frame" placement="top start" className="reject-popover">
             <RejectReasons
               reasons={reasons}
+              regions={regions}
               confirmLabel="Confirm rejection"
               onCancel={() => onRejecting(false)}
               onConfirm={(reason, note) => {
-                onDecide({ decision: 'reject', reason, ...(note ? { note } : {}) });
+                onDecide({
+                  decision: 'reject',
+                  reason,
+                  ...(note ? { note } : {}),
+                  ...(regions.length ? { regions: labelled(regions) } : {}),
+                });
                 onRejecting(false);
               }}
             />

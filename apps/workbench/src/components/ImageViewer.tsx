@@ -1,7 +1,8 @@
 import { type KeyboardEvent, type PointerEvent, useEffect, useLayoutEffect, useRef, useState } from 'react';
-import type { SubmissionDetail } from '../api/types';
+import type { Region, SubmissionDetail } from '../api/types';
 import { useKeyboard } from '../hooks/useKeyboard';
 import { Button, Toggle } from '../ui';
+import { RegionBoxes, RegionEditor } from './Regions';
 
 /** How the frame is shown: fitted to the stage, or at a scale; panned by an offset from the centre (px). */
 export interface View {
@@ -89,19 +90,21 @@ function Zones({ zones }: { readonly zones: SubmissionDetail['click_zones'] }) {
   ));
 }
 
-/**
- * The frame: fitted, 1:1 or any zoom (wheel, + - 0, z), panned by dragging or the arrow keys,
- * with its click zones (c) drawn and labelled.
- */
-export function ImageViewer({
-  submission,
-  zones,
-  onZones,
-}: {
+export interface ImageViewerProps {
   readonly submission: SubmissionDetail;
   readonly zones: boolean;
   readonly onZones?: (on: boolean) => void;
-}) {
+  /** Boxes drawn over the frame: editable with `onRegions` (the Draw regions toggle), else read only. */
+  readonly regions?: readonly Region[];
+  readonly onRegions?: (regions: Region[]) => void;
+}
+
+/**
+ * The frame: fitted, 1:1 or any zoom (wheel, + - 0, z), panned by dragging or the arrow keys,
+ * with its click zones (c) drawn and labelled, and the regions of a rejection.
+ */
+export function ImageViewer({ submission, zones, onZones, regions = [], onRegions }: ImageViewerProps) {
+  const [drawing, setDrawing] = useState(false);
   const [stageRef, stage] = useSize<HTMLDivElement>();
   const [view, setView] = useState<View>(FIT);
   const [natural, setNatural] = useState<{ width: number; height: number } | null>(
@@ -182,6 +185,11 @@ export function ImageViewer({
             Click zones
           </Toggle>
         )}
+        {onRegions && (
+          <Toggle size="sm" className="draw-toggle" isSelected={drawing} onChange={setDrawing}>
+            Draw regions
+          </Toggle>
+        )}
         {natural && <span className="hint dims">{`${natural.width}×${natural.height}`}</span>}
       </div>
       <div
@@ -213,6 +221,11 @@ export function ImageViewer({
             <div className="frame-missing">No image variant yet</div>
           )}
           {zones && <Zones zones={submission.click_zones} />}
+          {onRegions ? (
+            <RegionEditor regions={regions} onChange={onRegions} drawing={drawing} />
+          ) : (
+            <RegionBoxes regions={regions} />
+          )}
         </div>
       </div>
     </div>

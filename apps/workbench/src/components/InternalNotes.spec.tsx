@@ -41,9 +41,11 @@ describe('feedback in the detail view', () => {
       </QueryClientProvider>,
     );
     const notes = screen.getAllByRole('listitem').map((li) => li.textContent);
-    expect(notes[0]).toContain('rita@example.com: Looks staged');
-    expect(notes[1]).toContain('ana@example.com: Agreed');
-    fireEvent.change(screen.getByLabelText('Add an internal note'), { target: { value: 'Ask for a revision' } });
+    expect(notes[0]).toContain('rita@example.com');
+    expect(notes[0]).toContain('Looks staged');
+    expect(notes[1]).toContain('ana@example.com');
+    expect(notes[1]).toContain('Agreed');
+    fireEvent.change(screen.getByLabelText('Internal note'), { target: { value: 'Ask for a revision' } });
     fireEvent.click(screen.getByRole('button', { name: 'Add note' }));
     await waitFor(() => expect(calls.find((c) => c.method === 'POST')?.body).toEqual({ body: 'Ask for a revision' }));
   });
@@ -65,11 +67,10 @@ describe('feedback in the detail view', () => {
             created_at: '2026-01-01T00:00:00.000Z',
           },
         ]}
+        image="/frame.webp"
       />,
     );
-    expect(screen.getByText('Note to the agent: Crop wider')).toBeTruthy();
-    expect(screen.getByRole('list', { name: 'Regions' }).textContent).toContain(
-      'logo cut off (at 10%, 20%; 30% × 40%)',
-    );
+    expect(screen.getByRole('listitem').textContent).toContain('note: “Crop wider”');
+    expect(screen.getByRole('img', { name: 'Regions: logo cut off' })).toBeTruthy();
   });
 });

@@ -1,4 +1,4 @@
-import type { SubmissionDetail } from '../api/types';
+import type { Region, SubmissionDetail } from '../api/types';
 import { ImageViewer } from './ImageViewer';
 
 export interface MediaViewProps {
@@ -6,6 +6,9 @@ export interface MediaViewProps {
   /** Draw the click zones over the image. */
   readonly zones?: boolean;
   readonly onZones?: (on: boolean) => void;
+  /** Regions over an image: editable with `onRegions`, else drawn read only. */
+  readonly regions?: readonly Region[];
+  readonly onRegions?: (regions: Region[]) => void;
 }
 
 /** Stream's embeddable player for an HLS address of Stream's (`…/<uid>/manifest/video.m3u8` → `…/<uid>/iframe`). */
@@ -81,8 +84,16 @@ function PurgedMedia({ purgedAt }: { readonly purgedAt: string }) {
 }
 
 /** The frame (zoom, pan, click zones) or the video, or word that the media were purged. */
-export function MediaView({ submission, zones = true, onZones }: MediaViewProps) {
+export function MediaView({ submission, zones = true, onZones, regions, onRegions }: MediaViewProps) {
   if (submission.purged_at) return <PurgedMedia purgedAt={submission.purged_at} />;
   if (submission.media_type === 'video') return <VideoView submission={submission} />;
-  return <ImageViewer submission={submission} zones={zones} {...(onZones ? { onZones } : {})} />;
+  return (
+    <ImageViewer
+      submission={submission}
+      zones={zones}
+      {...(onZones ? { onZones } : {})}
+      {...(regions ? { regions } : {})}
+      {...(onRegions ? { onRegions } : {})}
+    />
+  );
 }

@@ -1,5 +1,7 @@
 import { useState } from 'react';
+import type { Region } from '../api/types';
 import { Button, Kbd, TextField } from '../ui';
+import { labelled } from './Regions';
 
 /**
  * The reasons as a numbered list: a number key (or a click) picks one; a reason that needs no
@@ -10,8 +12,11 @@ export function RejectReasons({
   confirmLabel,
   onConfirm,
   onCancel,
+  regions = [],
 }: {
   readonly reasons: readonly string[];
+  /** The regions drawn on the frame, sent with the rejection. */
+  readonly regions?: readonly Region[];
   readonly confirmLabel: string;
   readonly onConfirm: (reason: string, note: string) => void;
   readonly onCancel: () => void;
@@ -55,13 +60,20 @@ export function RejectReasons({
         ))}
       </div>
       <TextField
-        label="Note"
+        label="Note to the agent"
         multiline
         value={note}
         onChange={setNote}
         maxLength={1000}
         placeholder={needsNote(reason) ? 'Required: say why' : 'Optional detail for the agent'}
       />
+      {regions.length > 0 && (
+        <p className="reject-regions">
+          {`With ${regions.length} region${regions.length === 1 ? '' : 's'}: ${labelled(regions)
+            .map((r) => r.label)
+            .join(', ')}`}
+        </p>
+      )}
       <div className="form-actions">
         <Button type="submit" variant="danger" isDisabled={!reason || (needsNote(reason) && !note.trim())}>
           {confirmLabel}

@@ -2,8 +2,9 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { DUPLICATE_OF_EARLIER_FRAME } from '@framedesk/contracts';
 import { api } from '../api/client';
-import type { DecisionInput, SubmissionDetail } from '../api/types';
+import type { DecisionInput, Region, SubmissionDetail } from '../api/types';
 import { Button, Toggle } from '../ui';
+import { RegionFigure } from './Regions';
 import './similar.css';
 
 type SimilarFrame = SubmissionDetail['similar'][number];
@@ -24,27 +25,50 @@ export function withoutDuplicateOf(reasons: readonly string[]): readonly string[
   return reasons.filter((r) => r !== DUPLICATE_OF_EARLIER_FRAME);
 }
 
-const when = (iso: string) => iso.slice(0, 16).replace('T', ' ');
+export const when = (iso: string) => iso.slice(0, 16).replace('T', ' ');
+
+/** One side of a comparison: an image, what it is, and the regions drawn on it. */
+export interface CompareSide {
+  readonly src: string | null;
+  readonly alt: string;
+  readonly caption: string;
+  readonly regions?: readonly Region[];
+}
+
+/** Two frames side by side at the same size (near-duplicates, and a revision beside its earlier version). */
+export function SideBySide({ left, right }: { readonly left: CompareSide; readonly right: CompareSide }) {
+  return (
+    <div className="similar-compare" role="group" aria-label="Side-by-side comparison">
+      {[left, right].map((side) => (
+        <figure key={side.alt}>
+          {side.regions?.length ? (
+            <RegionFigure src={side.src} alt={side.alt} regions={side.regions} />
+          ) : side.src ? (
+            <img src={side.src} alt={side.alt} />
+          ) : (
+            <span className="thumb-placeholder" />
+          )}
+          <figcaption>{side.caption}</figcaption>
+        </figure>
+      ))}
+    </div>
+  );
+}
 
 /** This frame beside an earlier one, at the same size. */
 function Compare({ submission, other }: { readonly submission: SubmissionDetail; readonly other: SimilarFrame }) {
   const earlier = useQuery({ queryKey: ['submission', other.id], queryFn: () => api.submission(other.id) });
   const src = (s: Pick<SubmissionDetail, 'image_url' | 'poster_url' | 'thumbnail_url'>) =>
     s.image_url ?? s.poster_url ?? s.thumbnail_url;
-  const otherSrc = earlier.data ? src(earlier.data) : other.thumbnail_url;
   return (
-    <div className="similar-compare" role="group" aria-label="Side-by-side comparison">
-      <figure>
-        {src(submission) ? <img src={src(submission)!} alt="This frame" /> : <span className="thumb-placeholder" />}
-        <figcaption>This frame</figcaption>
-      </figure>
-      <figure>
-        {otherSrc ? <img src={otherSrc} alt={`Earlier frame ${other.title ?? other.id}`} /> : null}
-        <figcaption>
-          {other.title ?? other.id} · {other.status.replace('_', ' ')} · {when(other.created_at)}
-        </figcaption>
-      </figure>
-    </div>
+    <SideBySide
+      left={{ src: src(submission), alt: 'This frame', caption: 'This frame' }}
+      right={{
+        src: earlier.data ? src(earlier.data) : other.thumbnail_url,
+        alt: `Earlier frame ${other.title ?? other.id}`,
+        caption: `${other.title ?? other.id} · ${other.status.replace('_', ' ')} · ${when(other.created_at)}`,
+      }}
+    />
   );
 }
 

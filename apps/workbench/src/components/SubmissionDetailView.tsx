@@ -1,9 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
 import { api, ApiError } from '../api/client';
 import {
   DEFAULT_REJECT_REASONS,
   type DecisionInput,
   type QueueItem,
+  type Region,
   type SubmissionDetail,
   type Visibility,
 } from '../api/types';
@@ -15,6 +17,8 @@ import type { ClaimState } from '../hooks/useClaim';
 import { DecisionBar } from './DecisionBar';
 import { EventHistory } from './EventHistory';
 import { InternalNotes } from './InternalNotes';
+import { RegionList } from './Regions';
+import { promotedRevision, VersionStack } from './VersionStack';
 import { MediaView } from './MediaView';
 import { SimilarFrames, withoutDuplicateOf } from './SimilarFrames';
 
@@ -61,6 +65,9 @@ export function SubmissionDetailView({
   onOpen,
 }: SubmissionDetailViewProps) {
   const client = useQueryClient();
+  // The boxes drawn for this frame's rejection; a new frame starts with none.
+  const [regions, setRegions] = useState<Region[]>([]);
+  useEffect(() => setRegions([]), [id]);
   const detail = useQuery({ queryKey: ['submission', id], queryFn: () => api.submission(id), refetchInterval: 15_000 });
   const visibility = useMutation({
     mutationFn: (value: Visibility) => api.setVisibility(id, value),
@@ -80,6 +87,8 @@ export function SubmissionDetailView({
     );
   const s = detail.data;
   const open = s.status === 'needs_review';
+  const editable = open && s.media_type === 'image' && !s.purged_at;
+  const revised = promotedRevision(s);
   return (
     <section className="detail" aria-label={`Frame ${s.title ?? s.id}`}>
       <header className="detail-head">
@@ -107,9 +116,20 @@ export function SubmissionDetailView({
           {s.review?.reason ? ` (${s.review.reason})` : ''}.
         </p>
       )}
+      {revised && (
+        <p className="notice" role="status">
+          {`A later revision, ${revised.title ?? revised.id}, was promoted.`}
+        </p>
+      )}
       <div className="detail-body">
-        <MediaView submission={s} zones={zones} {...(onZones ? { onZones } : {})} />
+        <MediaView
+          submission={s}
+          zones={zones}
+          {...(onZones ? { onZones } : {})}
+          {...(editable ? { regions, onRegions: setRegions } : { regions: s.review?.regions ?? [] })}
+        />
         <div className="detail-side">
+          {editable && <RegionList regions={regions} onChange={setRegions} />}
           <SimilarFrames submission={s} {...(open ? { onDecide: (d: DecisionInput) => onDecide(s, d) } : {})} />
           {s.caption && <p className="caption">{s.caption}</p>}
           <dl className="meta">
@@ -142,6 +162,7 @@ export function SubmissionDetailView({
           reasons={withoutDuplicateOf(s.reject_reasons ?? reasons ?? DEFAULT_REJECT_REASONS)}
           rejecting={rejecting}
           onRejecting={onRejecting}
+          regions={regions}
           onDecide={(decision) => onDecide(s, decision)}
           onVisibility={(v) => visibility.mutate(v)}
         />
@@ -152,8 +173,9 @@ export function SubmissionDetailView({
         </p>
       )}
       {onOpen && neighbours.length > 1 && <Filmstrip items={neighbours} currentId={s.id} onOpen={onOpen} />}
-      <EventHistory events={s.events} />
+      <VersionStack submission={s} />
       <InternalNotes submission={s} />
+      <EventHistory events={s.events} image={s.image_url ?? s.thumbnail_url} />
     </section>
   );
 }

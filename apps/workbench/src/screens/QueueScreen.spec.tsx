@@ -50,6 +50,15 @@ describe('QueueScreen', () => {
     stubApi((call) => {
       if (call.path.startsWith('/review/queue')) return { status: 200, body: { items: [], next_cursor: null } };
       if (call.path === '/review/channels') return { status: 200, body: { channels: [] } };
+      if (call.path === '/review/session')
+        return {
+          status: 200,
+          body: {
+            reviewer: { id: 'rev_n', email: 'new@example.com', name: null, role: 'reviewer' },
+            csrf_token: 'csrf',
+            expires_at: '2999-01-01T00:00:00.000Z',
+          },
+        };
       return undefined;
     });
     renderScreen();
@@ -115,7 +124,7 @@ describe('QueueScreen', () => {
     const confirm = (await screen.findByRole('button', { name: 'Confirm rejection' })) as HTMLButtonElement;
     expect(confirm.disabled).toBe(true);
     fireEvent.click(screen.getByRole('button', { name: /Low quality/ }));
-    fireEvent.change(screen.getByLabelText('Note'), { target: { value: 'blurry' } });
+    fireEvent.change(screen.getByLabelText('Note to the agent'), { target: { value: 'blurry' } });
     fireEvent.click(confirm);
     await waitFor(() =>
       expect(calls.find((c) => c.path.endsWith('/decision'))?.body).toEqual({

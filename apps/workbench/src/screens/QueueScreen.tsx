@@ -15,25 +15,27 @@ import { useKeyboard } from '../hooks/useKeyboard';
 import { type PendingDecision, UNDO_MS, usePendingDecision } from '../hooks/usePendingDecision';
 import { useChannelCounts, useQueue, queueQueryOf } from '../hooks/useQueue';
 import type { Route } from '../hooks/useRoute';
+import { useSession } from '../hooks/useSession';
 import { Button, EmptyState, Skeleton } from '../ui';
 
 export interface QueueScreenProps {
   readonly route: Route;
   readonly reasons?: readonly string[];
   readonly undoMs?: number;
-  /** An admin sees every channel; anyone else only their own (none until an admin adds them). */
-  readonly admin?: boolean;
 }
 
 /**
  * The review queue (a list beside the selected frame, or a grid) with bulk actions.
  * Keys: j/k move, p promote, r reject, d duplicate of the closest, u undo, x tick, g grid, z zoom, c click zones.
  */
-export function QueueScreen({ route, reasons, undoMs, admin = false }: QueueScreenProps) {
+export function QueueScreen({ route, reasons, undoMs }: QueueScreenProps) {
   const client = useQueryClient();
   const apiQuery = queueQueryOf(route.query);
   const queue = useQueue(apiQuery);
   const channelCounts = useChannelCounts();
+  const session = useSession();
+  // A reviewer in no channel sees no frames: say why, not "nothing waits".
+  const noChannels = session.data?.reviewer.role === 'reviewer' && channelCounts.data?.channels.length === 0;
   // A bulk rejection in one channel offers that channel's reasons.
   const bulkReasons =
     channelCounts.data?.channels.find((c) => c.slug === route.query.get('channel'))?.reject_reasons ?? reasons;
@@ -235,10 +237,10 @@ export function QueueScreen({ route, reasons, undoMs, admin = false }: QueueScre
         {queue.isError && (
           <p role="alert">{queue.error instanceof ApiError ? queue.error.detail : 'Could not load the queue.'}</p>
         )}
-        {!admin && channelCounts.data?.channels.length === 0 ? (
-          <EmptyState title="You are not a member of any channel yet; an admin can add you on the People screen." />
-        ) : queue.isPending ? (
+        {queue.isPending ? (
           <Skeleton lines={8} />
+        ) : noChannels ? (
+          <EmptyState title="You are not a member of any channel yet; an admin can add you on the People screen." />
         ) : (
           <QueueList
             items={items}

@@ -1,0 +1,85 @@
+import type { SubmissionDetail, Version } from '../api/types';
+import { Badge } from '../ui';
+import { RegionFigure } from './Regions';
+import { SideBySide, when } from './SimilarFrames';
+import './feedback.css';
+
+/** A later version of this frame that was promoted, if any. */
+export function promotedRevision(submission: SubmissionDetail): Version | undefined {
+  const versions = submission.versions ?? [];
+  const index = versions.findIndex((v) => v.current);
+  return index < 0 ? undefined : versions.slice(index + 1).find((v) => v.status === 'promoted');
+}
+
+const status = (s: string) => s.replace('_', ' ');
+
+/** What a version's decision said: reason, note, who (a person or a policy). */
+function Feedback({ version }: { readonly version: Version }) {
+  const review = version.review;
+  if (!review) return null;
+  return (
+    <span>
+      {`${review.decision} by a ${review.decided_by}`}
+      {review.reason ? ` · ${review.reason}` : ''}
+      {review.note ? ` · “${review.note}”` : ''}
+    </span>
+  );
+}
+
+/**
+ * The version stack (frames linked by the agent's `metadata.revision_of`), oldest first: each
+ * version's decision and feedback with its regions drawn; a promoted later revision is named on the
+ * versions it replaces; and this frame side by side with the version it revises.
+ */
+export function VersionStack({ submission }: { readonly submission: SubmissionDetail }) {
+  const versions = submission.versions ?? [];
+  if (versions.length < 2) return null;
+  const previous = versions.find((v) => v.id === submission.revision_of);
+  return (
+    <section className="versions" aria-labelledby="versions-heading">
+      <h3 id="versions-heading">Versions ({versions.length})</h3>
+      <ol>
+        {versions.map((v, i) => {
+          return (
+            <li
+              key={v.id}
+              className={v.current ? 'current' : undefined}
+              aria-label={`Version ${i + 1}: ${v.title ?? v.id} — ${status(v.status)}${v.current ? ' (this frame)' : ''}`}
+            >
+              <span>
+                <strong>{`v${i + 1} · ${v.title ?? v.id}`}</strong> <Badge>{status(v.status)}</Badge>{' '}
+                {v.current && <Badge tone="accent">this frame</Badge>}
+                {versions.slice(i + 1).some((x) => x.status === 'promoted') && (
+                  <Badge tone="success">revision promoted</Badge>
+                )}{' '}
+                · {when(v.created_at)}
+              </span>
+              <Feedback version={v} />
+              {v.review && v.review.regions.length > 0 && (
+                <RegionFigure
+                  src={v.thumbnail_url ?? v.image_url}
+                  alt={`Version ${i + 1} with its regions`}
+                  regions={v.review.regions}
+                />
+              )}
+            </li>
+          );
+        })}
+      </ol>
+      {previous && (
+        <>
+          <h3>Compared with the previous version</h3>
+          <SideBySide
+            left={{ src: submission.image_url ?? submission.thumbnail_url, alt: 'This frame', caption: 'This frame' }}
+            right={{
+              src: previous.image_url ?? previous.thumbnail_url,
+              alt: `Previous version ${previous.title ?? previous.id}`,
+              caption: `${previous.title ?? previous.id} · ${status(previous.status)}${previous.review?.reason ? ` · ${previous.review.reason}` : ''}`,
+              regions: previous.review?.regions ?? [],
+            }}
+          />
+        </>
+      )}
+    </section>
+  );
+}
