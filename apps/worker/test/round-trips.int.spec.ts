@@ -58,7 +58,7 @@ function jobWindow(calls: readonly string[]): string[] {
 }
 
 describe('round trips per processed image (worker runtime, real PostgreSQL, Redis and sharp)', () => {
-  it('received → needs_review from the intake: 6 statements in 2 transactions, 3 Redis calls', async () => {
+  it('received → needs_review from the intake: 7 statements in 2 transactions, 3 Redis calls', async () => {
     const ids = [await h.seedImage(makePng(320, 240, { seed: 1 })), await h.seedImage(makePng(320, 240, { seed: 2 }))];
     for (const id of ids) {
       const counted = await countRoundTrips(() => processOne(id), {
@@ -69,7 +69,8 @@ describe('round trips per processed image (worker runtime, real PostgreSQL, Redi
         skipRedis: (connection, command) =>
           connection === h.redis || command === 'xreadgroup' || command === 'eval' || command === 'bzpopmin',
       });
-      expect(counted.sql, counted.sql.join('\n')).toHaveLength(6);
+      // The media guard's row lock (lockForMedia, issue 38 point 8) is the seventh: see below.
+      expect(counted.sql, counted.sql.join('\n')).toHaveLength(7);
       expect(transactionsOf(counted.sql)).toBe(2);
       // One review change per transition (one XADD each), the acknowledgement.
       expect(counted.redis).toEqual(['xadd', 'xadd', 'xack']);
@@ -78,7 +79,7 @@ describe('round trips per processed image (worker runtime, real PostgreSQL, Redi
     }
   });
 
-  it('received → needs_review as a re-run, from the image queue: 6 statements, 4 Redis calls', async () => {
+  it('received → needs_review as a re-run, from the image queue: 7 statements, 4 Redis calls', async () => {
     const ids = [await h.seedImage(makePng(320, 240, { seed: 3 })), await h.seedImage(makePng(320, 240, { seed: 4 }))];
     for (const id of ids) {
       const counted = await countRoundTrips(() => processOne(id, 'queue'), {
@@ -87,8 +88,10 @@ describe('round trips per processed image (worker runtime, real PostgreSQL, Redi
           connection === h.redis || command === 'bzpopmin' || command === 'xreadgroup',
       });
       // 1: received → media_processing, reading the original's location (one statement).
-      // 2: BEGIN, the variant rows, the fingerprint with its near-duplicate count, → needs_review, COMMIT.
-      expect(counted.sql, counted.sql.join('\n')).toHaveLength(6);
+      // 2: BEGIN, the media guard's lock of the frame's row (no media committed for an erased or
+      //    purged frame), the variant rows, the fingerprint with its near-duplicate count,
+      //    → needs_review, COMMIT.
+      expect(counted.sql, counted.sql.join('\n')).toHaveLength(7);
       expect(transactionsOf(counted.sql)).toBe(2);
       // moveToActive, one review change per transition (one XADD each), moveToFinished.
       expect(jobWindow(counted.redis)).toEqual([MOVE_TO_ACTIVE, 'xadd', 'xadd', MOVE_TO_FINISHED]);

@@ -1,12 +1,23 @@
-// What every abuse spec (abuse.<door>.int.spec.ts) asserts while it attacks one door of a running
-// API: the API's resident memory stays under a bound, /healthz answers within a second throughout,
-// and another agent's ordinary requests keep succeeding. Generic: the API may run in the test's
-// process (startTestApi: its RSS is this process's) or as a process of its own (pass `rss`).
+// The abuse suite's one harness: what every abuse spec (abuse.<door>.int.spec.ts) asserts while it
+// attacks one door of a running API: the API's resident memory stays under ABUSE_RSS_BOUND_MIB,
+// /healthz answers within ABUSE_HEALTHZ_BOUND_MS throughout, and another agent's ordinary requests
+// keep succeeding. Generic: the API may run in the test's process (startTestApi, the review harness:
+// its RSS is this process's) or as a process of its own (pass `rss`). Bounds and figures:
+// docs/reliability.md, "Abuse: every door holds".
 import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'vitest';
 
 const MIB = 1024 * 1024;
+
+/**
+ * The bound on the API's resident memory during any attack, MiB. With the API in the test's
+ * process this is the whole test process (the API, vitest, the attack's bodies): it runs at
+ * 280–450 MiB; on fe1a179 the 5-million-zone MCP call grew the heap until V8 aborted (several GiB).
+ */
+export const ABUSE_RSS_BOUND_MIB = 900;
+/** /healthz must answer within this at every moment of an attack (issue 40), ms. */
+export const ABUSE_HEALTHZ_BOUND_MS = 1_000;
 
 export interface AbuseWatchOptions {
   /** The API's base URL; /healthz is probed there. */
@@ -128,18 +139,14 @@ export async function duringAbuse<T>(
   };
 }
 
-export interface AbuseBounds {
-  /** The bound on the API's resident memory, MiB. */
-  readonly rssMiB: number;
-  /** /healthz must answer within this; default 1000 ms (issue 40). */
-  readonly healthMs?: number;
-}
-
-/** The door held: memory under its bound, /healthz quick and healthy, the bystander served. */
-export function expectHeld(report: AbuseReport, bounds: AbuseBounds): void {
+/**
+ * The door held: memory under ABUSE_RSS_BOUND_MIB, /healthz healthy and within
+ * ABUSE_HEALTHZ_BOUND_MS, the bystander called and served.
+ */
+export function expectHeld(report: AbuseReport): void {
   expect(report.healthFailures).toEqual([]);
   expect(report.healthChecks).toBeGreaterThan(0);
-  expect(report.maxHealthMs).toBeLessThan(bounds.healthMs ?? 1000);
-  expect(report.maxRssMiB).toBeLessThan(bounds.rssMiB);
+  expect(report.maxHealthMs).toBeLessThan(ABUSE_HEALTHZ_BOUND_MS);
+  expect(report.maxRssMiB).toBeLessThan(ABUSE_RSS_BOUND_MIB);
   expect(report.bystanderFailures).toEqual([]);
 }

@@ -7,7 +7,8 @@ import pg from 'pg';
 import { MAX_BAND_CANDIDATES, MAX_SIMILAR } from '@framedesk/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReviewerClient, type ReviewHarness, startReviewHarness } from '../review-harness';
-import { ABUSE_HEALTHZ_BOUND_MS, ABUSE_RSS_BOUND_BYTES, describeWatch, watchAbuse } from './abuse-watch';
+import { duringAbuse, expectHeld } from './abuse-support';
+import { reportFigures } from './harness';
 
 const FLOOD = 1_000;
 const VIEWS = 20;
@@ -67,27 +68,23 @@ describe('abuse: 1,000 identical-hash frames', () => {
 
   it(`answers ${VIEWS} detail views of flooded frames reading at most ${MAX_BAND_CANDIDATES} entries per band each`, async () => {
     const before = await bandEntriesRead();
-    const { result, watch } = await watchAbuse(
-      h.url,
-      async () => {
-        const res = await fetch(`${h.url}/v1/frame-submissions?limit=1`, {
-          headers: { authorization: `Bearer ${agentKey}` },
-        });
-        await res.arrayBuffer();
-        if (res.status !== 200) throw new Error(`bystander agent got ${res.status}`);
-      },
-      async () => {
-        const similar: number[] = [];
-        for (let i = 0; i < VIEWS; i++) {
-          const id = `sub_blank${String(FLOOD - i * 7).padStart(17, '0')}`;
-          const res = await alice.call('GET', `/review/submissions/${id}`);
-          expect(res.status).toBe(200);
-          similar.push(((await res.json()) as { similar: unknown[] }).similar.length);
-        }
-        return similar;
-      },
-    );
-    console.log(describeWatch(`${VIEWS} detail views among ${FLOOD} identical hashes`, watch));
+    const bystander = async () => {
+      const res = await fetch(`${h.url}/v1/frame-submissions?limit=1`, {
+        headers: { authorization: `Bearer ${agentKey}` },
+      });
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`bystander agent got ${res.status}`);
+    };
+    const { result, report } = await duringAbuse({ url: h.url, bystander }, async () => {
+      const similar: number[] = [];
+      for (let i = 0; i < VIEWS; i++) {
+        const id = `sub_blank${String(FLOOD - i * 7).padStart(17, '0')}`;
+        const res = await alice.call('GET', `/review/submissions/${id}`);
+        expect(res.status).toBe(200);
+        similar.push(((await res.json()) as { similar: unknown[] }).similar.length);
+      }
+      return similar;
+    });
     expect(result).toEqual(Array.from({ length: VIEWS }, () => MAX_SIMILAR));
     // Each view reads MAX_BAND_CANDIDATES entries of each of the 4 band indexes once the flood
     // fills the cap: wait until the API's connections have published that much, then check that
@@ -97,11 +94,8 @@ describe('abuse: 1,000 identical-hash frames', () => {
       .poll(async () => (await bandEntriesRead()) - before, { timeout: 30_000, interval: 250 })
       .toBeGreaterThanOrEqual(VIEWS * 4 * MAX_BAND_CANDIDATES);
     const read = (await bandEntriesRead()) - before;
-    console.log(`${VIEWS} detail views read ${read} band index entries (bound ${cap})`);
+    reportFigures('abuse.duplicates', { views: VIEWS, flood: FLOOD, band_entries_read: read, bound: cap, ...report });
     expect(read).toBeLessThanOrEqual(cap);
-    expect(watch.peakRssBytes).toBeLessThan(ABUSE_RSS_BOUND_BYTES);
-    expect(watch.slowestHealthzMs).toBeLessThanOrEqual(ABUSE_HEALTHZ_BOUND_MS);
-    expect(watch.healthzFailures).toEqual([]);
-    expect(watch.bystanderFailures).toEqual([]);
+    expectHeld(report);
   }, 120_000);
 });

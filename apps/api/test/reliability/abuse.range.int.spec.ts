@@ -8,7 +8,8 @@ import { signMediaUrl } from '@framedesk/access';
 import type { GetOptions } from '@framedesk/storage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReviewerClient, type ReviewHarness, startReviewHarness } from '../review-harness';
-import { ABUSE_HEALTHZ_BOUND_MS, ABUSE_RSS_BOUND_BYTES, describeWatch, watchAbuse } from './abuse-watch';
+import { duringAbuse, expectHeld } from './abuse-support';
+import { reportFigures } from './harness';
 
 const LARGE = 2 * 1024 ** 3; // a 2 GiB original (a sparse file: no disk, but a read of it would take seconds)
 const MEDIA_LIMIT = 40;
@@ -73,13 +74,13 @@ describe('abuse: Range reads of a large original', () => {
   };
 
   it('answers `bytes=-1` of a 2 GiB original with 206 and one byte, reading one byte from storage', async () => {
-    const { result, watch } = await watchAbuse(h.url, bystander, async () => {
+    const { result, report } = await duringAbuse({ url: h.url, bystander }, async () => {
       reads.length = 0;
       const res = await alice.call('GET', `/review/submissions/${videoId}/original`, undefined, { range: 'bytes=-1' });
       const body = Buffer.from(await res.arrayBuffer());
       return { res, body };
     });
-    console.log(describeWatch('Range bytes=-1 of a 2 GiB original', watch));
+    reportFigures('abuse.range', { suffix_of_2_gib: { storage_bytes_read: reads[0]?.bytes, ...report } });
     expect(result.res.status).toBe(206);
     expect(result.res.headers.get('content-range')).toBe(`bytes ${LARGE - 1}-${LARGE - 1}/${LARGE}`);
     expect(result.res.headers.get('content-length')).toBe('1');
@@ -87,10 +88,7 @@ describe('abuse: Range reads of a large original', () => {
     expect(reads).toEqual([
       { key: `originals/${videoId}/original`, range: { start: LARGE - 1, end: LARGE - 1 }, bytes: 1 },
     ]);
-    expect(watch.peakRssBytes).toBeLessThan(ABUSE_RSS_BOUND_BYTES);
-    expect(watch.slowestHealthzMs).toBeLessThanOrEqual(ABUSE_HEALTHZ_BOUND_MS);
-    expect(watch.healthzFailures).toEqual([]);
-    expect(watch.bystanderFailures).toEqual([]);
+    expectHeld(report);
   });
 
   it('reads a signed variant link as a range too, and a middle range of the original', async () => {
@@ -114,16 +112,18 @@ describe('abuse: Range reads of a large original', () => {
 
   it('holds one reviewer flooding the media routes at the limit, with 429 and Retry-After; others carry on', async () => {
     let bobRequests = 0;
-    const { result, watch } = await watchAbuse(
-      h.url,
-      async () => {
-        await bystander();
-        if (bobRequests++ % 10 !== 0) return; // Bob watches a few seconds of video, under his own limit.
-        const res = await bob.call('GET', `/review/submissions/${videoId}/original`, undefined, {
-          range: 'bytes=0-9',
-        });
-        await res.arrayBuffer();
-        if (res.status !== 206) throw new Error(`the other reviewer got ${res.status}`);
+    const { result, report } = await duringAbuse(
+      {
+        url: h.url,
+        bystander: async () => {
+          await bystander();
+          if (bobRequests++ % 10 !== 0) return; // Bob watches a few seconds of video, under his own limit.
+          const res = await bob.call('GET', `/review/submissions/${videoId}/original`, undefined, {
+            range: 'bytes=0-9',
+          });
+          await res.arrayBuffer();
+          if (res.status !== 206) throw new Error(`the other reviewer got ${res.status}`);
+        },
       },
       async () => {
         const statuses: number[] = [];
@@ -139,16 +139,13 @@ describe('abuse: Range reads of a large original', () => {
         return { statuses, retryAfter };
       },
     );
-    console.log(describeWatch(`${5 * MEDIA_LIMIT} media requests from one reviewer`, watch));
     const served = result.statuses.filter((s) => s === 206).length;
+    reportFigures('abuse.range', { media_flood: { requests: 5 * MEDIA_LIMIT, served, ...report } });
     // The limit counts per minute of the clock: a flood across a minute's turn may get two minutes' worth.
     expect(served).toBeLessThanOrEqual(2 * MEDIA_LIMIT);
     expect(result.statuses.filter((s) => s !== 206 && s !== 429)).toEqual([]);
     expect(result.statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(3 * MEDIA_LIMIT);
     expect(Number(result.retryAfter)).toBeGreaterThan(0);
-    expect(watch.peakRssBytes).toBeLessThan(ABUSE_RSS_BOUND_BYTES);
-    expect(watch.healthzFailures).toEqual([]);
-    expect(watch.bystanderFailures).toEqual([]);
-    expect(watch.bystanderRequests).toBeGreaterThan(0);
+    expectHeld(report);
   });
 });
