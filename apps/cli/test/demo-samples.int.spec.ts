@@ -6,6 +6,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from '@framedesk/client';
 import { reviewerCookie, type Stack, startStack } from '@framedesk/testing';
 import { runCli } from './in-process';
 
@@ -55,12 +56,12 @@ describe('demo samples', () => {
 
     const first = await cli(['demo', 'samples', file, '--base-url', stack.apiUrl]);
     expect(first.code, first.stderr).toBe(0);
-    expect(first.stdout).toMatch(/^sample frames: 16 in demo and city-desk \(.*9 needs review.*\)/);
+    expect(first.stdout).toMatch(/^sample frames: 18 in demo and city-desk \(.*10 needs review.*\)/);
     await expect(stat(file)).rejects.toThrow(/ENOENT/);
 
     const get = await reviewApi(email!, password!);
     const queue = (await get<{ items: QueueItem[] }>('/review/queue?limit=200')).items;
-    expect(queue).toHaveLength(9);
+    expect(queue).toHaveLength(10);
     expect(new Set(queue.map((i) => i.channel_slug))).toEqual(new Set(['demo', 'city-desk']));
     expect(queue.filter((i) => i.media_type === 'video').map((i) => i.title)).toEqual([
       'The 09:30 ferry leaving the east pier',
@@ -80,6 +81,37 @@ describe('demo samples', () => {
     const tram = queue.find((i) => i.title === 'Tram line 4 reopens on Monday')!;
     expect((await get<{ click_zones: unknown[] }>(`/review/submissions/${tram.id}`)).click_zones).toHaveLength(3);
 
+    // The demo channel's policy rejected the blank render on its own: the `blank` rule, as the system.
+    type Detail = {
+      status: string;
+      review: { reason: string | null; note: string | null; regions: unknown[]; rule: string | null } | null;
+      events: { to: string | null; actor_type: string }[];
+      revision_of?: string | null;
+      versions?: { id: string; status: string; current: boolean; review: { decided_by: string } | null }[];
+    };
+    // The samples' ids, as the demo agent lists them (with the key the first run was given).
+    const agent = createClient({ baseUrl: stack.apiUrl, apiKey: (JSON.parse(pending) as { api_key: string }).api_key });
+    const refs = new Map<string, string>();
+    for await (const s of agent.listSubmissions({ limit: 100 })) if (s.external_ref) refs.set(s.external_ref, s.id);
+    const byRef = async (ref: string) => refs.get(ref)!;
+    const blank = await get<Detail>(`/review/submissions/${await byRef('sample:roof-cam-1-blank')}`);
+    expect(blank.status).toBe('rejected');
+    expect(blank.review).toMatchObject({ reason: 'Low quality', rule: 'blank' });
+    expect(blank.events.filter((e) => e.to === 'rejected').map((e) => e.actor_type)).toEqual(['system']);
+    // A rejection with a note and two regions, and the agent's revision of it waiting for review.
+    const rejectedId = await byRef('sample:roof-cam-3');
+    const retake = queue.find((i) => i.title === 'Roof camera 3, 06:00 (new snapshot)')!;
+    const revision = await get<Detail>(`/review/submissions/${retake.id}`);
+    expect(revision.revision_of).toBe(rejectedId);
+    expect(revision.versions!.map((v) => [v.id, v.status, v.current, v.review?.decided_by ?? null])).toEqual([
+      [rejectedId, 'rejected', false, 'person'],
+      [retake.id, 'needs_review', true, null],
+    ]);
+    const original = await get<Detail>(`/review/submissions/${rejectedId}`);
+    expect(original.review).toMatchObject({ reason: 'Low quality', rule: null });
+    expect(original.review!.note).toMatch(/test pattern/);
+    expect(original.review!.regions).toHaveLength(2);
+
     const timeline = async (channel: string) =>
       (await get<{ items: { title: string }[] }>(`/review/channels/${channel}/timeline`)).items.map((i) => i.title);
     expect((await timeline('demo')).sort()).toEqual([
@@ -97,7 +129,7 @@ describe('demo samples', () => {
       recently_failed: { title: string; failure_code: string }[];
     };
     const ops = await get<Ops>('/review/ops');
-    const counts = { needs_review: 9, promoted: 5, rejected: 1, failed: 1 };
+    const counts = { needs_review: 10, promoted: 5, rejected: 2, failed: 1 };
     expect(ops.submissions_by_status).toMatchObject(counts);
     expect(ops.recently_failed.map((f) => `${f.title}: ${f.failure_code}`)).toEqual([
       'Roof camera 2, 06:00: invalid_image',
@@ -111,7 +143,7 @@ describe('demo samples', () => {
     await writeFile(file, pending);
     const resumed = await cli(['demo', 'samples', file, '--base-url', stack.apiUrl]);
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(resumed.stdout).toMatch(/^sample frames: 16 in demo and city-desk/);
+    expect(resumed.stdout).toMatch(/^sample frames: 18 in demo and city-desk/);
     const after = await get<Ops>('/review/ops');
     expect(after.submissions_by_status).toEqual(ops.submissions_by_status);
   }, 600_000);

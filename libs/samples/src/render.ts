@@ -28,6 +28,9 @@ export interface SampleFrame {
   readonly rejection?: SampleSpec['rejection'];
   /** The sample this one is a near-duplicate of (sent again), if any. */
   readonly resendOf?: string;
+  readonly byPolicy?: true;
+  /** The sample this one is a revision of (`metadata.revision_of`), if any. */
+  readonly revisionOf?: string;
 }
 
 export interface RenderOptions {
@@ -147,6 +150,8 @@ export async function renderSamples(options: RenderOptions = {}): Promise<Render
       outcome: spec.outcome,
       ...(spec.rejection ? { rejection: spec.rejection } : {}),
       ...(resendOf ? { resendOf } : {}),
+      ...(spec.byPolicy ? { byPolicy: spec.byPolicy } : {}),
+      ...(spec.revisionOf ? { revisionOf: spec.revisionOf } : {}),
     });
   }
   return { frames, notes };

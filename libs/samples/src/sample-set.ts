@@ -1,6 +1,15 @@
-import type { ClickZone, RejectReason } from '@framedesk/contracts';
+import type { ClickZone, RejectReason, ReviewRegion } from '@framedesk/contracts';
 import type { ResendEdit } from '@framedesk/media';
-import { cycleLanesHeadline, type SceneRect, scoreCard, TRAM_CARD_LINKS, testCard, tramHeadline } from './scenes/cards';
+import {
+  blankFrame,
+  cycleLanesHeadline,
+  roofView,
+  type SceneRect,
+  scoreCard,
+  TRAM_CARD_LINKS,
+  testCard,
+  tramHeadline,
+} from './scenes/cards';
 import { rainfallChart, stormMap, trafficChart } from './scenes/charts';
 import {
   ferryCrossing,
@@ -46,8 +55,16 @@ export interface SampleSpec {
   /** The frame's date: this many days before the day the set is sent. */
   readonly daysAgo: number;
   readonly outcome: SampleOutcome;
-  /** For `rejected`: the reason a reviewer picked, with a note. */
-  readonly rejection?: { readonly reason: RejectReason; readonly note: string };
+  /** For `rejected`: the reason a reviewer picked, with a note and the regions they marked. */
+  readonly rejection?: {
+    readonly reason: RejectReason;
+    readonly note: string;
+    readonly regions?: readonly ReviewRegion[];
+  };
+  /** The channel's review policy decides it (DEMO_POLICY), not the demo reviewer. */
+  readonly byPolicy?: true;
+  /** A revision (`metadata.revision_of`) of this sample, sent once that one is decided. */
+  readonly revisionOf?: string;
   readonly clickZones?: readonly ClickZone[];
   readonly picture: SamplePicture;
 }
@@ -67,7 +84,9 @@ function zone(rect: SceneRect, url: string, label: string): ClickZone {
 /**
  * The sample set: what an agent of a small newsroom might send in a few days. Three frames are one
  * picture sent again (re-cropped and re-encoded, then resized and brightened), so the queue shows
- * "Looks like N"; one card has click zones; one upload is cut short and fails; one is a video.
+ * "Looks like N"; one card has click zones; one upload is cut short and fails; one is a video; a
+ * blank render is rejected by the demo channel's policy; one rejection marks regions and its
+ * revision waits for review.
  */
 export const SAMPLE_SPECS: readonly SampleSpec[] = [
   {
@@ -136,8 +155,25 @@ export const SAMPLE_SPECS: readonly SampleSpec[] = [
     caption: 'Automatic snapshot from the roof camera.',
     daysAgo: 2,
     outcome: 'rejected',
-    rejection: { reason: 'Low quality', note: 'The camera was offline: test pattern only.' },
+    rejection: {
+      reason: 'Low quality',
+      note: 'The camera was offline: test pattern only. Please send a new snapshot once it is back.',
+      regions: [
+        { x: 0.2656, y: 0.3472, width: 0.4688, height: 0.1944, label: 'No signal' },
+        { x: 0, y: 0, width: 1, height: 0.6667, label: 'Colour bars instead of the view' },
+      ],
+    },
     picture: { kind: 'scene', draw: testCard },
+  },
+  {
+    name: 'roof-cam-1-blank',
+    channel: 'demo',
+    title: 'Roof camera 1, 06:00',
+    caption: 'Automatic snapshot from the roof camera.',
+    daysAgo: 0,
+    outcome: 'rejected',
+    byPolicy: true,
+    picture: { kind: 'scene', draw: blankFrame },
   },
   {
     name: 'roof-cam-2',
@@ -222,4 +258,23 @@ export const SAMPLE_SPECS: readonly SampleSpec[] = [
     outcome: 'needs_review',
     picture: { kind: 'resend', of: 'harbour-sunrise', edit: { scale: 0.75, brightness: 1.06 } },
   },
+  // A revision goes once the frame it replaces is decided: the workbench shows the version stack.
+  {
+    name: 'roof-cam-3-retake',
+    channel: 'demo',
+    title: 'Roof camera 3, 06:00 (new snapshot)',
+    caption: 'The camera is back online: the view over the old town this morning.',
+    daysAgo: 2,
+    outcome: 'needs_review',
+    revisionOf: 'roof-cam-3',
+    picture: { kind: 'scene', draw: roofView },
+  },
 ];
+
+/**
+ * The demo channel's review policy (docs/policies.md): a blank render is rejected without a
+ * person, so a first run shows a decision by a rule (`roof-cam-1-blank`).
+ */
+export const DEMO_POLICY = {
+  rules: [{ name: 'blank', when: 'signals.blank', action: 'reject', reason: 'Low quality' }],
+} as const;

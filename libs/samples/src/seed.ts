@@ -6,14 +6,14 @@ import {
   type Status,
   type Submission,
 } from '@framedesk/client';
-import type { RejectReason } from '@framedesk/contracts';
+import type { RejectReason, ReviewRegion } from '@framedesk/contracts';
 import { frameDateOf, isFrameDate } from '@framedesk/domain';
 import type { SampleFrame } from './render';
 
 /** Decides frames waiting for review, as a reviewer would (the review service, or the review API). */
 export interface SampleReviewer {
   promote(id: string): Promise<void>;
-  reject(id: string, reason: RejectReason, note: string): Promise<void>;
+  reject(id: string, reason: RejectReason, note: string, regions: readonly ReviewRegion[]): Promise<void>;
 }
 
 export interface SeedSamplesOptions {
@@ -80,7 +80,7 @@ async function finishUpload(client: FramedeskClient, upload: MediaUpload, frame:
 }
 
 /** Creates one sample through the agent API; returns its submission id. */
-async function submit(options: SeedSamplesOptions, frame: SampleFrame): Promise<string> {
+async function submit(options: SeedSamplesOptions, frame: SampleFrame, revisionOf?: string): Promise<string> {
   const { client, agent, today } = options;
   const call = { idempotencyKey: sampleIdempotencyKey(frame.name) };
   const described = {
@@ -91,7 +91,8 @@ async function submit(options: SeedSamplesOptions, frame: SampleFrame): Promise<
   };
   const date = daysBefore(today, frame.daysAgo);
   if (frame.mediaType === 'image') {
-    const metadata = { agent_slug: agent, channel_slug: frame.channel, date, ...described };
+    const revision = revisionOf ? { revision_of: revisionOf } : {};
+    const metadata = { agent_slug: agent, channel_slug: frame.channel, date, ...revision, ...described };
     return (await client.submitFrame({ metadata, image: frame.bytes, filename: frame.filename }, call)).id;
   }
   const upload = await client.createVideoUpload(
@@ -141,7 +142,9 @@ export async function seedSamples(options: SeedSamplesOptions): Promise<SeedResu
       const found = before.get(frame.externalRef);
       if (found?.status === 'waiting_for_upload' && found.media_upload_id)
         await finishUpload(client, await client.getUpload(found.media_upload_id), frame);
-      ids.set(frame.name, found?.id ?? (await submit(options, frame)));
+      const revisionOf = frame.revisionOf ? ids.get(frame.revisionOf) : undefined;
+      if (frame.revisionOf && !revisionOf) throw new Error(`${frame.revisionOf} was not sent`);
+      ids.set(frame.name, found?.id ?? (await submit(options, frame, revisionOf)));
       if (!found) sent++;
     } catch (error) {
       if (isFatal(error)) throw error;
@@ -152,7 +155,7 @@ export async function seedSamples(options: SeedSamplesOptions): Promise<SeedResu
     const id = ids.get(frame.name);
     if (id) await settle(client, id, timeoutMs);
   };
-  const firsts = frames.filter((f) => !f.resendOf);
+  const firsts = frames.filter((f) => !f.resendOf && !f.revisionOf);
   for (const frame of firsts) await send(frame);
   for (const frame of firsts) await wait(frame);
   for (const frame of frames.filter((f) => f.resendOf)) {
@@ -161,10 +164,19 @@ export async function seedSamples(options: SeedSamplesOptions): Promise<SeedResu
   }
   for (const frame of frames) {
     const id = ids.get(frame.name);
-    if (!id || (frame.outcome !== 'promoted' && frame.outcome !== 'rejected')) continue;
+    // The channel's policy decides its own samples: one it left waiting stays waiting.
+    if (!id || frame.byPolicy || (frame.outcome !== 'promoted' && frame.outcome !== 'rejected')) continue;
     if ((await client.getSubmission(id)).status !== 'needs_review') continue;
     if (frame.outcome === 'promoted') await reviewer.promote(id);
-    else await reviewer.reject(id, frame.rejection?.reason ?? 'Other', frame.rejection?.note ?? 'Sample frame.');
+    else {
+      const { reason = 'Other', note = 'Sample frame.', regions = [] } = frame.rejection ?? {};
+      await reviewer.reject(id, reason, note, regions);
+    }
+  }
+  // Revisions last: `revision_of` must name a frame already decided.
+  for (const frame of frames.filter((f) => f.revisionOf)) {
+    await send(frame);
+    await wait(frame);
   }
   const statuses: Partial<Record<Status, number>> = {};
   for (const id of ids.values()) {

@@ -2,7 +2,8 @@ import { createReviewer, generateApiKey, generatePassword } from '@framedesk/acc
 import { createClient, isFramedeskError } from '@framedesk/client';
 import { loadSettings } from '@framedesk/config';
 import { frameDateOf } from '@framedesk/domain';
-import { renderSamples, SAMPLE_CHANNELS, seedSamples } from '@framedesk/samples';
+import { policyAdmin } from '@framedesk/policies';
+import { DEMO_POLICY, renderSamples, SAMPLE_CHANNELS, seedSamples } from '@framedesk/samples';
 import type { Command } from '../command';
 import { serviceReviewer } from '../demo/demo-reviewer';
 import { readPendingSamples, removePendingSamples, writePendingSamples } from '../demo/pending-samples';
@@ -40,6 +41,8 @@ export const demoCommands: Record<string, Command> = {
           'cli:demo',
         );
       }
+      // The samples show a decision by a rule: the demo channel's policy rejects a blank render.
+      if (samplesFile) await policyAdmin(database).set(DEMO.channel, DEMO_POLICY, 'cli:demo');
       if (samplesFile) await writePendingSamples(samplesFile, { api_key: key.key, today: frameDateOf(new Date()) });
       io.out(
         [

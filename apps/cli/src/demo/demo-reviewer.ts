@@ -40,8 +40,8 @@ export async function serviceReviewer(
       async promote(id) {
         await review.decide(id, { decision: 'promote' }, who);
       },
-      async reject(id, reason, note) {
-        await review.decide(id, { decision: 'reject', reason, note, regions: [] }, who);
+      async reject(id, reason, note, regions) {
+        await review.decide(id, { decision: 'reject', reason, note, regions: [...regions] }, who);
       },
     },
     close: async () => {

@@ -172,3 +172,39 @@ export function testCard(_r: Rng): string {
   ];
   return svgDocument(w, h, [], body);
 }
+
+/** A failed render: one flat grey, nothing else (what a `blank` policy rule rejects). */
+export function blankFrame(_r: Rng): string {
+  return svgDocument(1280, 720, [], ['<rect width="1280" height="720" fill="#7f7f7f"/>']);
+}
+
+/** Roof camera 3 working again: rooftops and chimneys under a morning sky. */
+export function roofView(r: Rng): string {
+  const [w, h] = [1280, 720];
+  const roofs: string[] = [];
+  for (let x = -40; x < w; x += between(r, 120, 220)) {
+    const top = between(r, 330, 520);
+    const width = between(r, 140, 260);
+    const shade = Math.round(between(r, 60, 130));
+    roofs.push(
+      `<polygon points="${n(x)},${h} ${n(x)},${n(top + 40)} ${n(x + width / 2)},${n(top)} ${n(x + width)},${n(top + 40)} ${n(x + width)},${h}" fill="rgb(${shade + 60},${shade},${shade - 20})"/>`,
+      `<rect x="${n(x + width * 0.7)}" y="${n(top - 30)}" width="18" height="50" fill="#3a2a22"/>`,
+    );
+  }
+  const body = [
+    '<rect width="1280" height="720" fill="url(#sky)"/>',
+    `<circle cx="${n(between(r, 200, 1080))}" cy="160" r="54" fill="#fff4c8"/>`,
+    ...roofs,
+  ];
+  return svgDocument(
+    w,
+    h,
+    [
+      linearGradient('sky', [
+        [0, '#7fb3e0'],
+        [1, '#f6dcae'],
+      ]),
+    ],
+    body,
+  );
+}
