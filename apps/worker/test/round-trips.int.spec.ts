@@ -58,7 +58,7 @@ function jobWindow(calls: readonly string[]): string[] {
 }
 
 describe('round trips per processed image (worker runtime, real PostgreSQL, Redis and sharp)', () => {
-  it('received → needs_review from the intake: 7 statements in 2 transactions, 3 Redis calls', async () => {
+  it('received → needs_review from the intake: 9 statements in 3 transactions, 3 Redis calls', async () => {
     const ids = [await h.seedImage(makePng(320, 240, { seed: 1 })), await h.seedImage(makePng(320, 240, { seed: 2 }))];
     for (const id of ids) {
       const counted = await countRoundTrips(() => processOne(id), {
@@ -69,9 +69,11 @@ describe('round trips per processed image (worker runtime, real PostgreSQL, Redi
         skipRedis: (connection, command) =>
           connection === h.redis || command === 'xreadgroup' || command === 'eval' || command === 'bzpopmin',
       });
-      // The media guard's row lock (lockForMedia, issue 38 point 8) is the seventh: see below.
-      expect(counted.sql, counted.sql.join('\n')).toHaveLength(7);
-      expect(transactionsOf(counted.sql)).toBe(2);
+      // The media guard's row lock (lockForMedia, issue 38 point 8), the review policy's nearest
+      // decided frames and its recorded signals (issue 36): see below.
+      expect(counted.sql, counted.sql.join('\n')).toHaveLength(9);
+      // The nearest-decided lookup runs on its own, outside the finishing transaction.
+      expect(transactionsOf(counted.sql)).toBe(3);
       // One review change per transition (one XADD each), the acknowledgement.
       expect(counted.redis).toEqual(['xadd', 'xadd', 'xack']);
       const row = await h.db.repos.submissions.findById(id);
@@ -79,7 +81,7 @@ describe('round trips per processed image (worker runtime, real PostgreSQL, Redi
     }
   });
 
-  it('received → needs_review as a re-run, from the image queue: 7 statements, 4 Redis calls', async () => {
+  it('received → needs_review as a re-run, from the image queue: 9 statements, 4 Redis calls', async () => {
     const ids = [await h.seedImage(makePng(320, 240, { seed: 3 })), await h.seedImage(makePng(320, 240, { seed: 4 }))];
     for (const id of ids) {
       const counted = await countRoundTrips(() => processOne(id, 'queue'), {
@@ -88,11 +90,13 @@ describe('round trips per processed image (worker runtime, real PostgreSQL, Redi
           connection === h.redis || command === 'bzpopmin' || command === 'xreadgroup',
       });
       // 1: received → media_processing, reading the original's location (one statement).
+      // The review policy's nearest promoted and rejected frames (one capped band lookup, issue 36).
       // 2: BEGIN, the media guard's lock of the frame's row (no media committed for an erased or
-      //    purged frame), the variant rows, the fingerprint with its near-duplicate count,
-      //    → needs_review, COMMIT.
-      expect(counted.sql, counted.sql.join('\n')).toHaveLength(7);
-      expect(transactionsOf(counted.sql)).toBe(2);
+      //    purged frame), the variant rows, the signals a policy reads (kept for `policy simulate`),
+      //    the fingerprint with its near-duplicate count, → needs_review, COMMIT.
+      expect(counted.sql, counted.sql.join('\n')).toHaveLength(9);
+      // The nearest-decided lookup runs on its own, outside the finishing transaction.
+      expect(transactionsOf(counted.sql)).toBe(3);
       // moveToActive, one review change per transition (one XADD each), moveToFinished.
       expect(jobWindow(counted.redis)).toEqual([MOVE_TO_ACTIVE, 'xadd', 'xadd', MOVE_TO_FINISHED]);
       const row = await h.db.repos.submissions.findById(id);

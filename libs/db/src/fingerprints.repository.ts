@@ -88,7 +88,7 @@ export function bandMasks(radius: number): number[] {
 }
 
 /** Where a search's frame sits: its channel and creation time, as values or as SQL (a column). */
-interface SearchOrigin {
+export interface SearchOrigin {
   readonly channelId: Prisma.Sql;
   readonly createdAt: Prisma.Sql;
   readonly since: Prisma.Sql;
@@ -106,7 +106,7 @@ const originOf = (f: FingerprintRow, settings: SimilaritySettings): SearchOrigin
  * (channel_id, band_i, created_at), newest first, and the outer LIMIT stops the lookups as soon as
  * the band has its share, however many frames share the value.
  */
-function bandCandidates(column: Prisma.Sql, values: number[], origin: SearchOrigin): Prisma.Sql {
+export function bandCandidates(column: Prisma.Sql, values: number[], origin: SearchOrigin): Prisma.Sql {
   return Prisma.sql`(
     SELECT c.submission_id, c.created_at, c.perceptual_hash
     FROM unnest(${values}::int[]) AS v(value)

@@ -1,5 +1,5 @@
 import { Prisma } from './generated/prisma/client.ts';
-import { bandMasks, fingerprintBands, type SimilaritySettings } from './fingerprints.repository';
+import { bandCandidates, bandMasks, fingerprintBands, type SimilaritySettings } from './fingerprints.repository';
 import type { DbClient } from './prisma';
 
 /** A channel's review policy as stored (docs/policies.md). */
@@ -109,14 +109,22 @@ export function policiesRepository(db: DbClient) {
       const masks = bandMasks(Math.floor(settings.maxDistance / 4));
       const [b0, b1, b2, b3] = fingerprintBands(hash).map((band) => masks.map((m) => band ^ m));
       const distance = Prisma.sql`bit_count((f.perceptual_hash # ${hash})::bit(64))`;
+      // The same capped band lookup as the near-duplicate search (MAX_BAND_CANDIDATES per band), so
+      // a channel flooded with identical hashes (blank frames) costs a bounded read, not one per frame.
+      const origin = {
+        channelId: Prisma.sql`(SELECT channel_id FROM submissions WHERE id = ${submissionId})`,
+        createdAt: Prisma.sql`${new Date()}`,
+        since: Prisma.sql`${new Date(Date.now() - settings.windowDays * DAY_MS)}`,
+      };
       const rows = await db.$queryRaw<{ status: 'promoted' | 'rejected'; distance: number }[]>`
         SELECT s.status::text AS status, min(${distance})::int AS distance
-        FROM submission_fingerprints f JOIN submissions s ON s.id = f.submission_id
-        WHERE f.channel_id = (SELECT channel_id FROM submissions WHERE id = ${submissionId})
-          AND f.created_at >= ${new Date(Date.now() - settings.windowDays * DAY_MS)}
-          AND (f.band_0 = ANY(${b0}::int[]) OR f.band_1 = ANY(${b1}::int[])
-            OR f.band_2 = ANY(${b2}::int[]) OR f.band_3 = ANY(${b3}::int[]))
-          AND f.submission_id <> ${submissionId}
+        FROM (
+          ${bandCandidates(Prisma.sql`f.band_0`, b0!, origin)}
+          UNION ${bandCandidates(Prisma.sql`f.band_1`, b1!, origin)}
+          UNION ${bandCandidates(Prisma.sql`f.band_2`, b2!, origin)}
+          UNION ${bandCandidates(Prisma.sql`f.band_3`, b3!, origin)}
+        ) f JOIN submissions s ON s.id = f.submission_id
+        WHERE f.submission_id <> ${submissionId}
           AND s.status IN ('promoted', 'rejected')
           AND ${distance} <= ${settings.maxDistance}
         GROUP BY s.status`;
