@@ -2,8 +2,9 @@
 // and 8): 200 streams opened by five reviewers (four sessions each, 10 at once), then readers that
 // stop reading while 12 MB of changes go out. Each stream past REVIEW_STREAMS_PER_SESSION /
 // _PER_REVIEWER closes the oldest, a stalled reader is cut off, the registry of open streams
-// empties, and throughout the API's RSS stays under API_RSS_BOUND_MIB, /healthz answers within a
-// second, and a bystander reviewer and an agent are served.
+// empties, and throughout (the abuse harness, abuse-support.ts) the API process's RSS stays under
+// ABUSE_RSS_BOUND_MIB, /healthz answers within ABUSE_HEALTHZ_BOUND_MS, and a bystander reviewer and
+// an agent are served.
 import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { apiKeysService, createReviewer, reviewerSessionsService } from '@framedesk/access';
@@ -11,7 +12,7 @@ import { createDatabase, type Database } from '@framedesk/db';
 import { createRedis, type Redis, reviewChangesKeys } from '@framedesk/queues';
 import { ReviewerClient } from '@framedesk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { watchApi } from './abuse.streams.watch';
+import { duringAbuse, expectHeld, processRss } from './abuse-support';
 import { API_RSS_BOUND_MIB, type RelStack, reportFigures, startRelStack, submitFrame } from './harness';
 
 const PER_SESSION = 4;
@@ -108,74 +109,75 @@ describe('abuse: the live stream', () => {
 
     const bystander = await signIn('bystander@example.com');
     const bystanderStream = await openStream(stack.apiUrl, bystander.cookie);
-    const watch = watchApi(stack.apiUrl, stack.api().child.pid!, async () => {
-      const res = await bystander.call('GET', '/review/queue');
-      await res.arrayBuffer();
-      if (res.status !== 200) throw new Error(`bystander's queue: ${res.status}`);
-    });
+    const watched = {
+      url: stack.apiUrl,
+      rss: processRss(stack.api().child.pid!),
+      bystander: async () => {
+        const res = await bystander.call('GET', '/review/queue');
+        await res.arrayBuffer();
+        if (res.status !== 200) throw new Error(`bystander's queue: ${res.status}`);
+      },
+    };
+    const { result, report } = await duringAbuse(watched, async () => {
+      // 200 streams at once: five reviewers, four sessions each, ten streams per session.
+      const sessions: ReviewerClient[] = [];
+      for (const email of reviewers) for (let i = 0; i < 4; i++) sessions.push(await signIn(email));
+      // In waves of 10 at once (half the sessions, one stream each), as fast as the API answers.
+      const cpuBefore = cpuSeconds(stack.api().child.pid!);
+      const streams: Stream[] = [];
+      for (let wave = 0; wave < 20; wave++) {
+        const half = sessions.filter((_, i) => i % 2 === wave % 2);
+        streams.push(...(await Promise.all(half.map((s) => openStream(stack.apiUrl, s.cookie)))));
+      }
+      const cpuPerStreamMs = Math.round(((cpuSeconds(stack.api().child.pid!) - cpuBefore) * 1000) / streams.length);
+      const kept = reviewers.length * Math.min(PER_REVIEWER, 4 * PER_SESSION);
+      await expect.poll(() => streams.filter((s) => s.ended()).length, { timeout: 30_000 }).toBe(200 - kept);
+      expect(streams.filter((s) => s.ended()).every((s) => s.events.includes('closed'))).toBe(true);
+      const openAfterStorm = await openOnServer(stack.apiUrl);
+      expect(openAfterStorm).toBe(kept + 1);
+      streams.forEach((s) => s.close());
+      await expect.poll(() => openOnServer(stack.apiUrl), { timeout: 30_000 }).toBe(1);
 
-    watch.phase = '200 streams';
-    // 200 streams at once: five reviewers, four sessions each, ten streams per session.
-    const sessions: ReviewerClient[] = [];
-    for (const email of reviewers) for (let i = 0; i < 4; i++) sessions.push(await signIn(email));
-    // In waves of 10 at once (half the sessions, one stream each), as fast as the API answers.
-    const cpuBefore = cpuSeconds(stack.api().child.pid!);
-    const streams: Stream[] = [];
-    for (let wave = 0; wave < 20; wave++) {
-      const half = sessions.filter((_, i) => i % 2 === wave % 2);
-      streams.push(...(await Promise.all(half.map((s) => openStream(stack.apiUrl, s.cookie)))));
-    }
-    const cpuPerStreamMs = Math.round(((cpuSeconds(stack.api().child.pid!) - cpuBefore) * 1000) / streams.length);
-    const kept = reviewers.length * Math.min(PER_REVIEWER, 4 * PER_SESSION);
-    await expect.poll(() => streams.filter((s) => s.ended()).length, { timeout: 30_000 }).toBe(200 - kept);
-    expect(streams.filter((s) => s.ended()).every((s) => s.events.includes('closed'))).toBe(true);
-    const openAfterStorm = await openOnServer(stack.apiUrl);
-    expect(openAfterStorm).toBe(kept + 1);
-    watch.phase = 'closing';
-    streams.forEach((s) => s.close());
-    await expect.poll(() => openOnServer(stack.apiUrl), { timeout: 30_000 }).toBe(1);
-
-    watch.phase = 'stalled readers';
-    // Readers that stop reading: two admins (every change is theirs), two sessions, four streams each.
-    const stalled: Socket[] = [];
-    let cutOff = 0;
-    for (const email of ['a0@example.com', 'a1@example.com'])
-      for (let i = 0; i < 2; i++) {
-        const { cookie } = await signIn(email);
-        for (let j = 0; j < PER_SESSION; j++) {
-          const socket = connect(stack.apiPort, '127.0.0.1');
-          socket.on('error', () => undefined);
-          socket.on('close', () => cutOff++);
-          socket.write(`GET /review/events HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: ${cookie}\r\n\r\n`);
-          socket.pause();
-          stalled.push(socket);
+      // Readers that stop reading: two admins (every change is theirs), two sessions, four streams each.
+      const stalled: Socket[] = [];
+      let cutOff = 0;
+      for (const email of ['a0@example.com', 'a1@example.com'])
+        for (let i = 0; i < 2; i++) {
+          const { cookie } = await signIn(email);
+          for (let j = 0; j < PER_SESSION; j++) {
+            const socket = connect(stack.apiPort, '127.0.0.1');
+            socket.on('error', () => undefined);
+            socket.on('close', () => cutOff++);
+            socket.write(`GET /review/events HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: ${cookie}\r\n\r\n`);
+            socket.pause();
+            stalled.push(socket);
+          }
         }
+      await expect.poll(() => openOnServer(stack.apiUrl), { timeout: 30_000 }).toBe(stalled.length + 1);
+      // 12 MB of changes (4 KB each, of a channel the bystander is not in), 100 per round trip: more
+      // than a stalled socket's kernel buffers (4 MB sent, 128 KB received here) and the 256 KiB bound.
+      const stream = reviewChangesKeys(stack.env['REDIS_PREFIX']!).stream;
+      const padding = 'x'.repeat(4000);
+      for (let batch = 0; batch < 30; batch++) {
+        const pipeline = redis.pipeline();
+        for (let i = 0; i < 100; i++) {
+          const change = { kind: 'status', id: `sub_${batch}_${i}_${padding}`, channel: 'chn_elsewhere' };
+          pipeline.xadd(stream, 'MAXLEN', '~', '1000', '*', 'change', JSON.stringify(change));
+        }
+        await pipeline.exec();
+        await new Promise((r) => setTimeout(r, 100)); // about 4 MB/s: a busy installation's changes, but large
       }
-    await expect.poll(() => openOnServer(stack.apiUrl), { timeout: 30_000 }).toBe(stalled.length + 1);
-    watch.phase = 'flood';
-    // 12 MB of changes (4 KB each, of a channel the bystander is not in), 100 per round trip: more
-    // than a stalled socket's kernel buffers (4 MB sent, 128 KB received here) and the 256 KiB bound.
-    const stream = reviewChangesKeys(stack.env['REDIS_PREFIX']!).stream;
-    const padding = 'x'.repeat(4000);
-    for (let batch = 0; batch < 30; batch++) {
-      const pipeline = redis.pipeline();
-      for (let i = 0; i < 100; i++) {
-        const change = { kind: 'status', id: `sub_${batch}_${i}_${padding}`, channel: 'chn_elsewhere' };
-        pipeline.xadd(stream, 'MAXLEN', '~', '1000', '*', 'change', JSON.stringify(change));
-      }
-      await pipeline.exec();
-      await new Promise((r) => setTimeout(r, 100)); // about 4 MB/s: a busy installation's changes, but large
-    }
-    await expect.poll(() => openOnServer(stack.apiUrl), { timeout: 60_000 }).toBe(1);
-    stalled.forEach((s) => s.resume());
-    await expect.poll(() => cutOff, { timeout: 30_000 }).toBe(stalled.length);
+      await expect.poll(() => openOnServer(stack.apiUrl), { timeout: 60_000 }).toBe(1);
+      stalled.forEach((s) => s.resume());
+      await expect.poll(() => cutOff, { timeout: 30_000 }).toBe(stalled.length);
 
-    watch.phase = 'after';
-    // Everyone else is still served: the bystander's stream hears its channel, the agent submits.
-    await redis.xadd(stream, '*', 'change', JSON.stringify({ kind: 'claim', id: 'sub_sentinel', channel: newsId }));
-    await expect.poll(() => bystanderStream.events.includes('change'), { timeout: 30_000 }).toBe(true);
-    const frame = await submitFrame(stack.apiUrl, agentKey, { agent: 'bot', channel: 'news' });
-    const report = await watch.stop();
+      // Everyone else is still served: the bystander's stream hears its channel, the agent submits.
+      await redis.xadd(stream, '*', 'change', JSON.stringify({ kind: 'claim', id: 'sub_sentinel', channel: newsId }));
+      await expect.poll(() => bystanderStream.events.includes('change'), { timeout: 30_000 }).toBe(true);
+      const frame = await submitFrame(stack.apiUrl, agentKey, { agent: 'bot', channel: 'news' });
+      return { streams, cpuPerStreamMs, openAfterStorm, kept, cutOff, frame };
+    });
+    const { streams, cpuPerStreamMs, openAfterStorm, kept, cutOff, frame } = result;
     bystanderStream.close();
 
     reportFigures('abuse-streams', {
@@ -188,9 +190,8 @@ describe('abuse: the live stream', () => {
       ...report,
     });
     expect(frame.status).toBe(202);
-    expect(report.healthFailures).toEqual([]);
-    expect(report.maxHealthMs).toBeLessThan(1000);
-    expect(report.bystanderFailures).toEqual([]);
+    expectHeld(report);
+    // The API process alone, without vitest in it: held to the tighter bound of a separate API too.
     expect(report.maxRssMiB).toBeLessThan(API_RSS_BOUND_MIB);
   });
 });
