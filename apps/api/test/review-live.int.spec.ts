@@ -59,7 +59,11 @@ describe('review API: batch decisions and live events', () => {
       'rejected',
       'rejected',
     ]);
-    expect((await h.db.repos.submissions.findById(b))?.reviewReason).toBe('Duplicate: same as yesterday');
+    // The reason stays one of the list; the note goes to the agent on its own (issue 37).
+    expect(await h.db.repos.submissions.findById(b)).toMatchObject({
+      reviewReason: 'Duplicate',
+      reviewNote: 'same as yesterday',
+    });
     for (const bad of [{ ids: [], decision: 'promote' }, { ids: ['x'], decision: 'promote' }, { ids: [a] }]) {
       const refused = await alice.call('POST', '/review/decisions', bad);
       expect(refused.status).toBe(422);

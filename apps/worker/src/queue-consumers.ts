@@ -72,7 +72,7 @@ export function queueConsumers(options: QueueConsumersOptions): (queue: QueueNam
       async reclaimed(entry) {
         stats.stalled++;
         metrics.jobStalled('image-processing');
-        const crash = await recordProcessingCrash(db, entry.submissionId);
+        const crash = await recordProcessingCrash(db, entry.submissionId, settings.WORKER_CRASH_LIMIT);
         const fields = { queue: 'image-processing', entry: entry.id, submission_id: entry.submissionId, ...crash };
         if (crash.failed) {
           logger.error(fields, 'image stalled once too often: failed processing_crashed');
@@ -91,7 +91,7 @@ export function queueConsumers(options: QueueConsumersOptions): (queue: QueueNam
    * by BullMQ's failure of a job that stalled more than `maxStalledCount` times.
    */
   const countCrash = async (jobId: string, submissionId: string) => {
-    const crash = await recordProcessingCrash(db, submissionId);
+    const crash = await recordProcessingCrash(db, submissionId, settings.WORKER_CRASH_LIMIT);
     if (crash.failed)
       logger.error(
         { jobId, submission_id: submissionId, ...crash },

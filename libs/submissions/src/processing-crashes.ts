@@ -3,7 +3,8 @@ import { markSubmissionFailed } from './processing.service';
 
 /**
  * Crashes of its processing (the worker ended: a native crash, out of memory) after which a frame
- * fails `processing_crashed` instead of being run again (docs/operations.md, "The image intake").
+ * fails `processing_crashed` instead of being run again (docs/operations.md, "The image intake"):
+ * `WORKER_CRASH_LIMIT`'s default.
  */
 export const PROCESSING_CRASH_LIMIT = 3;
 
@@ -19,9 +20,13 @@ export interface CrashRecord {
  * the frame at the limit, so a poison image stops killing workers. Not for runs that merely
  * failed or were retried: only for those whose worker stopped renewing its hold.
  */
-export async function recordProcessingCrash(db: Database, submissionId: string): Promise<CrashRecord> {
+export async function recordProcessingCrash(
+  db: Database,
+  submissionId: string,
+  limit = PROCESSING_CRASH_LIMIT,
+): Promise<CrashRecord> {
   const crashes = await db.repos.submissions.recordCrash(submissionId);
-  if (crashes === null || crashes < PROCESSING_CRASH_LIMIT) return { crashes, failed: false };
+  if (crashes === null || crashes < limit) return { crashes, failed: false };
   const failed = await markSubmissionFailed(
     db,
     submissionId,

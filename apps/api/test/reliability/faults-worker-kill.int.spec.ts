@@ -17,6 +17,10 @@ describe('fault: workers SIGKILLed repeatedly during processing', () => {
         RECONCILE_AFTER_SECONDS: '3',
         RECONCILE_INTERVAL_SECONDS: '1',
         RATE_LIMIT_PER_MINUTE: '100000',
+        // This test kills every worker four times in a row on purpose: a frame in flight at three
+        // of those kills is what the poison guard fails (processing_crashed, WORKER_CRASH_LIMIT 3).
+        // Nothing here is poison, so the limit is above the kills.
+        WORKER_CRASH_LIMIT: '10',
       },
     });
     key = await stack.createAgent('bot', ['news']);
