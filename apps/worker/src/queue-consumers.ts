@@ -37,7 +37,7 @@ export function queueConsumers(options: QueueConsumersOptions): (queue: QueueNam
   const observed = { logger, metrics: metrics.pipeline, db };
 
   const processor = (queue: QueueName) => async (job: Job, token?: string) => {
-    if (job.name === 'image.process' && job.stalledCounter > 0 && (await crashedTooOften(job))) return;
+    if (job.name === 'image.process' && (await stalledTooOften(job))) return;
     return observeJob(
       {
         ...observed,
@@ -100,6 +100,19 @@ export function queueConsumers(options: QueueConsumersOptions): (queue: QueueNam
     return crash.failed;
   };
   const crashedTooOften = (job: Job) => countCrash(job.id!, (job.data as { submissionId: string }).submissionId);
+
+  /**
+   * BullMQ's `stalledCounter` only grows: every run after a stall sees it, including the runs of a
+   * job held for a server fault. The stalls counted so far are kept in the job's data, so each
+   * stall is one crash however often the job runs after it.
+   */
+  const stalledTooOften = async (job: Job) => {
+    const counted = (job.data as { stallsCounted?: number }).stallsCounted ?? 0;
+    if (job.stalledCounter <= counted) return false;
+    if (await crashedTooOften(job)) return true;
+    await job.updateData({ ...job.data, stallsCounted: job.stalledCounter });
+    return false;
+  };
 
   return (queue) => {
     const worker = createQueueWorker(queue, connection, settings.REDIS_PREFIX, processor(queue), {

@@ -243,7 +243,8 @@ async function driveLoad(fleet: Fleet, options: FleetRunOptions, clip: Buffer) {
     new Map(
       (
         await fleet.sql.query<{ id: string; status: string }>(
-          'SELECT id, status::text FROM submissions WHERE id = ANY($1)',
+          // A failed frame is named with its failure code: the cause is what a reader needs.
+          `SELECT id, status::text || coalesce(' ' || failure_code, '') AS status FROM submissions WHERE id = ANY($1)`,
           [ids],
         )
       ).rows.map((r) => [r.id, r.status]),
