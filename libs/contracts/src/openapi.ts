@@ -120,15 +120,231 @@ const createErrors = {
  * The OpenAPI 3.1 document of the agent API, built from the same schemas the server validates
  * with. `config` supplies the limits it states.
  */
+const idPath = (name: string, schema: TSchema, description: string) => ({
+  name,
+  in: 'path',
+  required: true,
+  description,
+  schema: plain(schema),
+});
+
+const cursorParam = {
+  name: 'cursor',
+  in: 'query',
+  required: false,
+  description: '`next_cursor` of the previous page',
+  schema: { type: 'string' },
+};
+
+const limitParam = (description?: string) => ({
+  name: 'limit',
+  in: 'query',
+  required: false,
+  ...(description ? { description } : {}),
+  schema: { type: 'integer', minimum: 1, maximum: LIST_LIMIT_MAX, default: LIST_LIMIT_DEFAULT },
+});
+
+/** `/v1/frame-submissions` (submit, list, get) and the agent's feedback record. */
+function frameSubmissionPaths(config: OpenApiConfig) {
+  return {
+    '/v1/frame-submissions': {
+      post: {
+        operationId: 'createFrameSubmission',
+        summary: 'Submit an image frame',
+        description: `Multipart with parts \`metadata\` (JSON, at most ${config.api.metadata_max_bytes} bytes) and \`image\` (${config.media.allowed_image_mime_types.join(', ')}; really a PNG). The whole body may be at most ${config.media.multipart_max_bytes} bytes. A \`video\` part or a \`media_upload_id\` field is refused with 415: videos go through POST /v1/media-uploads.`,
+        parameters: [idempotencyKey],
+        requestBody: {
+          required: true,
+          content: {
+            'multipart/form-data': {
+              schema: {
+                type: 'object',
+                required: ['metadata', 'image'],
+                properties: {
+                  metadata: ref('FrameMetadata'),
+                  image: { type: 'string', contentMediaType: 'image/png' },
+                },
+              },
+              example: { metadata: requestExamples.frameMetadata, image: '(PNG bytes)' },
+              encoding: {
+                metadata: { contentType: 'application/json' },
+                image: { contentType: config.media.allowed_image_mime_types.join(', ') },
+              },
+            },
+          },
+        },
+        responses: {
+          '202': {
+            description: 'Accepted with status `received`; processing continues asynchronously',
+            headers: rateLimitHeaders,
+            content: json('FrameSubmission'),
+          },
+          ...createErrors,
+          ...commonErrors,
+        },
+      },
+      get: {
+        operationId: 'listFrameSubmissions',
+        summary: "The agent's own submissions, newest first",
+        parameters: [
+          { name: 'channel_slug', in: 'query', required: false, schema: plain(SlugSchema) },
+          { name: 'status', in: 'query', required: false, schema: plain(SubmissionStatusSchema) },
+          cursorParam,
+          limitParam(),
+        ],
+        responses: {
+          '200': { description: 'One page', headers: rateLimitHeaders, content: json('FrameSubmissionList') },
+          '400': problem('`invalid_request`: the cursor is not one we issued'),
+          '422': problem('`validation_failed`'),
+          ...commonErrors,
+        },
+      },
+    },
+    '/v1/frame-submissions/{submission_id}': {
+      get: {
+        operationId: 'getFrameSubmission',
+        summary: 'The full submission, for polling',
+        parameters: [idPath('submission_id', SubmissionIdSchema, 'The `sub_` id')],
+        responses: {
+          '200': { description: 'The submission', headers: rateLimitHeaders, content: json('FrameSubmission') },
+          '404': problem("`not_found`: unknown, or another agent's"),
+          ...commonErrors,
+        },
+      },
+    },
+    '/v1/agents/{agent_slug}/feedback': {
+      get: {
+        operationId: 'getAgentFeedback',
+        summary: "The agent's own record: counts, shares, top reasons, time to decision, recent rejections",
+        description:
+          "Poll it like every agent endpoint (no webhook, no push). Counts, shares, reasons and the median cover the frames sent since `since`; `rejections` are the frames rejected since `since`, the most recently decided first, with their notes and regions (paged). Never a reviewer's identity.",
+        parameters: [
+          idPath('agent_slug', SlugSchema, "The key's own agent (any other slug is 404)"),
+          {
+            name: 'since',
+            in: 'query',
+            required: false,
+            description: 'An ISO 8601 date (`2026-11-01`) or timestamp; 30 days ago by default',
+            schema: { type: 'string' },
+          },
+          cursorParam,
+          limitParam('Rejections per page'),
+        ],
+        responses: {
+          '200': { description: 'The record', headers: rateLimitHeaders, content: json('AgentFeedback') },
+          '400': problem('`invalid_request`: the cursor is not one we issued'),
+          '404': problem("`not_found`: not the key's own agent"),
+          '422': problem('`validation_failed`: `since` or `limit`'),
+          ...commonErrors,
+        },
+      },
+    },
+  };
+}
+
+/** `/v1/media-uploads`: video upload sessions. */
+function mediaUploadPaths(config: OpenApiConfig) {
+  return {
+    '/v1/media-uploads': {
+      post: {
+        operationId: 'createMediaUpload',
+        summary: 'Create a video upload session (and its submission)',
+        description: `Allowed content types: ${config.media.allowed_video_mime_types.join(', ') || 'none'}. The session expires after ${config.delivery.vendor_stream_upload_expires_seconds} seconds. Upload with \`upload_protocol\`: \`basic\` (one multipart POST of field \`file\`) or \`tus\` (tus 1.0). The submission then continues by itself; do not resubmit with \`media_upload_id\`.`,
+        parameters: [idempotencyKey],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': { schema: ref('MediaUploadRequest'), example: requestExamples.mediaUpload },
+          },
+        },
+        responses: {
+          '201': {
+            description: 'Created with status `waiting_for_upload`',
+            headers: rateLimitHeaders,
+            content: json('MediaUpload'),
+          },
+          ...createErrors,
+          ...commonErrors,
+          '413': problem("`payload_too_large`: `byte_size` is above the installation's largest video"),
+          '429': {
+            ...problem(
+              "`rate_limited` (per-key limit) or `quota_exceeded` (the agent's open upload sessions or their bytes); retry after `Retry-After`",
+            ),
+            headers: { 'Retry-After': { schema: { type: 'integer' } } },
+          },
+        },
+      },
+    },
+    '/v1/media-uploads/{upload_id}': {
+      get: {
+        operationId: 'getMediaUpload',
+        summary: "The upload session; its status is its submission's",
+        parameters: [idPath('upload_id', UploadIdSchema, 'The `upl_` id')],
+        responses: {
+          '200': { description: 'The upload session', headers: rateLimitHeaders, content: json('MediaUpload') },
+          '404': problem("`not_found`: unknown, or another agent's"),
+          ...commonErrors,
+        },
+      },
+    },
+  };
+}
+
+/** `/media/…`: signed variant URLs. */
+function mediaPaths() {
+  return {
+    '/media/{submission_id}/{name}': {
+      get: {
+        operationId: 'getMedia',
+        summary: 'A variant (or poster) of a submission, by the signed URL its `variants` give',
+        description:
+          'The URL is its own authorization (`expires` and `signature`, issued by GET of the submission, valid for 15 minutes): no Bearer key. `public`, the full-resolution variant, is made once the frame is promoted: asked before it exists it is made on the request, or answered 202 with `Retry-After` — never 404 while the frame can still be delivered. A rejected, failed or purged frame never gets one (404).',
+        security: [],
+        parameters: [
+          idPath('submission_id', SubmissionIdSchema, 'The `sub_` id'),
+          {
+            name: 'name',
+            in: 'path',
+            required: true,
+            description: 'A variant name (`public`, `thumbnail`, `preview`, …) or `poster`',
+            schema: { type: 'string' },
+          },
+          { name: 'expires', in: 'query', required: true, schema: { type: 'string' } },
+          { name: 'signature', in: 'query', required: true, schema: { type: 'string' } },
+        ],
+        responses: {
+          '200': {
+            description: 'The image',
+            content: { 'image/webp': { schema: { type: 'string', contentMediaType: 'image/webp' } } },
+          },
+          '202': {
+            description:
+              '`public` does not exist yet: made when the frame is promoted (`Retry-After: 30` while it is in review), or being made now (`Retry-After: 2`). Request the same URL again after `Retry-After` seconds (GET the submission for a fresh URL once it expires).',
+            headers: { 'Retry-After': { schema: { type: 'integer' } } },
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['status', 'detail', 'retry_after_seconds'],
+                  properties: {
+                    status: { const: 'pending' },
+                    detail: { type: 'string' },
+                    retry_after_seconds: { type: 'integer' },
+                  },
+                },
+              },
+            },
+          },
+          '403': problem('`forbidden`: the URL is not one we signed, or it has expired'),
+          '404': problem('`not_found`: no such media (a rejected, failed or purged frame has no `public`)'),
+        },
+      },
+    },
+  };
+}
+
 export function buildOpenApiDocument(config: OpenApiConfig): Record<string, unknown> {
   const limits: ContractLimits = { clickZonesMax: config.media.click_zones_max };
-  const idPath = (name: string, schema: TSchema, description: string) => ({
-    name,
-    in: 'path',
-    required: true,
-    description,
-    schema: plain(schema),
-  });
   return {
     openapi: '3.1.0',
     info: {
@@ -140,210 +356,9 @@ export function buildOpenApiDocument(config: OpenApiConfig): Record<string, unkn
     servers: [{ url: config.api.base_url }],
     security: [{ bearerAuth: [] }],
     paths: {
-      '/v1/frame-submissions': {
-        post: {
-          operationId: 'createFrameSubmission',
-          summary: 'Submit an image frame',
-          description: `Multipart with parts \`metadata\` (JSON, at most ${config.api.metadata_max_bytes} bytes) and \`image\` (${config.media.allowed_image_mime_types.join(', ')}; really a PNG). The whole body may be at most ${config.media.multipart_max_bytes} bytes. A \`video\` part or a \`media_upload_id\` field is refused with 415: videos go through POST /v1/media-uploads.`,
-          parameters: [idempotencyKey],
-          requestBody: {
-            required: true,
-            content: {
-              'multipart/form-data': {
-                schema: {
-                  type: 'object',
-                  required: ['metadata', 'image'],
-                  properties: {
-                    metadata: ref('FrameMetadata'),
-                    image: { type: 'string', contentMediaType: 'image/png' },
-                  },
-                },
-                example: { metadata: requestExamples.frameMetadata, image: '(PNG bytes)' },
-                encoding: {
-                  metadata: { contentType: 'application/json' },
-                  image: { contentType: config.media.allowed_image_mime_types.join(', ') },
-                },
-              },
-            },
-          },
-          responses: {
-            '202': {
-              description: 'Accepted with status `received`; processing continues asynchronously',
-              headers: rateLimitHeaders,
-              content: json('FrameSubmission'),
-            },
-            ...createErrors,
-            ...commonErrors,
-          },
-        },
-        get: {
-          operationId: 'listFrameSubmissions',
-          summary: "The agent's own submissions, newest first",
-          parameters: [
-            { name: 'channel_slug', in: 'query', required: false, schema: plain(SlugSchema) },
-            { name: 'status', in: 'query', required: false, schema: plain(SubmissionStatusSchema) },
-            {
-              name: 'cursor',
-              in: 'query',
-              required: false,
-              description: '`next_cursor` of the previous page',
-              schema: { type: 'string' },
-            },
-            {
-              name: 'limit',
-              in: 'query',
-              required: false,
-              schema: { type: 'integer', minimum: 1, maximum: LIST_LIMIT_MAX, default: LIST_LIMIT_DEFAULT },
-            },
-          ],
-          responses: {
-            '200': { description: 'One page', headers: rateLimitHeaders, content: json('FrameSubmissionList') },
-            '400': problem('`invalid_request`: the cursor is not one we issued'),
-            '422': problem('`validation_failed`'),
-            ...commonErrors,
-          },
-        },
-      },
-      '/v1/frame-submissions/{submission_id}': {
-        get: {
-          operationId: 'getFrameSubmission',
-          summary: 'The full submission, for polling',
-          parameters: [idPath('submission_id', SubmissionIdSchema, 'The `sub_` id')],
-          responses: {
-            '200': { description: 'The submission', headers: rateLimitHeaders, content: json('FrameSubmission') },
-            '404': problem("`not_found`: unknown, or another agent's"),
-            ...commonErrors,
-          },
-        },
-      },
-      '/v1/agents/{agent_slug}/feedback': {
-        get: {
-          operationId: 'getAgentFeedback',
-          summary: "The agent's own record: counts, shares, top reasons, time to decision, recent rejections",
-          description:
-            "Poll it like every agent endpoint (no webhook, no push). Counts, shares, reasons and the median cover the frames sent since `since`; `rejections` are the frames rejected since `since`, the most recently decided first, with their notes and regions (paged). Never a reviewer's identity.",
-          parameters: [
-            idPath('agent_slug', SlugSchema, "The key's own agent (any other slug is 404)"),
-            {
-              name: 'since',
-              in: 'query',
-              required: false,
-              description: 'An ISO 8601 date (`2026-11-01`) or timestamp; 30 days ago by default',
-              schema: { type: 'string' },
-            },
-            {
-              name: 'cursor',
-              in: 'query',
-              required: false,
-              description: '`next_cursor` of the previous page',
-              schema: { type: 'string' },
-            },
-            {
-              name: 'limit',
-              in: 'query',
-              required: false,
-              description: 'Rejections per page',
-              schema: { type: 'integer', minimum: 1, maximum: LIST_LIMIT_MAX, default: LIST_LIMIT_DEFAULT },
-            },
-          ],
-          responses: {
-            '200': { description: 'The record', headers: rateLimitHeaders, content: json('AgentFeedback') },
-            '400': problem('`invalid_request`: the cursor is not one we issued'),
-            '404': problem("`not_found`: not the key's own agent"),
-            '422': problem('`validation_failed`: `since` or `limit`'),
-            ...commonErrors,
-          },
-        },
-      },
-      '/v1/media-uploads': {
-        post: {
-          operationId: 'createMediaUpload',
-          summary: 'Create a video upload session (and its submission)',
-          description: `Allowed content types: ${config.media.allowed_video_mime_types.join(', ') || 'none'}. The session expires after ${config.delivery.vendor_stream_upload_expires_seconds} seconds. Upload with \`upload_protocol\`: \`basic\` (one multipart POST of field \`file\`) or \`tus\` (tus 1.0). The submission then continues by itself; do not resubmit with \`media_upload_id\`.`,
-          parameters: [idempotencyKey],
-          requestBody: {
-            required: true,
-            content: {
-              'application/json': { schema: ref('MediaUploadRequest'), example: requestExamples.mediaUpload },
-            },
-          },
-          responses: {
-            '201': {
-              description: 'Created with status `waiting_for_upload`',
-              headers: rateLimitHeaders,
-              content: json('MediaUpload'),
-            },
-            ...createErrors,
-            ...commonErrors,
-            '413': problem("`payload_too_large`: `byte_size` is above the installation's largest video"),
-            '429': {
-              ...problem(
-                "`rate_limited` (per-key limit) or `quota_exceeded` (the agent's open upload sessions or their bytes); retry after `Retry-After`",
-              ),
-              headers: { 'Retry-After': { schema: { type: 'integer' } } },
-            },
-          },
-        },
-      },
-      '/v1/media-uploads/{upload_id}': {
-        get: {
-          operationId: 'getMediaUpload',
-          summary: "The upload session; its status is its submission's",
-          parameters: [idPath('upload_id', UploadIdSchema, 'The `upl_` id')],
-          responses: {
-            '200': { description: 'The upload session', headers: rateLimitHeaders, content: json('MediaUpload') },
-            '404': problem("`not_found`: unknown, or another agent's"),
-            ...commonErrors,
-          },
-        },
-      },
-      '/media/{submission_id}/{name}': {
-        get: {
-          operationId: 'getMedia',
-          summary: 'A variant (or poster) of a submission, by the signed URL its `variants` give',
-          description:
-            'The URL is its own authorization (`expires` and `signature`, issued by GET of the submission, valid for 15 minutes): no Bearer key. `public`, the full-resolution variant, is made once the frame is promoted: asked before it exists it is made on the request, or answered 202 with `Retry-After` — never 404 while the frame can still be delivered. A rejected, failed or purged frame never gets one (404).',
-          security: [],
-          parameters: [
-            idPath('submission_id', SubmissionIdSchema, 'The `sub_` id'),
-            {
-              name: 'name',
-              in: 'path',
-              required: true,
-              description: 'A variant name (`public`, `thumbnail`, `preview`, …) or `poster`',
-              schema: { type: 'string' },
-            },
-            { name: 'expires', in: 'query', required: true, schema: { type: 'string' } },
-            { name: 'signature', in: 'query', required: true, schema: { type: 'string' } },
-          ],
-          responses: {
-            '200': {
-              description: 'The image',
-              content: { 'image/webp': { schema: { type: 'string', contentMediaType: 'image/webp' } } },
-            },
-            '202': {
-              description:
-                '`public` does not exist yet: made when the frame is promoted (`Retry-After: 30` while it is in review), or being made now (`Retry-After: 2`). Request the same URL again after `Retry-After` seconds (GET the submission for a fresh URL once it expires).',
-              headers: { 'Retry-After': { schema: { type: 'integer' } } },
-              content: {
-                'application/json': {
-                  schema: {
-                    type: 'object',
-                    required: ['status', 'detail', 'retry_after_seconds'],
-                    properties: {
-                      status: { const: 'pending' },
-                      detail: { type: 'string' },
-                      retry_after_seconds: { type: 'integer' },
-                    },
-                  },
-                },
-              },
-            },
-            '403': problem('`forbidden`: the URL is not one we signed, or it has expired'),
-            '404': problem('`not_found`: no such media (a rejected, failed or purged frame has no `public`)'),
-          },
-        },
-      },
+      ...frameSubmissionPaths(config),
+      ...mediaUploadPaths(config),
+      ...mediaPaths(),
     },
     components: {
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An agent API key, `fd_live_…`' } },
