@@ -1,7 +1,7 @@
 import type { ProjectConfig } from '@framedesk/config';
 import type { Database } from '@framedesk/db';
 import type { AgentCaller } from './service-support';
-import { DEFAULT_SMALL_VIDEO_MAX_BYTES } from './submissions.service';
+import { DEFAULT_SMALL_VIDEO_MAX_BYTES } from './video-submissions';
 
 /** What a channel accepts. The limits are the project's (the same for every channel in V1). */
 export interface ChannelRules {

@@ -1,4 +1,5 @@
 export * from './submissions.service';
+export { DEFAULT_SMALL_VIDEO_MAX_BYTES } from './video-submissions';
 export * from './service-support';
 export * from './image-submissions';
 export * from './submission-views';
