@@ -128,6 +128,16 @@ export async function seedNeedsReview(db: Database, input: SeedInput = {}): Prom
   return id;
 }
 
+/** Two regions of a rejection as a reviewer sends them, and as they are stored and shown (rounded, trimmed). */
+export const TWO_REGIONS = [
+  { x: 0.1, y: 0.2, width: 0.30000001, height: 0.4, label: ' logo cut off ' },
+  { x: 0.5, y: 0, width: 0.5, height: 0.25, label: 'text unreadable' },
+];
+export const TWO_REGIONS_NORMALISED = [
+  { x: 0.1, y: 0.2, width: 0.3, height: 0.4, label: 'logo cut off' },
+  { x: 0.5, y: 0, width: 0.5, height: 0.25, label: 'text unreadable' },
+];
+
 // The reviewer's cookie jar is shared with the other apps' tests (libs/testing).
 export { ReviewerClient } from '@framedesk/testing';
 
