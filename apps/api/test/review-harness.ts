@@ -2,6 +2,7 @@
 import { createReviewer } from '@framedesk/access';
 import type { Database, TransitionPatch } from '@framedesk/db';
 import { newId, type ReviewerRole, type Visibility } from '@framedesk/domain';
+import { erasureService } from '@framedesk/submissions';
 import { ReviewerClient } from '@framedesk/testing';
 import { expect } from 'vitest';
 import type { ApiDependencies } from '../src/dependencies';
@@ -20,6 +21,8 @@ export interface ReviewHarness {
   /** Stores `bytes` as a media object of the submission (an original, or a variant such as `thumbnail`). */
   seedMedia(id: string, kind: 'original' | 'variant', name: string, bytes: Buffer, contentType: string): Promise<void>;
   seedSubmission(input?: SeedInput): Promise<string>;
+  /** An operator's erasure of one frame (`media erase --submission`), as the CLI runs it. */
+  erase(submissionId: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -68,6 +71,15 @@ export async function startReviewHarness(env: Record<string, string> = {}): Prom
       });
     },
     seedSubmission: (input) => seedNeedsReview(db, input),
+    async erase(submissionId) {
+      await erasureService({
+        db,
+        storage: deps.storage,
+        provider: deps.videoProvider,
+        actor: 'cli:test',
+        replayableHours: 24,
+      }).erase({ submissionId });
+    },
     close: () => server.close(),
   };
 }

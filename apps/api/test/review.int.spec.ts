@@ -1,7 +1,6 @@
 // The review API against a real PostgreSQL and Redis: sessions, CSRF, queue, claims, decisions.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashSessionToken } from '@framedesk/access';
-import { erasureService } from '@framedesk/submissions';
 import { ReviewerClient, type ReviewHarness, startReviewHarness } from './review-harness';
 
 const PASSWORD = 'correct horse battery';
@@ -241,13 +240,7 @@ describe('review API', () => {
       await seed();
       const before = (await (await alice.call('GET', `/review/submissions/${id}`)).json()) as { image_url: string };
       expect((await fetch(new URL(before.image_url, h.url))).status).toBe(200);
-      await erasureService({
-        db: h.db,
-        storage: h.deps.storage,
-        provider: h.deps.videoProvider,
-        actor: 'cli:test',
-        replayableHours: 24,
-      }).erase({ submissionId: id });
+      await h.erase(id);
       // What a worker that read the frame before the erasure would have committed after it.
       await seed();
       const after = (await (await alice.call('GET', `/review/submissions/${id}`)).json()) as Record<string, unknown>;
@@ -394,13 +387,7 @@ describe('review API', () => {
         actor: { type: 'system' },
         patch: { failureCode: 'invalid_image', failureMessage: 'bad pixels' },
       });
-      await erasureService({
-        db: h.db,
-        storage: h.deps.storage,
-        provider: h.deps.videoProvider,
-        actor: 'cli:test',
-        replayableHours: 24,
-      }).erase({ submissionId: id });
+      await h.erase(id);
       const refused = await alice.call('POST', `/review/submissions/${id}/retry`);
       expect(refused.status).toBe(409);
       expect(await refused.json()).toMatchObject({ code: 'media_purged' });
