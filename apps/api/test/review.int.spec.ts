@@ -352,14 +352,20 @@ describe('review API', () => {
   });
 
   describe('ops', () => {
-    it('lists failed submissions and retries one through the status machine onto the queue', async () => {
-      const id = await h.seedSubmission({ title: 'Broken' });
+    /** A frame the worker failed: its image would not decode. */
+    const failedFrame = async (title: string) => {
+      const id = await h.seedSubmission({ title });
       await h.db.transition({
         id,
         to: 'failed',
         actor: { type: 'system' },
         patch: { failureCode: 'invalid_image', failureMessage: 'bad pixels' },
       });
+      return id;
+    };
+
+    it('lists failed submissions and retries one through the status machine onto the queue', async () => {
+      const id = await failedFrame('Broken');
       const ops = (await (await alice.call('GET', '/review/ops')).json()) as {
         queues: Record<string, { waiting: number }>;
         recently_failed: { id: string; failure_code: string; failure_message: string }[];
@@ -380,13 +386,7 @@ describe('review API', () => {
     });
 
     it('refuses to retry a failed frame whose media were purged, with the code media_purged', async () => {
-      const id = await h.seedSubmission({ title: 'Purged' });
-      await h.db.transition({
-        id,
-        to: 'failed',
-        actor: { type: 'system' },
-        patch: { failureCode: 'invalid_image', failureMessage: 'bad pixels' },
-      });
+      const id = await failedFrame('Purged');
       await h.erase(id);
       const refused = await alice.call('POST', `/review/submissions/${id}/retry`);
       expect(refused.status).toBe(409);
