@@ -15,6 +15,7 @@ import {
   type VideoProvider,
 } from '@framedesk/video-provider';
 import { afterAll, beforeAll } from 'vitest';
+import { type ErasureDeps, erasureService } from './erasure.service';
 import { retentionService } from './retention.service';
 
 export const BUCKET = 'lifecycle';
@@ -171,6 +172,8 @@ export async function setRetention(channel: string, change: Record<string, strin
 export function purge(
   options: {
     batchSize?: number;
+    /** The rate limit (default: none to speak of). */
+    deletesPerSecond?: number;
     storage?: ObjectStorage;
     clock?: { now(): number; sleep(ms: number): Promise<void> };
   } = {},
@@ -179,9 +182,42 @@ export function purge(
     db,
     storage: options.storage ?? storage,
     provider,
-    defaults: { rejected: 'never', failed: 'never', promoted: 'never' },
+    defaults: NEVER,
     batchSize: options.batchSize ?? 100,
-    deletesPerSecond: 1_000_000,
+    deletesPerSecond: options.deletesPerSecond ?? 1_000_000,
     ...(options.clock ? { clock: options.clock } : {}),
   });
+}
+
+/** The erasure as `media erase` runs it for the operator `cli:dpo`; `deps` replaces any part. */
+export function erasure(deps: Partial<ErasureDeps> = {}) {
+  return erasureService({ db, storage, provider, actor: 'cli:dpo', replayableHours: 24, ...deps });
+}
+
+/**
+ * An API key of `agent` (`prefix`) whose request `key` has a stored, replayable response `body`
+ * (what POST /v1/frame-submissions or /v1/media-uploads answered): the erasure must drop it.
+ */
+export async function seedReplayableResponse(
+  agent: string,
+  input: { prefix: string; key: string; status: number; body: Record<string, unknown> },
+): Promise<string> {
+  const apiKey = await db.repos.apiKeys.create({ agentId: agent, prefix: input.prefix, hash: `h-${input.prefix}` });
+  const claim = await db.repos.idempotency.claim({
+    apiKeyId: apiKey.id,
+    key: input.key,
+    fingerprint: 'f',
+    now: new Date(),
+    lockMs: 60_000,
+    retentionMs: 86_400_000,
+  });
+  if (claim.kind !== 'claimed') throw new Error('claim');
+  await db.repos.idempotency.complete({
+    apiKeyId: apiKey.id,
+    key: input.key,
+    lockedUntil: claim.lockedUntil,
+    status: input.status,
+    body: input.body,
+  });
+  return apiKey.id;
 }
