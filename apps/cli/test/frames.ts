@@ -2,17 +2,7 @@
 // would have left them (no media objects): what the CLI's commands then read.
 import type { Database } from '@framedesk/db';
 import { newId, type SubmissionStatus } from '@framedesk/domain';
-
-/** The transitions from `received` (a video: `waiting_for_upload`) to each status. */
-const PATHS: Record<SubmissionStatus, SubmissionStatus[]> = {
-  received: [],
-  waiting_for_upload: [],
-  media_processing: ['media_processing'],
-  needs_review: ['media_processing', 'needs_review'],
-  promoted: ['media_processing', 'needs_review', 'promoted'],
-  rejected: ['media_processing', 'needs_review', 'rejected'],
-  failed: ['failed'],
-};
+import { seedActorType, STATUS_PATHS } from '@framedesk/testing';
 
 /**
  * A frame of `agent` in `channel` (both created when missing) moved to `status`; a frame
@@ -41,9 +31,8 @@ export async function seedFrame(
       { type: 'agent', id: agent.id },
     );
   });
-  for (const to of PATHS[input.status]) {
-    const actor = to === 'promoted' || to === 'rejected' ? 'reviewer' : 'system';
-    const moved = await db.transition({ id, to, actor: { type: actor } });
+  for (const to of STATUS_PATHS[input.status]) {
+    const moved = await db.transition({ id, to, actor: { type: seedActorType(to) } });
     if (!moved.ok) throw new Error(`seed: ${id} could not reach ${to}`);
   }
   return id;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { createDatabase, type Database } from '@framedesk/db';
 import { newId, type SubmissionStatus } from '@framedesk/domain';
 import { createFsStorage, type ObjectStorage, storageKeys } from '@framedesk/storage';
-import { createTestDatabase, type TestDatabase } from '@framedesk/testing';
+import { createTestDatabase, seedActorType, STATUS_PATHS, type TestDatabase } from '@framedesk/testing';
 import {
   createCloudflareVideoProvider,
   type FakeCloudflare,
@@ -51,16 +51,6 @@ export function useMediaLifecycle(): void {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 }
-
-const PATHS: Record<SubmissionStatus, SubmissionStatus[]> = {
-  received: [],
-  waiting_for_upload: [],
-  media_processing: ['media_processing'],
-  needs_review: ['media_processing', 'needs_review'],
-  promoted: ['media_processing', 'needs_review', 'promoted'],
-  rejected: ['media_processing', 'needs_review', 'rejected'],
-  failed: ['failed'],
-};
 
 /** A frame in `status` with an original and two variants stored; a video's copy at Cloudflare when asked. */
 export async function seed(
@@ -143,10 +133,8 @@ export async function seed(
       contentType: 'application/vnd.apple.mpegurl',
       byteSize: 0,
     });
-  for (const to of PATHS[status]) {
-    const actor =
-      to === 'promoted' || to === 'rejected' ? ({ type: 'reviewer' } as const) : ({ type: 'system' } as const);
-    const moved = await db.transition({ id, to, actor });
+  for (const to of STATUS_PATHS[status]) {
+    const moved = await db.transition({ id, to, actor: { type: seedActorType(to) } });
     if (!moved.ok) throw new Error(`seed: ${id} could not reach ${to}`);
   }
   return { id, keys, uid };
