@@ -38,6 +38,24 @@ const problem = (description: string) => ({
   content: { 'application/problem+json': { schema: ref('Problem') } },
 });
 
+/** `cursor` and `limit` of a paged list (`limitDescription` says what a page holds). */
+const pageParameters = (limitDescription?: string) => [
+  {
+    name: 'cursor',
+    in: 'query',
+    required: false,
+    description: '`next_cursor` of the previous page',
+    schema: { type: 'string' },
+  },
+  {
+    name: 'limit',
+    in: 'query',
+    required: false,
+    ...(limitDescription ? { description: limitDescription } : {}),
+    schema: { type: 'integer', minimum: 1, maximum: LIST_LIMIT_MAX, default: LIST_LIMIT_DEFAULT },
+  },
+];
+
 /** Request examples shown by the reference page; the contract test checks them against the schemas. */
 export const requestExamples = {
   frameMetadata: {
@@ -182,19 +200,7 @@ export function buildOpenApiDocument(config: OpenApiConfig): Record<string, unkn
           parameters: [
             { name: 'channel_slug', in: 'query', required: false, schema: plain(SlugSchema) },
             { name: 'status', in: 'query', required: false, schema: plain(SubmissionStatusSchema) },
-            {
-              name: 'cursor',
-              in: 'query',
-              required: false,
-              description: '`next_cursor` of the previous page',
-              schema: { type: 'string' },
-            },
-            {
-              name: 'limit',
-              in: 'query',
-              required: false,
-              schema: { type: 'integer', minimum: 1, maximum: LIST_LIMIT_MAX, default: LIST_LIMIT_DEFAULT },
-            },
+            ...pageParameters(),
           ],
           responses: {
             '200': { description: 'One page', headers: rateLimitHeaders, content: json('FrameSubmissionList') },
@@ -231,20 +237,7 @@ export function buildOpenApiDocument(config: OpenApiConfig): Record<string, unkn
               description: 'An ISO 8601 date (`2026-11-01`) or timestamp; 30 days ago by default',
               schema: { type: 'string' },
             },
-            {
-              name: 'cursor',
-              in: 'query',
-              required: false,
-              description: '`next_cursor` of the previous page',
-              schema: { type: 'string' },
-            },
-            {
-              name: 'limit',
-              in: 'query',
-              required: false,
-              description: 'Rejections per page',
-              schema: { type: 'integer', minimum: 1, maximum: LIST_LIMIT_MAX, default: LIST_LIMIT_DEFAULT },
-            },
+            ...pageParameters('Rejections per page'),
           ],
           responses: {
             '200': { description: 'The record', headers: rateLimitHeaders, content: json('AgentFeedback') },
