@@ -3,10 +3,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createReviewer } from '@framedesk/access';
-import { newId } from '@framedesk/domain';
 import { startTestApi, type TestApi } from './harness';
-import { ReviewerClient } from './review-harness';
+import { type ReviewerClient, seedNeedsReview, signIn, TWO_REGIONS, TWO_REGIONS_NORMALISED } from './review-harness';
+
+const PASSWORD = 'a-long-enough-password';
 
 let api: TestApi;
 let rita: ReviewerClient;
@@ -14,52 +14,14 @@ let rita: ReviewerClient;
 beforeAll(async () => {
   api = await startTestApi();
   await api.createAgent('bot', ['news']);
-  await createReviewer(api.deps.db, {
-    email: 'rita@example.com',
-    password: 'a-long-enough-password',
-    channels: ['news'],
-  });
-  rita = new ReviewerClient(api.url);
-  expect((await rita.login('rita@example.com', 'a-long-enough-password')).status).toBe(201);
+  rita = await signIn(api, 'rita@example.com', PASSWORD, { role: 'reviewer', channels: ['news'] });
 }, 60_000);
 afterAll(async () => {
   await api?.stop();
 });
 
 /** A frame of `agent` in `channel`, waiting for review (as the worker leaves it). */
-async function seedNeedsReview(agent: string, channel = 'news'): Promise<string> {
-  const db = api.deps.db;
-  const id = newId('submission');
-  const a = await db.repos.agents.findBySlug(agent);
-  const { channel: c } = await db.repos.channels.ensure(channel);
-  await db.repos.submissions.create(
-    {
-      id,
-      status: 'received',
-      mediaType: 'image',
-      agentId: a!.id,
-      channelId: c.id,
-      date: '20261122',
-      metadata: { title: 'A frame' },
-      title: 'A frame',
-      visibility: 'promotion_eligible',
-    },
-    { type: 'agent', id: a!.id },
-  );
-  for (const to of ['media_processing', 'needs_review'] as const) {
-    expect((await db.transition({ id, to, actor: { type: 'system' } })).ok).toBe(true);
-  }
-  return id;
-}
-
-const TWO_REGIONS = [
-  { x: 0.1, y: 0.2, width: 0.30000001, height: 0.4, label: ' logo cut off ' },
-  { x: 0.5, y: 0, width: 0.5, height: 0.25, label: 'text unreadable' },
-];
-const NORMALISED = [
-  { x: 0.1, y: 0.2, width: 0.3, height: 0.4, label: 'logo cut off' },
-  { x: 0.5, y: 0, width: 0.5, height: 0.25, label: 'text unreadable' },
-];
+const seed = (agent: string, channel = 'news') => seedNeedsReview(api.deps.db, { agent, channel });
 
 describe('GET /v1/agents/{agent_slug}/feedback', () => {
   let recordKey: string;
@@ -77,7 +39,7 @@ describe('GET /v1/agents/{agent_slug}/feedback', () => {
       { decision: 'promote' },
     ];
     for (const [i, body] of decisions.entries()) {
-      const id = await seedNeedsReview('record-bot');
+      const id = await seed('record-bot');
       ids.push(id);
       expect((await decide(id, body)).status).toBe(200);
       const seconds = [60, 120, 180, 30][i]!;
@@ -96,11 +58,11 @@ describe('GET /v1/agents/{agent_slug}/feedback', () => {
         [id, i],
       );
     }
-    ids.push(await seedNeedsReview('record-bot'));
-    const failed = await seedNeedsReview('record-bot');
+    ids.push(await seed('record-bot'));
+    const failed = await seed('record-bot');
     await api.deps.db.transition({ id: failed, to: 'failed', actor: { type: 'system' } });
     // Sent and rejected long before the window: outside every number.
-    const old = await seedNeedsReview('record-bot');
+    const old = await seed('record-bot');
     await decide(old, { decision: 'reject', reason: 'Other', note: 'old' });
     await api.database.query(
       `UPDATE submissions SET created_at = '2020-01-01', reviewed_at = '2020-01-02' WHERE id = $1`,
@@ -135,7 +97,7 @@ describe('GET /v1/agents/{agent_slug}/feedback', () => {
         id: ids[0],
         reason: 'Low quality',
         note: 'Too dark',
-        regions: NORMALISED,
+        regions: TWO_REGIONS_NORMALISED,
         decided_by: 'person',
         channel_slug: 'news',
       }),

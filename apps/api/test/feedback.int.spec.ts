@@ -2,12 +2,12 @@
 // exactly and without any reviewer identity; reviewers' internal notes stay among reviewers.
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createReviewer } from '@framedesk/access';
-import { newId } from '@framedesk/domain';
 import { channelReasonsService, REJECT_REASONS } from '@framedesk/review';
 import { makePng } from '@framedesk/testing';
 import { frameForm, startTestApi, type TestApi } from './harness';
-import { ReviewerClient } from './review-harness';
+import { ReviewerClient, seedNeedsReview, signIn, TWO_REGIONS, TWO_REGIONS_NORMALISED } from './review-harness';
+
+const PASSWORD = 'a-long-enough-password';
 
 let api: TestApi;
 let key: string;
@@ -18,56 +18,18 @@ beforeAll(async () => {
   api = await startTestApi();
   key = await api.createAgent('bot', ['news', 'sport']);
   otherKey = await api.createAgent('other-bot', ['news']);
-  await createReviewer(api.deps.db, {
-    email: 'rita@example.com',
-    password: 'a-long-enough-password',
-    channels: ['news'],
-  });
-  rita = new ReviewerClient(api.url);
-  expect((await rita.login('rita@example.com', 'a-long-enough-password')).status).toBe(201);
+  rita = await signIn(api, 'rita@example.com', PASSWORD, { role: 'reviewer', channels: ['news'] });
 }, 60_000);
 afterAll(async () => {
   await api?.stop();
 });
 
 /** A frame of `agent` in `channel`, waiting for review (as the worker leaves it). */
-async function seedNeedsReview(agent = 'bot', channel = 'news'): Promise<string> {
-  const db = api.deps.db;
-  const id = newId('submission');
-  const a = await db.repos.agents.findBySlug(agent);
-  const { channel: c } = await db.repos.channels.ensure(channel);
-  await db.repos.submissions.create(
-    {
-      id,
-      status: 'received',
-      mediaType: 'image',
-      agentId: a!.id,
-      channelId: c.id,
-      date: '20261122',
-      metadata: { title: 'A frame' },
-      title: 'A frame',
-      visibility: 'promotion_eligible',
-    },
-    { type: 'agent', id: a!.id },
-  );
-  for (const to of ['media_processing', 'needs_review'] as const) {
-    expect((await db.transition({ id, to, actor: { type: 'system' } })).ok).toBe(true);
-  }
-  return id;
-}
-
-const TWO_REGIONS = [
-  { x: 0.1, y: 0.2, width: 0.30000001, height: 0.4, label: ' logo cut off ' },
-  { x: 0.5, y: 0, width: 0.5, height: 0.25, label: 'text unreadable' },
-];
-const NORMALISED = [
-  { x: 0.1, y: 0.2, width: 0.3, height: 0.4, label: 'logo cut off' },
-  { x: 0.5, y: 0, width: 0.5, height: 0.25, label: 'text unreadable' },
-];
+const seed = (agent = 'bot', channel = 'news') => seedNeedsReview(api.deps.db, { agent, channel });
 
 describe('feedback on a rejection', () => {
   it('reaches the agent exactly, normalised, with the note apart from the reason and no reviewer identity', async () => {
-    const id = await seedNeedsReview();
+    const id = await seed();
     const decided = await rita.call('POST', `/review/submissions/${id}/decision`, {
       decision: 'reject',
       reason: 'Low quality',
@@ -79,11 +41,15 @@ describe('feedback on a rejection', () => {
     expect(detail['review']).toMatchObject({
       reason: 'Low quality',
       note: 'The logo is cut off on the left; crop wider.',
-      regions: NORMALISED,
+      regions: TWO_REGIONS_NORMALISED,
       reviewer_email: 'rita@example.com',
     });
     const decision = detail['events'].find((e: { to: string }) => e.to === 'rejected');
-    expect(decision).toMatchObject({ reason: 'Low quality', note: detail['review'].note, regions: NORMALISED });
+    expect(decision).toMatchObject({
+      reason: 'Low quality',
+      note: detail['review'].note,
+      regions: TWO_REGIONS_NORMALISED,
+    });
 
     const got = await api.call('GET', `/v1/frame-submissions/${id}`, { key });
     expect(got.status).toBe(200);
@@ -95,7 +61,7 @@ describe('feedback on a rejection', () => {
       decided_by: 'person',
       rule: null,
       note: 'The logo is cut off on the left; crop wider.',
-      regions: NORMALISED,
+      regions: TWO_REGIONS_NORMALISED,
     });
     const reviewer = await api.deps.db.repos.reviewers.findByEmail('rita@example.com');
     expect(got.text).not.toContain('rita');
@@ -104,7 +70,7 @@ describe('feedback on a rejection', () => {
   });
 
   it('carries the same note and regions on every frame of a bulk rejection', async () => {
-    const ids = [await seedNeedsReview(), await seedNeedsReview()];
+    const ids = [await seed(), await seed()];
     const res = await rita.call('POST', '/review/decisions', {
       ids,
       decision: 'reject',
@@ -115,12 +81,12 @@ describe('feedback on a rejection', () => {
     expect(res.status).toBe(200);
     for (const id of ids) {
       const got = await api.call('GET', `/v1/frame-submissions/${id}`, { key });
-      expect(got.body.review).toMatchObject({ note: 'Not news', regions: NORMALISED.slice(0, 1) });
+      expect(got.body.review).toMatchObject({ note: 'Not news', regions: TWO_REGIONS_NORMALISED.slice(0, 1) });
     }
   });
 
   it('refuses regions outside the image, without a size or a label, and stores nothing', async () => {
-    const id = await seedNeedsReview();
+    const id = await seed();
     for (const region of [
       { x: 0.8, y: 0, width: 0.3, height: 0.1, label: 'a' },
       { x: 0.1, y: 0.1, width: 0, height: 0.1, label: 'a' },
@@ -140,7 +106,7 @@ describe('feedback on a rejection', () => {
 
 describe('internal notes', () => {
   it('are listed in time order in the detail view and never reach the agent', async () => {
-    const id = await seedNeedsReview();
+    const id = await seed();
     for (const body of ['Looks staged to me', 'Agreed, ask for a revision']) {
       const res = await rita.call('POST', `/review/submissions/${id}/notes`, { body });
       expect(res.status).toBe(201);
@@ -159,7 +125,7 @@ describe('internal notes', () => {
     const got = await api.call('GET', `/v1/frame-submissions/${id}`, { key });
     expect(got.text).not.toContain('staged');
     // Outside the reviewer's channels a frame's notes are as missing as the frame.
-    const elsewhere = await seedNeedsReview('bot', 'sport');
+    const elsewhere = await seed('bot', 'sport');
     expect((await rita.call('GET', `/review/submissions/${elsewhere}/notes`)).status).toBe(404);
     expect((await rita.call('POST', `/review/submissions/${elsewhere}/notes`, { body: 'x' })).status).toBe(404);
   });
@@ -169,10 +135,8 @@ describe('reject reasons per channel', () => {
   it('`channel reasons set` restricts the reasons the review API accepts; old frames keep theirs', async () => {
     const reasons = channelReasonsService(api.deps.db, 'cli:test');
     await api.deps.db.repos.channels.ensure('sport');
-    const admin = new ReviewerClient(api.url);
-    await createReviewer(api.deps.db, { email: 'ada@example.com', password: 'a-long-enough-password', role: 'admin' });
-    expect((await admin.login('ada@example.com', 'a-long-enough-password')).status).toBe(201);
-    const before = await seedNeedsReview('bot', 'sport');
+    const admin = await signIn(api, 'ada@example.com', PASSWORD);
+    const before = await seed('bot', 'sport');
     const first = await admin.call('POST', `/review/submissions/${before}/decision`, {
       decision: 'reject',
       reason: 'Low quality',
@@ -184,7 +148,7 @@ describe('reject reasons per channel', () => {
       default: false,
     });
 
-    const id = await seedNeedsReview('bot', 'sport');
+    const id = await seed('bot', 'sport');
     const refused = await admin.call('POST', `/review/submissions/${id}/decision`, {
       decision: 'reject',
       reason: 'Low quality',
@@ -238,13 +202,13 @@ async function submit(extra: Record<string, unknown>, agent = 'bot', channel = '
 
 describe('revisions', () => {
   it('refuse another agent’s frame, a frame still in review, another channel and a missing id, storing nothing', async () => {
-    const othersRejected = await seedNeedsReview('other-bot');
+    const othersRejected = await seed('other-bot');
     await rita.call('POST', `/review/submissions/${othersRejected}/decision`, {
       decision: 'reject',
       reason: 'Duplicate',
     });
-    const inReview = await seedNeedsReview();
-    const sport = await seedNeedsReview('bot', 'sport');
+    const inReview = await seed();
+    const sport = await seed('bot', 'sport');
     await api.deps.db.transition({ id: sport, to: 'promoted', actor: { type: 'system' } });
     const count = async () => (await api.database.query('SELECT count(*)::int AS n FROM submissions'))[0].n as number;
     const files = (await api.storedFiles()).length;
@@ -266,7 +230,7 @@ describe('revisions', () => {
   });
 
   it('links a revision of a rejected frame: the agent sees revision_of, the review API the version stack', async () => {
-    const first = await seedNeedsReview();
+    const first = await seed();
     await rita.call('POST', `/review/submissions/${first}/decision`, {
       decision: 'reject',
       reason: 'Low quality',
@@ -293,7 +257,7 @@ describe('revisions', () => {
         current: false,
         status: 'rejected',
         revision_of: null,
-        review: expect.objectContaining({ reason: 'Low quality', note: 'Crop wider', regions: NORMALISED }),
+        review: expect.objectContaining({ reason: 'Low quality', note: 'Crop wider', regions: TWO_REGIONS_NORMALISED }),
       }),
       expect.objectContaining({
         id: revision,
@@ -315,7 +279,7 @@ describe('revisions', () => {
 describe('GET /review/audit (the workbench download)', () => {
   it('gives admins the trail of a channel and a date range as CSV; a reviewer gets 403', async () => {
     const admin = new ReviewerClient(api.url);
-    expect((await admin.login('ada@example.com', 'a-long-enough-password')).status).toBe(201);
+    expect((await admin.login('ada@example.com', PASSWORD)).status).toBe(201);
     const res = await admin.call('GET', '/review/audit?channel=sport&since=2026-01-01&format=csv');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/csv');

@@ -1,6 +1,6 @@
 // Batch decisions and the live event stream of the review API, on a real PostgreSQL and Redis.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openEvents, ReviewerClient, type ReviewHarness, startReviewHarness } from './review-harness';
+import { openEvents, type ReviewerClient, type ReviewHarness, startReviewHarness } from './review-harness';
 
 const PASSWORD = 'correct horse battery';
 
@@ -11,12 +11,8 @@ describe('review API: batch decisions and live events', () => {
 
   beforeAll(async () => {
     h = await startReviewHarness();
-    await h.seedReviewer('alice@example.com', PASSWORD);
-    await h.seedReviewer('bob@example.com', PASSWORD);
-    alice = new ReviewerClient(h.url);
-    bob = new ReviewerClient(h.url);
-    expect((await alice.login('alice@example.com', PASSWORD)).status).toBe(201);
-    expect((await bob.login('bob@example.com', PASSWORD)).status).toBe(201);
+    alice = await h.signIn('alice@example.com', PASSWORD);
+    bob = await h.signIn('bob@example.com', PASSWORD);
   });
   afterAll(async () => h?.close());
 

@@ -2,8 +2,7 @@
 // reviewers ("1 of 2"), a sampled frame's decision recorded as agreeing with the policy or not,
 // and why a frame is where it is.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '@framedesk/domain';
-import { ReviewerClient, type ReviewHarness, startReviewHarness } from './review-harness';
+import { type ReviewerClient, type ReviewHarness, startReviewHarness } from './review-harness';
 
 const PASSWORD = 'correct horse battery';
 
@@ -14,55 +13,26 @@ describe('review API with review policies', () => {
 
   beforeAll(async () => {
     h = await startReviewHarness();
-    await h.seedReviewer('alice@example.com', PASSWORD);
-    await h.seedReviewer('bob@example.com', PASSWORD);
-    alice = new ReviewerClient(h.url);
-    bob = new ReviewerClient(h.url);
-    expect((await alice.login('alice@example.com', PASSWORD)).status).toBe(201);
-    expect((await bob.login('bob@example.com', PASSWORD)).status).toBe(201);
+    alice = await h.signIn('alice@example.com', PASSWORD);
+    bob = await h.signIn('bob@example.com', PASSWORD);
   });
   afterAll(async () => h?.close());
 
   /** A frame the worker routed: needs_review with the policy's columns, as finishProcessing writes them. */
-  async function routed(
+  const routed = (
     approvalsRequired: number,
     policyOutcome: Record<string, unknown> | null,
     extra: { dueAt?: Date; reviewPriority?: number; channel?: string } = {},
-  ): Promise<string> {
-    const id = newId('submission');
-    await h.db.transaction(async (repos) => {
-      const { channel } = await repos.channels.ensure(extra.channel ?? 'news');
-      const agent = (await repos.agents.findBySlug('bot')) ?? (await repos.agents.create('bot'));
-      await repos.submissions.create(
-        {
-          id,
-          status: 'received',
-          mediaType: 'image',
-          agentId: agent.id,
-          channelId: channel.id,
-          date: '20260101',
-          metadata: { title: 'A frame' },
-          title: 'A frame',
-          visibility: 'promotion_eligible',
-        },
-        { type: 'agent', id: agent.id },
-      );
-    });
-    expect((await h.db.transition({ id, to: 'media_processing', actor: { type: 'system' } })).ok).toBe(true);
-    const done = await h.db.transition({
-      id,
-      to: 'needs_review',
-      actor: { type: 'system' },
-      patch: {
+  ): Promise<string> =>
+    h.seedSubmission({
+      channel: extra.channel,
+      routing: {
         approvalsRequired,
         policyOutcome,
         ...(extra.dueAt ? { dueAt: extra.dueAt } : {}),
         ...(extra.reviewPriority !== undefined ? { reviewPriority: extra.reviewPriority } : {}),
       },
     });
-    expect(done.ok).toBe(true);
-    return id;
-  }
 
   it('two different reviewers must promote; the same one twice gets 409 already_approved; the API says "1 of 2"', async () => {
     const id = await routed(2, { rule: 'urgent', action: 'review', signals: { blank: false } });

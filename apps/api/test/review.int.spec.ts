@@ -1,7 +1,6 @@
 // The review API against a real PostgreSQL and Redis: sessions, CSRF, queue, claims, decisions.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashSessionToken } from '@framedesk/access';
-import { erasureService } from '@framedesk/submissions';
 import { ReviewerClient, type ReviewHarness, startReviewHarness } from './review-harness';
 
 const PASSWORD = 'correct horse battery';
@@ -13,11 +12,10 @@ describe('review API', () => {
 
   beforeAll(async () => {
     h = await startReviewHarness({ LOGIN_ATTEMPTS_PER_15_MINUTES: '3' });
-    await h.seedReviewer('alice@example.com', PASSWORD);
+    alice = await h.signIn('alice@example.com', PASSWORD);
     await h.seedReviewer('bob@example.com', PASSWORD);
-    alice = new ReviewerClient(h.url);
     bob = new ReviewerClient(h.url);
-    expect((await alice.login('alice@example.com', PASSWORD)).status).toBe(201);
+    // An email signs in whatever its case.
     expect((await bob.login('Bob@Example.com', PASSWORD)).status).toBe(201);
   });
   afterAll(async () => h?.close());
@@ -242,13 +240,7 @@ describe('review API', () => {
       await seed();
       const before = (await (await alice.call('GET', `/review/submissions/${id}`)).json()) as { image_url: string };
       expect((await fetch(new URL(before.image_url, h.url))).status).toBe(200);
-      await erasureService({
-        db: h.db,
-        storage: h.deps.storage,
-        provider: h.deps.videoProvider,
-        actor: 'cli:test',
-        replayableHours: 24,
-      }).erase({ submissionId: id });
+      await h.erase(id);
       // What a worker that read the frame before the erasure would have committed after it.
       await seed();
       const after = (await (await alice.call('GET', `/review/submissions/${id}`)).json()) as Record<string, unknown>;
@@ -360,14 +352,20 @@ describe('review API', () => {
   });
 
   describe('ops', () => {
-    it('lists failed submissions and retries one through the status machine onto the queue', async () => {
-      const id = await h.seedSubmission({ title: 'Broken' });
+    /** A frame the worker failed: its image would not decode. */
+    const failedFrame = async (title: string) => {
+      const id = await h.seedSubmission({ title });
       await h.db.transition({
         id,
         to: 'failed',
         actor: { type: 'system' },
         patch: { failureCode: 'invalid_image', failureMessage: 'bad pixels' },
       });
+      return id;
+    };
+
+    it('lists failed submissions and retries one through the status machine onto the queue', async () => {
+      const id = await failedFrame('Broken');
       const ops = (await (await alice.call('GET', '/review/ops')).json()) as {
         queues: Record<string, { waiting: number }>;
         recently_failed: { id: string; failure_code: string; failure_message: string }[];
@@ -388,20 +386,8 @@ describe('review API', () => {
     });
 
     it('refuses to retry a failed frame whose media were purged, with the code media_purged', async () => {
-      const id = await h.seedSubmission({ title: 'Purged' });
-      await h.db.transition({
-        id,
-        to: 'failed',
-        actor: { type: 'system' },
-        patch: { failureCode: 'invalid_image', failureMessage: 'bad pixels' },
-      });
-      await erasureService({
-        db: h.db,
-        storage: h.deps.storage,
-        provider: h.deps.videoProvider,
-        actor: 'cli:test',
-        replayableHours: 24,
-      }).erase({ submissionId: id });
+      const id = await failedFrame('Purged');
+      await h.erase(id);
       const refused = await alice.call('POST', `/review/submissions/${id}/retry`);
       expect(refused.status).toBe(409);
       expect(await refused.json()).toMatchObject({ code: 'media_purged' });

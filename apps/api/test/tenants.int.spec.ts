@@ -2,23 +2,16 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from './harness';
+import { uploadRequest } from './tus-client';
 
 let api: TestApi;
 const keys: Record<string, string> = {};
 
-const request = (agent: string, byteSize: number) => ({
-  agent_slug: agent,
-  channel_slug: 'news',
-  media_type: 'video',
-  filename: 'clip.mp4',
-  content_type: 'video/mp4',
-  byte_size: byteSize,
-});
 const createUpload = (agent: string, byteSize: number) =>
   api.call('POST', '/v1/media-uploads', {
     key: keys[agent]!,
     headers: { 'content-type': 'application/json', 'idempotency-key': randomUUID() },
-    body: JSON.stringify(request(agent, byteSize)),
+    body: JSON.stringify(uploadRequest(agent, byteSize)),
   });
 const submissionCount = async () =>
   Object.values(await api.deps.db.repos.submissions.countByStatus()).reduce((a, b) => a + b, 0);

@@ -3,6 +3,16 @@ import { expect } from 'vitest';
 
 export const TUS = { 'Tus-Resumable': '1.0.0' };
 
+/** The JSON body of POST /v1/media-uploads: `agent`'s clip.mp4 of `byteSize` bytes for news. */
+export const uploadRequest = (agent: string, byteSize: number) => ({
+  agent_slug: agent,
+  channel_slug: 'news',
+  media_type: 'video',
+  filename: 'clip.mp4',
+  content_type: 'video/mp4',
+  byte_size: byteSize,
+});
+
 export async function patch(url: string, offset: number, bytes: Buffer, extra: Record<string, string> = {}) {
   return fetch(url, {
     method: 'PATCH',

@@ -9,7 +9,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type FramedeskClient, type Submission } from '@framedesk/client';
 import { loadSettings, readProjectConfig } from '@framedesk/config';
 import { newId } from '@framedesk/domain';
-import { backUp, makePng, restore, ReviewerClient, type Stack, startSlowRedis, startStack } from '@framedesk/testing';
+import {
+  backUp,
+  makePng,
+  restore,
+  ReviewerClient,
+  type Stack,
+  startSlowRedis,
+  startStack,
+  waitUntil,
+} from '@framedesk/testing';
 import { checkMediaSample } from '../src/doctor/media-check';
 import { runCli } from './in-process';
 
@@ -17,16 +26,6 @@ const BUCKET = 'framedesk-originals';
 const PASSWORD = 'a long reviewer password';
 
 const cli = (env: Record<string, string>, args: string[], stdin = '') => runCli(args, env, stdin);
-
-async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 describe('retention, erasure, verify and a restore drill', () => {
   let stack: Stack;
@@ -119,12 +118,12 @@ describe('retention, erasure, verify and a restore drill', () => {
       );
       expect(audit).toMatchObject({ actor: expect.stringMatching(/^cli/), data: { after: { rejected: '0d' } } });
 
-      const purged = await until('the rejected frame purged', async () => {
+      const purged = await waitUntil('the rejected frame purged', async () => {
         const s = await client.getSubmission(rejected!.id);
         return s.purged_at ? s : null;
       });
       // purged_at is written first (the frame can no longer be retried), then the objects go.
-      await until('the rejected frame’s objects deleted', async () => stored(rejected!.id).every((s) => !s));
+      await waitUntil('the rejected frame’s objects deleted', async () => stored(rejected!.id).every((s) => !s));
       expect(purged).toMatchObject({
         status: 'rejected',
         variants: {},
@@ -139,13 +138,13 @@ describe('retention, erasure, verify and a restore drill', () => {
       >;
       expect(detail).toMatchObject({ purged_at: purged.purged_at, image_url: null, thumbnail_url: null, variants: {} });
       // Its `public` is made by the job the promotion enqueued.
-      await until('the promoted frame’s public variant', async () => stored(promoted!.id).every(Boolean));
+      await waitUntil('the promoted frame’s public variant', async () => stored(promoted!.id).every(Boolean));
 
       // Everything final in the channel at 0d: the promoted frame goes too, the one waiting for review never.
       const promote = await cli(stack.env, ['channel', 'retention', 'set', 'purge-me', '--promoted', '0d', '--yes']);
       expect(promote.out.join('\n')).toContain('would purge now: 0 rejected, 0 failed, 1 promoted');
-      await until('the promoted frame purged', async () => (await client.getSubmission(promoted!.id)).purged_at);
-      await until('the promoted frame’s objects deleted', async () => stored(promoted!.id).every((s) => !s));
+      await waitUntil('the promoted frame purged', async () => (await client.getSubmission(promoted!.id)).purged_at);
+      await waitUntil('the promoted frame’s objects deleted', async () => stored(promoted!.id).every((s) => !s));
       expect(stored(waiting!.id)).toEqual([true, false, true, true]);
       expect(await client.getSubmission(waiting!.id)).toMatchObject({ status: 'needs_review', purged_at: null });
     },
@@ -246,7 +245,7 @@ describe('retention, erasure, verify and a restore drill', () => {
     });
     expect(existsSync(orphan)).toBe(false);
     // In review: preview rendered again, and still no public.
-    await until('the variant rendered again', async () => stored(frame.id)[3]);
+    await waitUntil('the variant rendered again', async () => stored(frame.id)[3]);
     expect(stored(frame.id)).toEqual([true, false, true, true]);
     const clean = await cli(stack.env, ['media', 'verify']);
     expect(clean.code).toBe(0);

@@ -1,5 +1,7 @@
 // The CLI's side of issue 37: each channel's reject reasons (`channel reasons set|show`) and the
 // audit trail (`audit export`), parsed back with a real CSV parser.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +10,8 @@ import { newId } from '@framedesk/domain';
 import { exportAudit, REJECT_REASONS } from '@framedesk/review';
 import { createTestDatabase, type TestDatabase } from '@framedesk/testing';
 import { runCli } from './in-process';
+
+const WORKBENCH_DOC = resolve(import.meta.dirname, '../../../docs/workbench.md');
 
 let database: TestDatabase;
 let env: Record<string, string>;
@@ -147,18 +151,9 @@ describe('audit export', () => {
     for (const r of rows) expect(r['who']).not.toBe('');
     const times = rows.map((r) => Date.parse(r['at']!));
     expect(times).toEqual([...times].sort((a, b) => a - b));
-    expect(Object.keys(rows[0]!)).toEqual([
-      'at',
-      'kind',
-      'channel',
-      'subject',
-      'who',
-      'from',
-      'to',
-      'action',
-      'reason',
-      'note',
-    ]);
+    // The columns, in the order docs/workbench.md gives them.
+    const documented = /columns `([^`]+)`/.exec(readFileSync(WORKBENCH_DOC, 'utf8'))![1]!.split(/,\s*/);
+    expect(Object.keys(rows[0]!)).toEqual(documented);
   });
 
   it('--format jsonl gives the same rows; --channel and --since/--until narrow them; small batches change nothing', async () => {

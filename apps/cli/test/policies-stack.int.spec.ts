@@ -7,21 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient, type FramedeskClient, type Submission } from '@framedesk/client';
 import { svgToPng } from '@framedesk/media';
-import { type Stack, startStack } from '@framedesk/testing';
+import { type Stack, startStack, waitUntil } from '@framedesk/testing';
 import { runCli } from './in-process';
 
 const BLANK_SVG =
   '<svg xmlns="http://www.w3.org/2000/svg" width="320" height="180"><rect width="320" height="180" fill="#111"/></svg>';
-
-async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 90_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 describe('review policies on the real stack', () => {
   let stack: Stack;
@@ -54,10 +44,14 @@ describe('review policies on the real stack', () => {
       image: blank,
     });
   const settled = (id: string) =>
-    until(`${id} to leave processing`, async () => {
-      const s = await client.getSubmission(id);
-      return ['received', 'media_processing'].includes(s.status) ? null : s;
-    });
+    waitUntil(
+      `${id} to leave processing`,
+      async () => {
+        const s = await client.getSubmission(id);
+        return ['received', 'media_processing'].includes(s.status) ? null : s;
+      },
+      90_000,
+    );
 
   it(
     'a blank PNG is rejected by rule and the agent sees the rule and the reason; cleared, the same frame waits for people',

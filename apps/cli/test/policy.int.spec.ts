@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createReviewer } from '@framedesk/access';
 import { createDatabase, type Database } from '@framedesk/db';
-import { newId } from '@framedesk/domain';
 import { compilePolicy, simulatePolicy } from '@framedesk/policies';
 import { createTestDatabase, type TestDatabase } from '@framedesk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedFrame } from './frames';
 import { runCli } from './in-process';
 
 const BLANK = { rules: [{ name: 'blank', when: 'signals.blank', action: 'reject', reason: 'Low quality' }] };
@@ -75,31 +75,18 @@ describe('policy commands', () => {
 
   it('simulate replays the rules over frames people decided, per rule, with the frames no rule matched', async () => {
     const channel = (await db.repos.channels.ensure('history')).channel;
-    const agent = await db.repos.agents.create('painter');
     const reviewer = await createReviewer(db, {
       email: 'sim@example.com',
       password: 'a long password here',
       role: 'admin',
     });
     const decided = async (signals: Record<string, unknown>, decision: 'promoted' | 'rejected') => {
-      const id = newId('submission');
-      await db.transaction((repos) =>
-        repos.submissions.create(
-          {
-            id,
-            status: 'received',
-            mediaType: 'image',
-            agentId: agent.id,
-            channelId: channel.id,
-            date: '20261127',
-            metadata: { title: 't' },
-            visibility: 'promotion_eligible',
-          },
-          { type: 'agent', id: agent.id },
-        ),
-      );
-      await db.transition({ id, to: 'media_processing', actor: { type: 'system' } });
-      await db.transition({ id, to: 'needs_review', actor: { type: 'system' } });
+      const id = await seedFrame(db, {
+        agent: 'painter',
+        channel: 'history',
+        status: 'needs_review',
+        metadata: { title: 't' },
+      });
       await db.repos.policies.saveSignals(id, signals);
       const done = await db.transition({
         id,

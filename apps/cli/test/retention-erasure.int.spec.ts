@@ -7,10 +7,11 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createDatabase, type Database } from '@framedesk/db';
-import { newId, type SubmissionStatus } from '@framedesk/domain';
+import { newId } from '@framedesk/domain';
 import { createTestDatabase, type TestDatabase } from '@framedesk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkPendingDeletions } from '../src/doctor/media-check';
+import { seedFrame } from './frames';
 import { runCli } from './in-process';
 
 describe('channel retention set: a preview, then --yes', () => {
@@ -19,35 +20,12 @@ describe('channel retention set: a preview, then --yes', () => {
   let env: Record<string, string>;
   const cli = (...args: string[]) => runCli(['channel', 'retention', ...args], env);
 
-  async function frame(status: SubmissionStatus) {
-    const id = newId('submission');
-    const agent = (await db.repos.agents.findBySlug('cam')) ?? (await db.repos.agents.create('cam'));
-    const { channel } = await db.repos.channels.ensure('news');
-    await db.transaction((repos) =>
-      repos.submissions.create(
-        {
-          id,
-          status: 'received',
-          mediaType: 'image',
-          agentId: agent.id,
-          channelId: channel.id,
-          date: '20261127',
-          metadata: {},
-          visibility: 'promotion_eligible',
-        },
-        { type: 'agent', id: agent.id },
-      ),
-    );
-    const path: SubmissionStatus[] = status === 'failed' ? ['failed'] : ['media_processing', 'needs_review', status];
-    for (const to of path)
-      await db.transition({ id, to, actor: { type: to === 'promoted' || to === 'rejected' ? 'reviewer' : 'system' } });
-  }
-
   beforeAll(async () => {
     database = await createTestDatabase();
     db = createDatabase({ url: database.url, poolSize: 2 });
     env = { DATABASE_URL: database.url };
-    for (const status of ['rejected', 'rejected', 'promoted', 'failed', 'needs_review'] as const) await frame(status);
+    for (const status of ['rejected', 'rejected', 'promoted', 'failed', 'needs_review'] as const)
+      await seedFrame(db, { agent: 'cam', channel: 'news', status });
   });
   afterAll(async () => {
     await db?.close();
@@ -130,37 +108,25 @@ describe('media erase: an open resumable upload', () => {
     const db = createDatabase({ url: database.url, poolSize: 1 });
     const root = await mkdtemp(join(tmpdir(), 'fd-erase-tus-'));
     try {
-      const agent = await db.repos.agents.create('tus-cam');
-      const { channel } = await db.repos.channels.ensure('tus');
-      const id = newId('submission');
+      const id = await seedFrame(db, {
+        agent: 'tus-cam',
+        channel: 'tus',
+        status: 'waiting_for_upload',
+        metadata: { filename: 'home.mp4' },
+      });
       const uploadId = newId('upload');
-      await db.transaction(async (repos) => {
-        await repos.submissions.create(
-          {
-            id,
-            status: 'waiting_for_upload',
-            mediaType: 'video',
-            agentId: agent.id,
-            channelId: channel.id,
-            date: '20261127',
-            metadata: { filename: 'home.mp4' },
-            visibility: 'promotion_eligible',
-          },
-          { type: 'agent', id: agent.id },
-        );
-        await repos.mediaUploads.create({
-          id: uploadId,
-          submissionId: id,
-          provider: 'local',
-          providerRef: null,
-          uploadUrl: `http://127.0.0.1/uploads/${uploadId}`,
-          protocol: 'tus',
-          byteSize: 1000,
-          contentType: 'video/mp4',
-          filename: 'home.mp4',
-          tokenHash: null,
-          expiresAt: new Date(Date.now() + 3_600_000),
-        });
+      await db.repos.mediaUploads.create({
+        id: uploadId,
+        submissionId: id,
+        provider: 'local',
+        providerRef: null,
+        uploadUrl: `http://127.0.0.1/uploads/${uploadId}`,
+        protocol: 'tus',
+        byteSize: 1000,
+        contentType: 'video/mp4',
+        filename: 'home.mp4',
+        tokenHash: null,
+        expiresAt: new Date(Date.now() + 3_600_000),
       });
       // What @tus/file-store holds for an upload cut half-way: its bytes and its metadata.
       const partial = join(root, '.tus', uploadId);

@@ -32,6 +32,30 @@ export interface ReviewerListRow {
 }
 
 /**
+ * One line of account_events: who did `action` to `subject`, when, and what it changed. Every
+ * repository that audits a change (accounts, retention, erasure, media verify, reject reasons)
+ * writes it here, in the caller's transaction.
+ */
+export function recordAccountEvent(
+  db: DbClient,
+  subject: { type: string; id: string },
+  action: string,
+  who: AccountChange,
+  data?: Prisma.InputJsonValue,
+) {
+  return db.accountEvent.create({
+    data: {
+      subjectType: subject.type,
+      subjectId: subject.id,
+      action,
+      actor: who.actor,
+      createdAt: who.at,
+      ...(data ? { data } : {}),
+    },
+  });
+}
+
+/**
  * Operator changes to reviewers, agents and keys, each recorded in account_events in the same
  * transaction; a change to what a reviewer may do is also announced (NOTIFY) to open event streams.
  */
@@ -42,10 +66,7 @@ export function accountsRepository(db: DbClient) {
     action: string,
     change: AccountChange,
     data?: Prisma.InputJsonValue,
-  ) =>
-    db.accountEvent.create({
-      data: { subjectType, subjectId, action, actor: change.actor, createdAt: change.at, ...(data ? { data } : {}) },
-    });
+  ) => recordAccountEvent(db, { type: subjectType, id: subjectId }, action, change, data);
 
   return {
     record,

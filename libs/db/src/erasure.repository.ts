@@ -1,4 +1,4 @@
-import type { AccountChange } from './accounts.repository';
+import { type AccountChange, recordAccountEvent } from './accounts.repository';
 import { Prisma } from './generated/prisma/client.ts';
 import type { DbClient } from './prisma';
 import { MEDIA_HOLDER_SELECT, type MediaHolder, mediaSummary } from './retention.repository';
@@ -148,16 +148,6 @@ export function erasureRepository(db: DbClient) {
       action: ErasureAction,
       who: AccountChange,
       data: Record<string, unknown>,
-    ) =>
-      db.accountEvent.create({
-        data: {
-          subjectType: subject.type,
-          subjectId: subject.id,
-          action,
-          actor: who.actor,
-          createdAt: who.at,
-          data: data as Prisma.InputJsonValue,
-        },
-      }),
+    ) => recordAccountEvent(db, subject, action, who, data as Prisma.InputJsonValue),
   };
 }

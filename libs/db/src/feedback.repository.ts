@@ -1,6 +1,6 @@
 // Review feedback: reviewers' internal notes on a frame and each channel's reject reasons.
 import { Prisma } from './generated/prisma/client.ts';
-import type { AccountChange } from './accounts.repository';
+import { type AccountChange, recordAccountEvent } from './accounts.repository';
 import type { DbClient } from './prisma';
 import type { SubmissionWithMedia } from './review.repository';
 
@@ -105,15 +105,9 @@ export function feedbackRepository(db: DbClient) {
         where: { id: channelId },
         data: { rejectReasons: reasons === null ? Prisma.DbNull : [...reasons] },
       });
-      await db.accountEvent.create({
-        data: {
-          subjectType: 'channel',
-          subjectId: channelId,
-          action: 'reject_reasons_set',
-          actor: who.actor,
-          createdAt: who.at,
-          data: { before, after: reasons === null ? null : [...reasons] },
-        },
+      await recordAccountEvent(db, { type: 'channel', id: channelId }, 'reject_reasons_set', who, {
+        before,
+        after: reasons === null ? null : [...reasons],
       });
     },
   };

@@ -1,5 +1,5 @@
 import type { SubmissionStatus } from '@framedesk/domain';
-import type { AccountChange } from './accounts.repository';
+import { type AccountChange, recordAccountEvent } from './accounts.repository';
 import type { DbClient, Prisma } from './prisma';
 
 /** A submission with the media rows the consistency check compares against storage. */
@@ -58,17 +58,7 @@ export function mediaVerifyRepository(db: DbClient) {
       action: 'orphans_deleted' | 'purged_media_deleted',
       who: AccountChange,
       data: Record<string, unknown>,
-    ) =>
-      db.accountEvent.create({
-        data: {
-          subjectType: subject.type,
-          subjectId: subject.id,
-          action,
-          actor: who.actor,
-          createdAt: who.at,
-          data: data as Prisma.InputJsonValue,
-        },
-      }),
+    ) => recordAccountEvent(db, subject, action, who, data as Prisma.InputJsonValue),
 
     /** The keys recorded in `bucket` for any of `submissionIds`. */
     async recordedKeys(bucket: string, submissionIds: readonly string[]): Promise<Set<string>> {

@@ -1,5 +1,5 @@
 import type { RetainedStatus, SubmissionStatus } from '@framedesk/domain';
-import type { AccountChange } from './accounts.repository';
+import { type AccountChange, recordAccountEvent } from './accounts.repository';
 import type { DbClient, Prisma } from './prisma';
 import type { Actor } from './submissions.repository';
 
@@ -90,15 +90,9 @@ export function retentionRepository(db: DbClient) {
         failed: row.retentionFailed,
         promoted: row.retentionPromoted,
       });
-      await db.accountEvent.create({
-        data: {
-          subjectType: 'channel',
-          subjectId: channelId,
-          action: 'retention_set',
-          actor: who.actor,
-          createdAt: who.at,
-          data: { before: view(before), after: view(after) },
-        },
+      await recordAccountEvent(db, { type: 'channel', id: channelId }, 'retention_set', who, {
+        before: view(before),
+        after: view(after),
       });
       return after;
     },

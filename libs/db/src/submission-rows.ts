@@ -48,14 +48,8 @@ export interface SubmissionRow {
   readonly approvedBy?: readonly string[];
 }
 
-/** A box on the original a rejection points at: fractions (0–1) of its width and height, origin top left. */
-export interface ReviewRegion {
-  readonly x: number;
-  readonly y: number;
-  readonly width: number;
-  readonly height: number;
-  readonly label: string;
-}
+// A region is stored as the review API shows it (reviewRegions, jsonb): one type for both.
+export type { ReviewRegion } from '@framedesk/contracts';
 
 export interface SubmissionWithSlugs extends SubmissionRow {
   readonly agent: { readonly slug: string };

@@ -5,16 +5,17 @@ import { newId } from '@framedesk/domain';
 import { type ObjectStorage, storageKeys } from '@framedesk/storage';
 import type { VideoProvider } from '@framedesk/video-provider';
 import { describe, expect, it } from 'vitest';
-import { erasureService } from './erasure.service';
 import { mediaVerifyService } from './media-verify.service';
 import {
   BUCKET,
   db,
+  erasure,
   fake,
   provider,
   purge,
   seed,
   seedEach,
+  seedReplayableResponse,
   setRetention,
   storage,
   stored,
@@ -101,39 +102,22 @@ describe('erasure, racing and audited', () => {
         expiresAt: new Date(Date.now() + 3_600_000),
       });
     });
-    const key = await db.repos.apiKeys.create({ agentId: agent.id, prefix: 'fd_live_erasev', hash: 'h-erasev' });
-    const claim = await db.repos.idempotency.claim({
-      apiKeyId: key.id,
-      key: 'upload-1',
-      fingerprint: 'f',
-      now: new Date(),
-      lockMs: 60_000,
-      retentionMs: 86_400_000,
-    });
-    if (claim.kind !== 'claimed') throw new Error('claim');
     // POST /v1/media-uploads answers with the session: its id is the upload's, and it holds the file name.
-    await db.repos.idempotency.complete({
-      apiKeyId: key.id,
+    const apiKeyId = await seedReplayableResponse(agent.id, {
+      prefix: 'fd_live_erasev',
       key: 'upload-1',
-      lockedUntil: claim.lockedUntil,
       status: 201,
       body: { id: upload.id, submission_id: video.id, filename: 'me-at-the-beach.mp4' },
     });
     const dropped: string[] = [];
-    const erasure = erasureService({
-      db,
-      storage,
-      provider,
-      actor: 'cli:dpo',
-      replayableHours: 24,
-      dropPartial: async (id) => void dropped.push(id),
+    const report = await erasure({ dropPartial: async (id) => void dropped.push(id) }).erase({
+      agentSlug: 'erase-video',
     });
-    const report = await erasure.erase({ agentSlug: 'erase-video' });
     expect(report).toMatchObject({ submissions: 2, partials: 1, pending: 0 });
     const row = (await db.repos.submissions.findById(video.id))!;
     expect(row.metadata).not.toHaveProperty('filename');
     expect(JSON.stringify(row)).not.toContain('beach');
-    expect(await db.repos.idempotency.find(key.id, 'upload-1')).toBeNull();
+    expect(await db.repos.idempotency.find(apiKeyId, 'upload-1')).toBeNull();
     const local = await db.repos.mediaUploads.findById(dropped[0]!);
     expect(local).toMatchObject({ protocol: 'tus', filename: '' });
     expect(local!.expiresAt.getTime()).toBeLessThanOrEqual(Date.now());
@@ -164,15 +148,7 @@ describe('erasure, racing and audited', () => {
         return db.transition(request, options);
       },
     };
-    const report = await erasureService({
-      db: racingDb,
-      storage,
-      provider,
-      actor: 'cli:dpo',
-      replayableHours: 24,
-    }).erase({
-      submissionId: frame.id,
-    });
+    const report = await erasure({ db: racingDb }).erase({ submissionId: frame.id });
     expect(committed).toBe(true);
     expect(report).toMatchObject({ submissions: 1, objects: 4, stopped: 1 });
     expect(await stored([...frame.keys, lateKey])).toBe(0);
@@ -189,13 +165,7 @@ describe('erasure, racing and audited', () => {
         throw new Error('Cloudflare answered 503');
       },
     };
-    const report = await erasureService({
-      db,
-      storage,
-      provider: refusing,
-      actor: 'cli:dpo',
-      replayableHours: 24,
-    }).erase({ submissionId: video.id });
+    const report = await erasure({ provider: refusing }).erase({ submissionId: video.id });
     expect(report).toMatchObject({ submissions: 1, providerVideos: 0, pending: 1 });
     expect(fake.videos.has(video.uid!)).toBe(true);
     expect(await db.repos.submissions.findById(video.id)).toMatchObject({
@@ -230,16 +200,7 @@ describe('erasure, racing and audited', () => {
         return storage.delete(bucket, key);
       },
     };
-    await erasureService({
-      db,
-      storage: watching,
-      provider,
-      actor: 'cli:dpo',
-      replayableHours: 24,
-      batchSize: 2,
-    }).erase({
-      agentSlug: 'erase-audit',
-    });
+    await erasure({ storage: watching, batchSize: 2 }).erase({ agentSlug: 'erase-audit' });
     expect(seenAtFirstDeletion).toEqual(['media_erasure_requested']);
     const audit = await db.repos.accounts.events('agent', agent.id);
     expect(audit.map((e) => e.action)).toEqual([

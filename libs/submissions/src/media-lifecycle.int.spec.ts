@@ -3,23 +3,21 @@
 // touched, and what an erasure leaves of a row.
 import type { ObjectStorage } from '@framedesk/storage';
 import { describe, expect, it } from 'vitest';
-import { erasureService } from './erasure.service';
 import { saveFingerprint } from './fingerprint.service';
 import {
   agentId,
   db,
+  erasure,
   fake,
-  NEVER,
-  provider,
   purge,
   seed,
   seedEach,
+  seedReplayableResponse,
   setRetention,
   storage,
   stored,
   useMediaLifecycle,
 } from './media-lifecycle.test-support';
-import { retentionService } from './retention.service';
 
 useMediaLifecycle();
 describe('retention purge', () => {
@@ -115,16 +113,7 @@ describe('retention purge', () => {
     };
     const stopped = await purge({ batchSize: 1, clock }).run({ maxMs: 0 });
     expect(stopped).toMatchObject({ purged: 0, complete: false });
-    const service = retentionService({
-      db,
-      storage,
-      provider,
-      defaults: NEVER,
-      batchSize: 100,
-      deletesPerSecond: 4,
-      clock,
-    });
-    const report = await service.run({ maxMs: 60_000 });
+    const report = await purge({ deletesPerSecond: 4, clock }).run({ maxMs: 60_000 });
     expect(report.objects).toBe(9);
     // Nine deletions at four a second: the last may start 2 s after the first, no sooner.
     expect(now).toBeGreaterThanOrEqual(2_000);
@@ -146,27 +135,15 @@ describe('erasure', () => {
     const video = await seed('erase-ch', 'promoted', { agent: agent.id, metadata: personal, cloudflare: true });
     const bystander = await seed('erase-ch', 'rejected', { metadata: personal }); // another agent's
     await saveFingerprint(db, rejected.id, 12345n);
-    const key = await db.repos.apiKeys.create({ agentId: agent.id, prefix: 'fd_live_erase', hash: 'h-erase' });
-    const claim = await db.repos.idempotency.claim({
-      apiKeyId: key.id,
+    const apiKeyId = await seedReplayableResponse(agent.id, {
+      prefix: 'fd_live_erase',
       key: 'k1',
-      fingerprint: 'f',
-      now: new Date(),
-      lockMs: 60_000,
-      retentionMs: 86_400_000,
-    });
-    if (claim.kind !== 'claimed') throw new Error('claim');
-    const body = { id: rejected.id, ...personal };
-    await db.repos.idempotency.complete({
-      apiKeyId: key.id,
-      key: 'k1',
-      lockedUntil: claim.lockedUntil,
       status: 202,
-      body,
+      body: { id: rejected.id, ...personal },
     });
 
-    const erasure = erasureService({ db, storage, provider, actor: 'cli:dpo', replayableHours: 24 });
-    expect(await erasure.count({ agentSlug: 'erase-me' })).toEqual({
+    const dpo = erasure();
+    expect(await dpo.count({ agentSlug: 'erase-me' })).toEqual({
       submissions: 3,
       objects: 7,
       bytes: expect.any(Number),
@@ -175,7 +152,7 @@ describe('erasure', () => {
     expect(await stored([...rejected.keys, ...waiting.keys, ...video.keys])).toBe(7);
     expect((await db.repos.submissions.findById(rejected.id))!.title).toBe('Jane at home');
 
-    const report = await erasure.erase({ agentSlug: 'erase-me' });
+    const report = await dpo.erase({ agentSlug: 'erase-me' });
     expect(report).toMatchObject({ submissions: 3, objects: 7, providerVideos: 1, stopped: 1 });
     expect(await stored([...rejected.keys, ...waiting.keys, ...video.keys])).toBe(0);
     expect(fake.videos.has(video.uid!)).toBe(false);
@@ -191,7 +168,7 @@ describe('erasure', () => {
     expect(await db.repos.submissions.findById(waiting.id)).toMatchObject({ status: 'failed', failureCode: 'erased' });
     expect((await db.repos.mediaUploads.findBySubmission(video.id))!.filename).toBe('');
     expect(await db.repos.fingerprints.find(rejected.id)).toBeNull();
-    expect(await db.repos.idempotency.find(key.id, 'k1')).toBeNull();
+    expect(await db.repos.idempotency.find(apiKeyId, 'k1')).toBeNull();
     const audit = await db.repos.accounts.events('agent', agent.id);
     expect(audit.map((e) => e.action)).toEqual(['media_erasure_requested', 'media_erasure_progress', 'media_erased']);
     expect(audit.at(-1)).toMatchObject({
@@ -206,7 +183,7 @@ describe('erasure', () => {
     });
     // Another agent's frame in the same channel is untouched; asking again finds nothing left.
     expect(await stored(bystander.keys)).toBe(bystander.keys.length);
-    expect((await erasure.erase({ agentSlug: 'erase-me' })).submissions).toBe(0);
+    expect((await dpo.erase({ agentSlug: 'erase-me' })).submissions).toBe(0);
   });
 
   it('erases only what was sent before --before, and one submission by id', async () => {
@@ -216,13 +193,13 @@ describe('erasure', () => {
     const before = new Date();
     const newer = await seed('erase-dated', 'promoted', { agent: agent.id });
     const third = await seed('erase-dated', 'rejected', { agent: agent.id });
-    const erasure = erasureService({ db, storage, provider, actor: 'cli:dpo', replayableHours: 24 });
-    expect((await erasure.erase({ agentSlug: 'erase-dated', channelSlug: 'erase-dated', before })).submissions).toBe(1);
+    const dpo = erasure();
+    expect((await dpo.erase({ agentSlug: 'erase-dated', channelSlug: 'erase-dated', before })).submissions).toBe(1);
     expect(await stored(older.keys)).toBe(0);
     expect(await stored([...newer.keys, ...third.keys])).toBe(6);
-    expect((await erasure.erase({ submissionId: third.id })).submissions).toBe(1);
+    expect((await dpo.erase({ submissionId: third.id })).submissions).toBe(1);
     expect(await stored(third.keys)).toBe(0);
     expect(await stored(newer.keys)).toBe(3);
-    await expect(erasure.erase({ agentSlug: 'nobody' })).rejects.toThrow(/no agent nobody/);
+    await expect(dpo.erase({ agentSlug: 'nobody' })).rejects.toThrow(/no agent nobody/);
   });
 });

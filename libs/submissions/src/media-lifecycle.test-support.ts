@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { createDatabase, type Database } from '@framedesk/db';
 import { newId, type SubmissionStatus } from '@framedesk/domain';
 import { createFsStorage, type ObjectStorage, storageKeys } from '@framedesk/storage';
-import { createTestDatabase, type TestDatabase } from '@framedesk/testing';
+import { createTestDatabase, seedActorType, STATUS_PATHS, type TestDatabase } from '@framedesk/testing';
 import {
   createCloudflareVideoProvider,
   type FakeCloudflare,
@@ -15,6 +15,7 @@ import {
   type VideoProvider,
 } from '@framedesk/video-provider';
 import { afterAll, beforeAll } from 'vitest';
+import { type ErasureDeps, erasureService } from './erasure.service';
 import { retentionService } from './retention.service';
 
 export const BUCKET = 'lifecycle';
@@ -50,16 +51,6 @@ export function useMediaLifecycle(): void {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 }
-
-const PATHS: Record<SubmissionStatus, SubmissionStatus[]> = {
-  received: [],
-  waiting_for_upload: [],
-  media_processing: ['media_processing'],
-  needs_review: ['media_processing', 'needs_review'],
-  promoted: ['media_processing', 'needs_review', 'promoted'],
-  rejected: ['media_processing', 'needs_review', 'rejected'],
-  failed: ['failed'],
-};
 
 /** A frame in `status` with an original and two variants stored; a video's copy at Cloudflare when asked. */
 export async function seed(
@@ -142,10 +133,8 @@ export async function seed(
       contentType: 'application/vnd.apple.mpegurl',
       byteSize: 0,
     });
-  for (const to of PATHS[status]) {
-    const actor =
-      to === 'promoted' || to === 'rejected' ? ({ type: 'reviewer' } as const) : ({ type: 'system' } as const);
-    const moved = await db.transition({ id, to, actor });
+  for (const to of STATUS_PATHS[status]) {
+    const moved = await db.transition({ id, to, actor: { type: seedActorType(to) } });
     if (!moved.ok) throw new Error(`seed: ${id} could not reach ${to}`);
   }
   return { id, keys, uid };
@@ -171,6 +160,8 @@ export async function setRetention(channel: string, change: Record<string, strin
 export function purge(
   options: {
     batchSize?: number;
+    /** The rate limit (default: none to speak of). */
+    deletesPerSecond?: number;
     storage?: ObjectStorage;
     clock?: { now(): number; sleep(ms: number): Promise<void> };
   } = {},
@@ -179,9 +170,42 @@ export function purge(
     db,
     storage: options.storage ?? storage,
     provider,
-    defaults: { rejected: 'never', failed: 'never', promoted: 'never' },
+    defaults: NEVER,
     batchSize: options.batchSize ?? 100,
-    deletesPerSecond: 1_000_000,
+    deletesPerSecond: options.deletesPerSecond ?? 1_000_000,
     ...(options.clock ? { clock: options.clock } : {}),
   });
+}
+
+/** The erasure as `media erase` runs it for the operator `cli:dpo`; `deps` replaces any part. */
+export function erasure(deps: Partial<ErasureDeps> = {}) {
+  return erasureService({ db, storage, provider, actor: 'cli:dpo', replayableHours: 24, ...deps });
+}
+
+/**
+ * An API key of `agent` (`prefix`) whose request `key` has a stored, replayable response `body`
+ * (what POST /v1/frame-submissions or /v1/media-uploads answered): the erasure must drop it.
+ */
+export async function seedReplayableResponse(
+  agent: string,
+  input: { prefix: string; key: string; status: number; body: Record<string, unknown> },
+): Promise<string> {
+  const apiKey = await db.repos.apiKeys.create({ agentId: agent, prefix: input.prefix, hash: `h-${input.prefix}` });
+  const claim = await db.repos.idempotency.claim({
+    apiKeyId: apiKey.id,
+    key: input.key,
+    fingerprint: 'f',
+    now: new Date(),
+    lockMs: 60_000,
+    retentionMs: 86_400_000,
+  });
+  if (claim.kind !== 'claimed') throw new Error('claim');
+  await db.repos.idempotency.complete({
+    apiKeyId: apiKey.id,
+    key: input.key,
+    lockedUntil: claim.lockedUntil,
+    status: input.status,
+    body: input.body,
+  });
+  return apiKey.id;
 }

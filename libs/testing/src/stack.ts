@@ -183,6 +183,21 @@ export function runApp(
   });
 }
 
+/** Polls `probe` every 200 ms until it answers something truthy (returned), or fails after `timeoutMs`. */
+export async function waitUntil<T>(
+  what: string,
+  probe: () => Promise<T | null | undefined | false>,
+  timeoutMs = 60_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
 export async function waitForHttp(url: string, timeoutMs = 60_000, process?: RunningProcess): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {

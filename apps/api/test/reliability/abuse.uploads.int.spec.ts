@@ -7,7 +7,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../harness';
-import { patch, TUS } from '../tus-client';
+import { patch, TUS, uploadRequest } from '../tus-client';
 import { duringAbuse, expectHeld } from './abuse-support';
 import { reportFigures } from './harness';
 
@@ -44,14 +44,7 @@ describe('abuse: 50 expiring uploads', () => {
     api.call('POST', '/v1/media-uploads', {
       key: agent === 'flooder' ? flooderKey : bystanderKey,
       headers: { 'content-type': 'application/json', 'idempotency-key': randomUUID() },
-      body: JSON.stringify({
-        agent_slug: agent,
-        channel_slug: 'news',
-        media_type: 'video',
-        filename: 'clip.mp4',
-        content_type: 'video/mp4',
-        byte_size: SESSION_BYTES,
-      }),
+      body: JSON.stringify(uploadRequest(agent, SESSION_BYTES)),
     });
 
   /** Bytes of resumable partials on disk (the tus store's files, not their small .json records). */

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, type RelStack, reportFigures, startRelStack, submitFrame } from './harness';
+import { uploadRequest } from '../tus-client';
 import { multipartBody, rawRequest, requestBytes } from './raw-http';
 
 const PASSWORD = `pw-${randomUUID()}`;
@@ -42,14 +43,7 @@ describe('access', () => {
     call(`${stack.apiUrl}/v1/media-uploads`, {
       method: 'POST',
       headers: { ...auth(key), 'content-type': 'application/json', 'idempotency-key': randomUUID() },
-      body: JSON.stringify({
-        agent_slug: agent,
-        channel_slug: 'news',
-        media_type: 'video',
-        filename: 'clip.mp4',
-        content_type: 'video/mp4',
-        byte_size: video.length,
-      }),
+      body: JSON.stringify(uploadRequest(agent, video.length)),
     });
 
   // Raw HTTP: a refusal may come before the body is read, and must still be seen.

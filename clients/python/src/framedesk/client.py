@@ -26,6 +26,11 @@ SETTLED_STATUSES = frozenset({"needs_review", "promoted", "rejected", "failed"})
 _VIDEO_TYPES = {".mp4": "video/mp4", ".mov": "video/quicktime", ".webm": "video/webm"}
 
 
+def _query(**params: Optional[object]) -> Dict[str, str]:
+    """The query parameters given (``None`` ones left out), in order, as strings."""
+    return {name: str(value) for name, value in params.items() if value is not None}
+
+
 class Client:
     """A client of one Framedesk API for one agent.
 
@@ -134,13 +139,7 @@ class Client:
         page_size: Optional[int] = None,
     ) -> Iterator[Json]:
         """This agent's submissions, newest first, fetching pages as you iterate."""
-        query: Dict[str, str] = {}
-        if channel_slug is not None:
-            query["channel_slug"] = channel_slug
-        if status is not None:
-            query["status"] = status
-        if page_size is not None:
-            query["limit"] = str(page_size)
+        query = _query(channel_slug=channel_slug, status=status, limit=page_size)
         while True:
             page = self._call("GET", "/v1/frame-submissions?" + urllib.parse.urlencode(query))
             yield from page["data"]
@@ -166,13 +165,7 @@ class Client:
             cursor: ``next_cursor`` of the previous answer.
             limit: Rejections per page (1–100).
         """
-        query: Dict[str, str] = {}
-        if since is not None:
-            query["since"] = since
-        if cursor is not None:
-            query["cursor"] = cursor
-        if limit is not None:
-            query["limit"] = str(limit)
+        query = _query(since=since, cursor=cursor, limit=limit)
         path = f"/v1/agents/{urllib.parse.quote(agent_slug, safe='')}/feedback"
         return self._call("GET", path + ("?" + urllib.parse.urlencode(query) if query else ""))
 
