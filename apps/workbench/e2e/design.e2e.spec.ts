@@ -219,6 +219,7 @@ describe('workbench design system in chromium', () => {
       ['timeline', `/channels/${LOOK}`, (p) => p.getByRole('heading', { name: /Timeline of/ }).waitFor()],
       ['ops', '/ops', (p) => p.getByRole('table', { name: 'Queue depths' }).waitFor()],
       ['people', '/people', (p) => p.getByRole('table', { name: 'People' }).waitFor()],
+      ['policies', `/policies?channel=${LOOK}`, (p) => p.getByText('The policy compiles.').waitFor()],
     ];
     const found: string[] = [];
     for (const theme of ['Light', 'Dark'] as const) {

@@ -19,6 +19,7 @@ const TimelineScreen = lazy(() => import('./screens/TimelineScreen').then((m) =>
 const OpsScreen = lazy(() => import('./screens/OpsScreen').then((m) => ({ default: m.OpsScreen })));
 const PeopleScreen = lazy(() => import('./screens/PeopleScreen').then((m) => ({ default: m.PeopleScreen })));
 const TeamScreen = lazy(() => import('./screens/TeamScreen').then((m) => ({ default: m.TeamScreen })));
+const PoliciesScreen = lazy(() => import('./screens/PoliciesScreen').then((m) => ({ default: m.PoliciesScreen })));
 const WelcomeScreen = lazy(() => import('./screens/WelcomeScreen').then((m) => ({ default: m.WelcomeScreen })));
 const CommandPalette = lazy(() => import('./components/CommandPalette').then((m) => ({ default: m.CommandPalette })));
 
@@ -94,8 +95,13 @@ function Shell({ email, admin, reasons }: { email: string; admin: boolean; reaso
               Team
             </Link>
           )}
+          {admin && (
+            <Link to="/policies" current={route.path === '/policies'}>
+              Policies
+            </Link>
+          )}
         </nav>
-        {!['/ops', '/people', '/team'].includes(route.path) && (
+        {!['/ops', '/people', '/team', '/policies'].includes(route.path) && (
           <ChannelSwitcher
             channels={list}
             current={channel ?? null}
@@ -129,6 +135,8 @@ function Shell({ email, admin, reasons }: { email: string; admin: boolean; reaso
             <PeopleScreen />
           ) : route.path === '/team' && admin ? (
             <TeamScreen />
+          ) : route.path === '/policies' && admin ? (
+            <PoliciesScreen />
           ) : (
             <QueueScreen route={route} {...(reasons ? { reasons } : {})} />
           )}

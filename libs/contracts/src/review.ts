@@ -133,6 +133,8 @@ export interface ReviewEvent {
   /** A decision's regions (empty when none). */
   readonly regions?: ReviewRegion[];
   readonly created_at: string;
+  /** The review policy rule an event of the policy's names (an automatic decision: actor system); null otherwise. */
+  readonly rule?: string | null;
 }
 
 /** One frame of a version stack (frames linked by the agent's `metadata.revision_of`). */
@@ -166,8 +168,6 @@ export interface ReviewInternalNote {
   readonly author_email: string;
   readonly body: string;
   readonly created_at: string;
-  /** An automatic decision's review policy rule (actor system); an approval's count. */
-  readonly rule?: string | null;
 }
 
 export interface ReviewSubmissionDetail extends ReviewQueueItem {

@@ -298,7 +298,21 @@ export const ProblemSchema = Type.Object(
     code: Type.String({ description: 'Stable machine-readable error code' }),
     request_id: Type.String(),
     errors: Type.Optional(
-      Type.Array(Type.Object({ pointer: Type.String(), detail: Type.String() }, { additionalProperties: false })),
+      Type.Array(
+        Type.Object(
+          {
+            pointer: Type.String(),
+            detail: Type.String(),
+            // policy_invalid (the workbench's Policies screen): which rule, what, and where in its condition.
+            rule: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+            name: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+            message: Type.Optional(Type.String()),
+            line: Type.Optional(Type.Integer({ minimum: 1 })),
+            column: Type.Optional(Type.Integer({ minimum: 1 })),
+          },
+          { additionalProperties: false },
+        ),
+      ),
     ),
   },
   { additionalProperties: true },

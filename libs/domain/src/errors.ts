@@ -46,6 +46,14 @@ export interface FieldError {
   /** JSON Pointer into the request, e.g. `/metadata/click_zones/0/url`. */
   readonly pointer: string;
   readonly detail: string;
+  /** `policy_invalid`: the rule's 1-based position and name (null for the file as a whole). */
+  readonly rule?: number | null;
+  readonly name?: string | null;
+  /** `policy_invalid`: the problem alone, without where it is. */
+  readonly message?: string;
+  /** `policy_invalid`, a condition's problem: 1-based line and column in the expression. */
+  readonly line?: number;
+  readonly column?: number;
 }
 
 export interface DomainErrorOptions {

@@ -21,7 +21,15 @@ export function formatProblem(p: PolicyProblem): string {
 
 function invalid(problems: readonly PolicyProblem[]): DomainError {
   return new DomainError('policy_invalid', `The policy has ${problems.length} problem(s); nothing was changed.`, {
-    errors: problems.map((p) => ({ pointer: p.path, detail: formatProblem(p) })),
+    errors: problems.map((p) => ({
+      pointer: p.path,
+      detail: formatProblem(p),
+      rule: p.rule,
+      name: p.name,
+      message: p.message,
+      ...(p.line !== undefined ? { line: p.line } : {}),
+      ...(p.column !== undefined ? { column: p.column } : {}),
+    })),
   });
 }
 
@@ -41,13 +49,25 @@ export function policyAdmin(db: Database) {
       return compilePolicy(file, await allowedRejectReasons(db, channelId));
     },
 
-    /** Validates the whole file first; any problem: DomainError policy_invalid listing each, nothing changed. */
-    async set(slug: string, file: unknown, actor: string): Promise<{ version: number; file: PolicyFile }> {
+    /**
+     * The channel and the file compiled for it, as `set` checks it (the workbench checks as the
+     * admin types, and simulates); any problem: DomainError policy_invalid listing each.
+     */
+    async check(
+      slug: string,
+      file: unknown,
+    ): Promise<{ channel: { id: string; slug: string }; policy: CompiledPolicy }> {
       const channel = await channelOf(slug);
       const compiled = await this.validate(channel.id, file);
       if (!compiled.ok) throw invalid(compiled.problems);
-      const { version } = await db.transaction((repos) => repos.policies.set(channel.id, compiled.policy.file, actor));
-      return { version, file: compiled.policy.file };
+      return { channel, policy: compiled.policy };
+    },
+
+    /** Validates the whole file first; any problem: DomainError policy_invalid listing each, nothing changed. */
+    async set(slug: string, file: unknown, actor: string): Promise<{ version: number; file: PolicyFile }> {
+      const { channel, policy } = await this.check(slug, file);
+      const { version } = await db.transaction((repos) => repos.policies.set(channel.id, policy.file, actor));
+      return { version, file: policy.file };
     },
 
     async show(slug: string): Promise<ChannelPolicyRow | null> {

@@ -1,4 +1,5 @@
 import type { Database, DecidedFrameRow } from '@framedesk/db';
+import { DomainError } from '@framedesk/domain';
 import type { CompiledPolicy } from './compile';
 import { type AgentRecord, evaluatePolicy, type FrameFacts, type Signals } from './evaluate';
 import { AGENT_WINDOW_DAYS, agentRecord } from './route-frame';
@@ -23,6 +24,23 @@ export interface PolicySimulation {
 }
 
 const DAY_MS = 86_400_000;
+
+/** The longest history a simulation replays: a year. */
+export const MAX_SIMULATION_DAYS = 365;
+
+/**
+ * `30d`, `12h` (the workbench's Simulate; up to a year back) → a time that long before `now`;
+ * anything else is a validation_failed at `pointer`.
+ */
+export function simulationSince(value: unknown, now: Date, pointer = '/since'): Date {
+  const match = typeof value === 'string' ? /^([1-9][0-9]{0,4})(d|h)$/.exec(value) : null;
+  const ms = match ? Number(match[1]) * (match[2] === 'd' ? DAY_MS : 3_600_000) : NaN;
+  if (!match || ms > MAX_SIMULATION_DAYS * DAY_MS) {
+    const detail = `since is a span like 30d or 12h, at most ${MAX_SIMULATION_DAYS}d.`;
+    throw new DomainError('validation_failed', detail, { errors: [{ pointer, detail }] });
+  }
+  return new Date(now.getTime() - ms);
+}
 
 /** A decided frame's facts as a condition reads them (as the worker built them). */
 function factsOf(row: DecidedFrameRow, channel: string): FrameFacts {

@@ -35,6 +35,7 @@ import {
 } from '../http/reviewer-session';
 import { opsWorkersHandler } from './ops-workers.routes';
 import { peopleRoutes } from './people.routes';
+import { POLICY_PATH, policiesRoutes } from './policies.routes';
 import { reviewEventsHandler, type StreamAccess } from './review-events';
 import { sessionBody, signInRoutes } from './sign-in.routes';
 import { teamRoutes } from './team.routes';
@@ -148,7 +149,9 @@ export function reviewRoutes(deps: ApiDependencies, options: ReviewRoutesOptions
     res.setHeader('Cache-Control', 'no-store');
     next();
   });
-  router.use(express.json({ limit: '16kb' }));
+  const json = express.json({ limit: '16kb' });
+  // A policy is parsed after the admin check, with its own limit (policies.routes.ts).
+  router.use((req, res, next) => (POLICY_PATH.test(req.path) ? next() : json(req, res, next)));
 
   router.use(signInRoutes({ api: deps, sessions, invites, cookies: cookieOptions, sso: singleSignOn(deps) }));
 
@@ -261,6 +264,7 @@ export function reviewRoutes(deps: ApiDependencies, options: ReviewRoutesOptions
 
   router.use(peopleRoutes({ db: deps.db, invites, passwordLogin: deps.settings.PASSWORD_LOGIN }));
   router.use(teamRoutes({ db: deps.db }));
+  router.use(policiesRoutes({ db: deps.db }));
 
   return router;
 }

@@ -13,12 +13,24 @@ import type {
   Visibility,
 } from './types';
 
+/** One problem a problem+json answer lists (`errors`); `policy_invalid` names the rule and column. */
+export interface ProblemItem {
+  readonly pointer: string;
+  readonly detail: string;
+  readonly rule?: number | null;
+  readonly name?: string | null;
+  readonly message?: string;
+  readonly line?: number;
+  readonly column?: number;
+}
+
 /** A problem+json answer from the API. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
     readonly detail: string,
+    readonly errors: readonly ProblemItem[] = [],
   ) {
     super(detail);
     this.name = 'ApiError';
@@ -48,8 +60,13 @@ export async function request<T>(method: string, path: string, body?: unknown, i
   const text = await res.text();
   const json = text ? (JSON.parse(text) as unknown) : undefined;
   if (!res.ok) {
-    const problem = (json ?? {}) as { code?: string; detail?: string };
-    throw new ApiError(res.status, problem.code ?? 'error', problem.detail ?? `Request failed (${res.status}).`);
+    const problem = (json ?? {}) as { code?: string; detail?: string; errors?: ProblemItem[] };
+    throw new ApiError(
+      res.status,
+      problem.code ?? 'error',
+      problem.detail ?? `Request failed (${res.status}).`,
+      Array.isArray(problem.errors) ? problem.errors : [],
+    );
   }
   return json as T;
 }

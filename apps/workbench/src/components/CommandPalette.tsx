@@ -83,6 +83,15 @@ export function CommandPalette({ isOpen, onOpenChange, channels, admin, onShortc
               Team
             </CommandItem>
           )}
+          {admin && (
+            <CommandItem
+              id="policies"
+              keywords="policies rules policy"
+              onAction={() => run(() => navigate('/policies'))}
+            >
+              Policies
+            </CommandItem>
+          )}
         </CommandGroup>
         <CommandGroup heading="Channels">
           {channels.map((c) => (

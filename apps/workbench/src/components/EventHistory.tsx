@@ -23,6 +23,7 @@ export function EventHistory({
           <li key={e.id}>
             <time dateTime={e.created_at}>{new Date(e.created_at).toLocaleString()}</time> {describe(e)} ·{' '}
             {e.actor ?? e.actor_type}
+            {e.rule && e.actor_type === 'system' ? ` · rule “${e.rule}”` : ''}
             {e.reason ? ` · ${e.reason}` : ''}
             {e.note ? ` · note: “${e.note}”` : ''}
             {e.regions && e.regions.length > 0 && (

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import type { QueueItem } from '../api/types';
 import { useRowWindow } from '../hooks/useRowWindow';
 import { Badge, Button, Checkbox, EmptyState } from '../ui';
+import { PolicyChips } from './PolicyMeta';
 import { MediaIcon, RelativeTime } from './QueueMeta';
 import { SimilarBadge } from './SimilarBadge';
 
@@ -79,6 +80,7 @@ function QueueEntry({
           </span>
           <span className="chips">
             <SimilarBadge count={item.similar_count} />
+            <PolicyChips item={item} />
             {item.claim && !item.claim.mine && (
               <Badge tone="warning" className="claimed">
                 Being reviewed by {item.claim.reviewer_email ?? 'someone'}

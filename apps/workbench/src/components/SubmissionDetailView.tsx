@@ -21,6 +21,7 @@ import { RegionList } from './Regions';
 import { promotedRevision, VersionStack } from './VersionStack';
 import { MediaView } from './MediaView';
 import { SimilarFrames, withoutDuplicateOf } from './SimilarFrames';
+import { WhyHere } from './WhyHere';
 
 export interface SubmissionDetailViewProps {
   readonly id: string;
@@ -130,6 +131,7 @@ export function SubmissionDetailView({
         />
         <div className="detail-side">
           {editable && <RegionList regions={regions} onChange={setRegions} />}
+          <WhyHere submission={s} />
           <SimilarFrames submission={s} {...(open ? { onDecide: (d: DecisionInput) => onDecide(s, d) } : {})} />
           {s.caption && <p className="caption">{s.caption}</p>}
           <dl className="meta">
