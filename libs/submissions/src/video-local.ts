@@ -54,10 +54,17 @@ export function localVideoProcessor(deps: LocalVideoDeps) {
           return fail(submission.id, 'invalid_video', error.message, error.detail);
         throw error;
       }
-      if (!(await deps.storePoster(submission.id, poster, probe.width, probe.height))) return 'skipped';
+      const preview = await deps.storePoster(submission.id, poster, probe.width, probe.height);
+      if (!preview) return 'skipped';
       return finish(
-        submission.id,
-        { durationMs: Math.round(probe.durationSeconds * 1000), width: probe.width, height: probe.height },
+        submission,
+        {
+          durationMs: Math.round(probe.durationSeconds * 1000),
+          width: probe.width,
+          height: probe.height,
+          bytes: Number(original.byteSize),
+          preview,
+        },
         { codec: probe.codec, container: probe.formatName },
       );
     } finally {

@@ -3,7 +3,7 @@ import type { Database, SubmissionWithSlugs } from '@framedesk/db';
 import type { ObjectStorage } from '@framedesk/storage';
 import type { ProviderVideoState } from '@framedesk/video-provider';
 import { recordMediaOrDiscard } from './media-guard';
-import type { StorePoster } from './video-poster';
+import type { PosterPreview, StorePoster } from './video-poster';
 import { failureCodeOf, type VideoOutcome, type VideoTransitions } from './video-transitions';
 
 const MAX_POSTER_BYTES = 10 * 1024 * 1024;
@@ -28,31 +28,35 @@ export function providerStateHandler(deps: ProviderStateDeps) {
    * What the provider delivers for a ready video: its thumbnail fetched into storage as the
    * poster (a reviewer's browser and an agent then read it from us), and its playback URL kept
    * as an `external` media object (`variants.playback`). A thumbnail that cannot be fetched
-   * leaves the video without a poster; the player still works.
+   * leaves the video without a poster; the player still works. False: erased or purged meanwhile;
+   * else the poster's preview, if any.
    */
-  async function storeProviderMedia(submissionId: string, video: ReadyVideo): Promise<boolean> {
+  async function storeProviderMedia(
+    submissionId: string,
+    video: ReadyVideo,
+  ): Promise<false | { preview: PosterPreview | null }> {
+    let preview: PosterPreview | null = null;
     if (video.thumbnailUrl) {
       try {
         const response = await deps.fetch(video.thumbnailUrl, { signal: AbortSignal.timeout(15_000) });
         const bytes = response.ok ? Buffer.from(await response.arrayBuffer()) : null;
-        if (bytes && bytes.length > 0 && bytes.length <= MAX_POSTER_BYTES)
-          if (
-            !(await deps.storePoster(
-              submissionId,
-              bytes,
-              video.width ?? null,
-              video.height ?? null,
-              /^image\/(jpeg|png|webp)$/.exec(response.headers.get('content-type') ?? '')?.[0] ?? 'image/jpeg',
-            ))
-          )
-            return false;
+        if (bytes && bytes.length > 0 && bytes.length <= MAX_POSTER_BYTES) {
+          preview = await deps.storePoster(
+            submissionId,
+            bytes,
+            video.width ?? null,
+            video.height ?? null,
+            /^image\/(jpeg|png|webp)$/.exec(response.headers.get('content-type') ?? '')?.[0] ?? 'image/jpeg',
+          );
+          if (!preview) return false;
+        }
       } catch {
         // unreachable or not an image: no poster
       }
     }
     const playbackUrl = video.playbackUrl;
-    if (!playbackUrl) return true;
-    return recordMediaOrDiscard(deps, submissionId, [], async (repos) => {
+    if (!playbackUrl) return { preview };
+    const recorded = await recordMediaOrDiscard(deps, submissionId, [], async (repos) => {
       await repos.mediaObjects.upsert({
         submissionId,
         kind: 'external',
@@ -66,6 +70,7 @@ export function providerStateHandler(deps: ProviderStateDeps) {
         height: video.height ?? null,
       });
     });
+    return recorded && { preview };
   }
 
   async function ready(submission: SubmissionWithSlugs, video: ReadyVideo): Promise<VideoOutcome> {
@@ -78,13 +83,19 @@ export function providerStateHandler(deps: ProviderStateDeps) {
         `The video lasts ${video.durationSeconds.toFixed(1)} s; at most ${maxSeconds} s are allowed.`,
       );
     }
-    if (!(await storeProviderMedia(submission.id, video))) return 'skipped';
+    const stored = await storeProviderMedia(submission.id, video);
+    if (!stored) return 'skipped';
+    // The provider's size when it says, else the size the agent announced for the upload.
+    const bytes =
+      video.byteSize ?? Number((await deps.db.repos.mediaUploads.findBySubmission(submission.id))?.byteSize ?? 0);
     return finish(
-      submission.id,
+      submission,
       {
         durationMs: video.durationSeconds !== undefined ? Math.round(video.durationSeconds * 1000) : null,
         width: video.width ?? null,
         height: video.height ?? null,
+        bytes,
+        preview: stored.preview,
       },
       { thumbnail_url: video.thumbnailUrl ?? null, playback_url: video.playbackUrl ?? null },
     );

@@ -1,8 +1,8 @@
 import type { ProjectConfig } from '@framedesk/config';
-import type { Database, SubmissionRow } from '@framedesk/db';
+import type { Database, SubmissionRow, SubmissionWithSlugs } from '@framedesk/db';
 import { type FailureCode, FAILURE_CODES } from '@framedesk/domain';
-import type { PolicyRouting } from '@framedesk/policies';
 import { finishProcessing } from './system-review';
+import type { RouteVideo, VideoFacts } from './video-policy';
 
 /** What one run of `processVideo` did (logged by the worker, asserted by tests). */
 export type VideoOutcome = 'skipped' | 'waiting' | 'processing' | 'needs_review' | 'promoted' | 'rejected' | 'failed';
@@ -16,6 +16,8 @@ export interface VideoTransitionDeps {
   readonly db: Database;
   readonly config: Pick<ProjectConfig, 'approval_defaults'>;
   readonly now: () => Date;
+  /** The channel's review policy (video-policy.ts). */
+  readonly route: RouteVideo;
 }
 
 /** The video's status changes, each a compare-and-set: a repeated job or notification is a no-op. */
@@ -49,20 +51,21 @@ export function videoTransitions(deps: VideoTransitionDeps) {
     },
 
     /**
-     * Media stored: out of `media_processing` by `approval_defaults`, or as the channel's review
-     * policy routed it (`policy`, video-policy.ts) — the same transition an image takes.
+     * Media stored: out of `media_processing` as the channel's review policy routes it (a rule's
+     * promote / reject as the system, review options, sampling), else by `approval_defaults` —
+     * the same transition (`finishProcessing`) an image takes.
      */
     async finish(
-      submissionId: string,
-      patch: { durationMs?: number | null; width?: number | null; height?: number | null },
+      submission: SubmissionWithSlugs,
+      media: VideoFacts,
       data: Record<string, unknown>,
-      policy: PolicyRouting | null = null,
     ): Promise<VideoOutcome> {
+      const policy = await deps.route(submission, media);
       const done = await finishProcessing(deps.db, {
-        id: submissionId,
+        id: submission.id,
         requiresReview: deps.config.approval_defaults.requires_review,
         reason: 'video processed',
-        patch,
+        patch: { durationMs: media.durationMs, width: media.width, height: media.height },
         data,
         now: deps.now(),
         policy,

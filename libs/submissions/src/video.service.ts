@@ -2,11 +2,13 @@ import type { ProjectConfig } from '@framedesk/config';
 import type { Database, MediaUploadRow, SimilaritySettings, SubmissionWithSlugs } from '@framedesk/db';
 import type { VideoToolOptions } from '@framedesk/media';
 import { annotateSpan } from '@framedesk/observability';
+import { policyCache, type PolicyCache, type PolicyObserver, type ScoringClient } from '@framedesk/policies';
 import type { JobOrigin, QueueProducer } from '@framedesk/queues';
 import type { ObjectStorage } from '@framedesk/storage';
 import type { ProviderNotification, VideoProvider } from '@framedesk/video-provider';
 import { failExpiredUpload } from './upload-expiry';
 import { localVideoProcessor } from './video-local';
+import { videoPolicyRouter } from './video-policy';
 import { videoPosterStore } from './video-poster';
 import { providerStateHandler } from './video-provider-state';
 import { type VideoOutcome, videoTransitions } from './video-transitions';
@@ -26,6 +28,8 @@ export interface VideoServiceDeps {
   readonly fetch?: typeof fetch;
   /** What counts as a near-duplicate when the poster's fingerprint is stored. */
   readonly nearDuplicates?: SimilaritySettings;
+  /** Review policies (docs/policies.md): the worker's cache (read every 5 s by default), the scoring hook, its metrics. */
+  readonly policies?: { cache?: PolicyCache; scoring?: ScoringClient; observer?: PolicyObserver };
 }
 
 /**
@@ -36,7 +40,13 @@ export interface VideoServiceDeps {
  */
 export function createVideoService(deps: VideoServiceDeps) {
   const now = deps.now ?? (() => new Date());
-  const transitions = videoTransitions({ db: deps.db, config: deps.config, now });
+  const route = videoPolicyRouter({
+    db: deps.db,
+    policies: { ...deps.policies, cache: deps.policies?.cache ?? policyCache(deps.db) },
+    ...(deps.nearDuplicates ? { nearDuplicates: deps.nearDuplicates } : {}),
+    now,
+  });
+  const transitions = videoTransitions({ db: deps.db, config: deps.config, now, route });
   const storePoster = videoPosterStore({
     db: deps.db,
     storage: deps.storage,
