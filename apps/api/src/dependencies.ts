@@ -38,6 +38,7 @@ import {
   withPublicOnPromotion,
 } from '@framedesk/submissions';
 import { setImageEncodeEffort } from '@framedesk/media';
+import { policyCache, scoringClient } from '@framedesk/policies';
 import {
   requestValidators,
   type RequestValidators,
@@ -178,7 +179,20 @@ export function createApiDependencies(settings: Settings, config: ProjectConfig,
     }),
     tusStore,
     uploadLocker,
-    video: createVideoService({ db, storage, queues, provider: videoProvider, config }),
+    // A provider's webhook can finish a video here: routed by the channel's policy as the worker would.
+    video: createVideoService({
+      db,
+      storage,
+      queues,
+      provider: videoProvider,
+      config,
+      policies: {
+        cache: policyCache(db, { checkEveryMs: settings.POLICY_CHECK_SECONDS * 1000 }),
+        ...(settings.SCORING_URL
+          ? { scoring: scoringClient({ url: settings.SCORING_URL, timeoutMs: settings.SCORING_TIMEOUT_MS }) }
+          : {}),
+      },
+    }),
     submissions,
     validators: requestValidators(config),
     rateLimiter: createRateLimiter(redis, { prefix: settings.REDIS_PREFIX, limit: settings.RATE_LIMIT_PER_MINUTE }),

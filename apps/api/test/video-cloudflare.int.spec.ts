@@ -1,3 +1,4 @@
+import { policyAdmin } from '@framedesk/policies';
 import { createVideoService } from '@framedesk/submissions';
 import { makePng } from '@framedesk/testing';
 import {
@@ -23,6 +24,7 @@ describe('cloudflare video provider: polling, signed webhooks, expiry (against a
         CLOUDFLARE_ACCOUNT_ID: fake.accountId,
         CLOUDFLARE_API_TOKEN: fake.apiToken,
         CLOUDFLARE_WEBHOOK_SECRET: SECRET,
+        POLICY_CHECK_SECONDS: '1',
       },
     });
   });
@@ -145,6 +147,46 @@ describe('cloudflare video provider: polling, signed webhooks, expiry (against a
     }
     expect((await h.statusOf(seeded.submissionId))?.status).toBe('waiting_for_upload');
     expect(await eventCount(seeded.submissionId)).toBe(before);
+  });
+
+  it("a webhook's ready video is routed by the channel's review policy in the API (a duration rule rejects it)", async () => {
+    const seeded = await h.seedUpload({ byteSize: 1000, protocol: 'basic' });
+    const uid = await providerRefOf(seeded.uploadId);
+    await policyAdmin(h.db).set(
+      'news',
+      {
+        rules: [
+          {
+            name: 'too-short',
+            when: 'frame.media.type == "video" && frame.media.duration < 2.0 && frame.media.width == 320',
+            action: 'reject',
+            reason: 'Low quality',
+          },
+        ],
+      },
+      'test',
+    );
+    try {
+      // The API's policy cache re-reads a changed policy after POLICY_CHECK_SECONDS (1 s here).
+      await new Promise((r) => setTimeout(r, 1_100));
+      const response = await notify({
+        uid,
+        readyToStream: true,
+        status: { state: 'ready' },
+        duration: 1.5,
+        input: { width: 320, height: 240 },
+      });
+      expect(response.status).toBe(200);
+      expect(await h.statusOf(seeded.submissionId)).toMatchObject({
+        status: 'rejected',
+        reviewReason: 'Low quality',
+        reviewRule: 'too-short',
+        reviewerId: null,
+        durationMs: 1500,
+      });
+    } finally {
+      await policyAdmin(h.db).clear('news', 'test');
+    }
   });
 
   it('a Stream error maps to our failure codes', async () => {

@@ -1,8 +1,11 @@
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { policyAdmin, policyCache } from '@framedesk/policies';
 import { createVideoService, createVideoUploadService } from '@framedesk/submissions';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { makeClip } from '@framedesk/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { headOffset, patch, TUS } from './tus-client';
 import { useVideoHarness, type VideoHarness } from './video-harness';
 
@@ -344,5 +347,94 @@ describe('local video provider: uploads to needs_review', () => {
     const refused = await fetch(basicWrong, { method: 'POST', body: basicForm(clip) });
     expect(refused.status).toBe(404);
     expect(refused.headers.get('content-type')).toContain('application/problem+json');
+  });
+});
+
+describe("local video provider: the channel's review policy routes a ready video (docs/policies.md)", () => {
+  const video = useVideoHarness();
+  let h: VideoHarness;
+  let key: string;
+  let dir: string;
+  let short: Buffer;
+  let long: Buffer;
+  beforeAll(async () => {
+    h = video.harness;
+    key = await h.agentKey(); // the agent `bot` and its channel `news`
+    dir = mkdtempSync(join(tmpdir(), 'fd-policy-clips-'));
+    short = readFileSync(makeClip(dir, 'short.mp4', 1));
+    long = readFileSync(makeClip(dir, 'long.mp4', 3));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const setPolicy = (rules: unknown[]) => policyAdmin(h.db).set('news', { rules }, 'test');
+  // As the worker builds it, with a cache that reads the policy afresh every time.
+  const service = () =>
+    createVideoService({
+      db: h.db,
+      storage: h.deps.storage,
+      queues: h.deps.queues,
+      provider: h.deps.videoProvider,
+      config: h.deps.config,
+      policies: { cache: policyCache(h.db, { checkEveryMs: 0 }) },
+    });
+  async function uploaded(bytes: Buffer): Promise<string> {
+    const seeded = await h.seedUpload({ byteSize: bytes.length, protocol: 'basic' });
+    expect((await fetch(seeded.uploadUrl, { method: 'POST', body: basicForm(bytes) })).status).toBe(201);
+    return seeded.submissionId;
+  }
+
+  it('a reject rule on duration rejects a short video as the system; a review rule routes a longer one; signals never match', async () => {
+    await setPolicy([
+      // A video has no pixel signals: a rule reading them fails, so does not match.
+      { name: 'pixels', when: 'signals.luminance >= 0.0', action: 'promote' },
+      {
+        name: 'too-short',
+        when: 'frame.media.type == "video" && frame.media.duration < 2.0',
+        action: 'reject',
+        reason: 'Low quality',
+      },
+      {
+        name: 'clips',
+        when: 'frame.media.type == "video" && frame.media.width == 320 && frame.media.bytes > 0',
+        action: 'review',
+        priority: 'high',
+        due: '1h',
+      },
+    ]);
+    const rejected = await uploaded(short);
+    expect(await service().processVideo(rejected)).toBe('rejected');
+    expect(await h.statusOf(rejected)).toMatchObject({
+      status: 'rejected',
+      reviewDecision: 'rejected',
+      reviewReason: 'Low quality',
+      reviewRule: 'too-short',
+      reviewerId: null,
+    });
+    const events = await h.db.repos.submissions.events(rejected);
+    expect(events.at(-1)).toMatchObject({ actorType: 'system', toStatus: 'rejected', data: { rule: 'too-short' } });
+    const resource = await fetch(`${h.url}/v1/frame-submissions/${rejected}`, {
+      headers: { Authorization: `Bearer ${key}` },
+    });
+    expect(await resource.json()).toMatchObject({
+      status: 'rejected',
+      review: { decision: 'rejected', reason: 'Low quality', decided_by: 'policy', rule: 'too-short' },
+    });
+
+    const reviewed = await uploaded(long);
+    const before = Date.now();
+    expect(await service().processVideo(reviewed)).toBe('needs_review');
+    const row = await h.statusOf(reviewed);
+    expect(row).toMatchObject({ status: 'needs_review', reviewPriority: 1, reviewRule: null });
+    expect(row?.policyOutcome).toMatchObject({ rule: 'clips', action: 'review' });
+    expect(row!.dueAt!.getTime()).toBeGreaterThanOrEqual(before + 3_600_000 - 1000);
+    // The poster and its preview are stored as before.
+    expect(await h.db.repos.mediaObjects.find(reviewed, 'variant', 'preview')).not.toBeNull();
+  });
+
+  it('with no policy on the channel a short video waits for review as before', async () => {
+    await policyAdmin(h.db).clear('news', 'test');
+    const id = await uploaded(short);
+    expect(await service().processVideo(id)).toBe('needs_review');
+    expect(await h.statusOf(id)).toMatchObject({ status: 'needs_review', reviewRule: null, policyOutcome: null });
   });
 });

@@ -110,6 +110,8 @@ function createWorkerDeps(
   const nearDuplicates = nearDuplicateSettings(settings);
   // Throws at start-up when the configuration does not fit the chosen driver.
   const provider = createVideoProvider(settings, config);
+  // One cache and scoring hook for images and videos alike.
+  const policies = workerPolicies(db, settings, observer);
   return {
     ...base,
     images: imageProcessingService({
@@ -117,7 +119,7 @@ function createWorkerDeps(
       storage,
       config,
       nearDuplicates,
-      policies: workerPolicies(db, settings, observer),
+      policies,
     }),
     reconciler: reconcilerService({ db, queues, reconcileAfterSeconds: settings.RECONCILE_AFTER_SECONDS }),
     video: createVideoService({
@@ -128,6 +130,7 @@ function createWorkerDeps(
       config,
       tools: { ffprobePath: settings.FFPROBE_PATH, ffmpegPath: settings.FFMPEG_PATH },
       nearDuplicates,
+      policies,
     }),
     retention: retentionService({
       db,

@@ -224,7 +224,11 @@ export const settingsSchema = Type.Object(
       'How long the worker waits for the scoring service; after that the rules see no scores and the frame goes to people',
       1,
     ),
-    POLICY_CHECK_SECONDS: int(5, "How often a worker checks whether a channel's review policy changed", 1),
+    POLICY_CHECK_SECONDS: int(
+      5,
+      "How often a worker (or the API, finishing a provider's video) checks whether a channel's review policy changed",
+      1,
+    ),
     RETENTION_REJECTED: retention('rejected'),
     RETENTION_FAILED: retention('failed'),
     RETENTION_PROMOTED: retention('promoted'),
