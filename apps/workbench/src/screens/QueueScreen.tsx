@@ -1,7 +1,7 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { api, ApiError, conflictMessage } from '../api/client';
-import type { BatchResult, DecisionInput, SubmissionDetail } from '../api/types';
+import { useQuery } from '@tanstack/react-query';
+import { type ReactNode, useEffect, useMemo, useRef, useState } from 'react';
+import { api, ApiError } from '../api/client';
+import type { DecisionInput, SubmissionDetail } from '../api/types';
 import { BatchResults, BulkBar } from '../components/BulkBar';
 import { itemName, QueueList } from '../components/QueueList';
 import { QueueHeader, useDensity } from '../components/QueueHeader';
@@ -12,7 +12,10 @@ import { UndoToast } from '../components/UndoToast';
 import { useBulkSelection } from '../hooks/useBulkSelection';
 import { useClaim } from '../hooks/useClaim';
 import { useKeyboard } from '../hooks/useKeyboard';
-import { type PendingDecision, UNDO_MS, usePendingDecision } from '../hooks/usePendingDecision';
+import { useNextPages } from '../hooks/useNextPages';
+import { useQueueNavigation } from '../hooks/useQueueNavigation';
+import { useQueueDecisions } from '../hooks/useQueueDecisions';
+import { UNDO_MS } from '../hooks/usePendingDecision';
 import { useChannelCounts, useQueue, queueQueryOf } from '../hooks/useQueue';
 import type { Route } from '../hooks/useRoute';
 import { useSession } from '../hooks/useSession';
@@ -29,7 +32,6 @@ export interface QueueScreenProps {
  * Keys: j/k move, p promote, r reject, d duplicate of the closest, u undo, x tick, g grid, z zoom, c click zones.
  */
 export function QueueScreen({ route, reasons, undoMs }: QueueScreenProps) {
-  const client = useQueryClient();
   const apiQuery = queueQueryOf(route.query);
   const queue = useQueue(apiQuery);
   const channelCounts = useChannelCounts();
@@ -39,13 +41,10 @@ export function QueueScreen({ route, reasons, undoMs }: QueueScreenProps) {
   // A bulk rejection in one channel offers that channel's reasons.
   const bulkReasons =
     channelCounts.data?.channels.find((c) => c.slug === route.query.get('channel'))?.reject_reasons ?? reasons;
-  const [hidden, setHidden] = useState<ReadonlySet<string>>(new Set());
-  const hiddenRef = useRef(hidden);
-  hiddenRef.current = hidden;
-  const [message, setMessage] = useState<string | null>(null);
+  const { hidden, keep, hideAll, message, setMessage, results, setResults, pending, schedule, undo } =
+    useQueueDecisions(undoMs);
   const [rejecting, setRejecting] = useState(false);
   const [zones, setZones] = useState(true);
-  const [results, setResults] = useState<readonly BatchResult[]>([]);
   const titles = useRef(new Map<string, string>());
   const grid = route.query.get('view') === 'grid';
   // On a phone the list and the detail take turns; this says the detail is in front.
@@ -64,88 +63,15 @@ export function QueueScreen({ route, reasons, undoMs }: QueueScreenProps) {
     if (!selectedParam && items[0]) setQuery({ selected: items[0].id }, { replace: true });
   }, [selectedParam, items, setQuery]);
 
-  const hideAll = (ids: readonly string[], on: boolean) =>
-    setHidden((prev) => {
-      const next = new Set(prev);
-      for (const id of ids) {
-        if (on) next.add(id);
-        else next.delete(id);
-      }
-      return next;
-    });
-
-  const refresh = useCallback(() => {
-    void client.invalidateQueries({ queryKey: ['queue'] });
-    void client.invalidateQueries({ queryKey: ['channels'] });
-    void client.invalidateQueries({ queryKey: ['stats'] });
-  }, [client]);
-
-  const { pending, schedule, undo } = usePendingDecision({
-    ...(undoMs !== undefined ? { delayMs: undoMs } : {}),
-    send: async (p: PendingDecision, leaving) => {
-      if (!p.batch) return api.decide(p.id, p.decision, leaving);
-      const answer = await api.decideBatch(
-        p.batch.map((b) => b.id),
-        p.decision,
-        leaving,
-      );
-      setResults(answer.results);
-      hideAll(
-        answer.results.filter((r) => r.outcome === 'failed' && r.code === 'not_promotion_eligible').map((r) => r.id),
-        false,
-      );
-      return answer;
-    },
-    onSent: (p) => {
-      for (const b of p.batch ?? [p]) void client.invalidateQueries({ queryKey: ['submission', b.id] });
-      refresh();
-    },
-    onError: (p, error) => {
-      const conflict = conflictMessage(error);
-      if (conflict && !p.batch) {
-        setMessage(conflict);
-        void client.invalidateQueries({ queryKey: ['submission', p.id] });
-        refresh();
-        return;
-      }
-      hideAll(
-        (p.batch ?? [p]).map((b) => b.id),
-        false,
-      );
-      setMessage(
-        `Could not ${p.decision.decision} “${p.title}”: ${error instanceof ApiError ? error.detail : 'the server did not answer'}.`,
-      );
-    },
-  });
-
-  const keep = useCallback((id: string) => hiddenRef.current.has(id), []);
   const claim = useClaim(grid ? null : selectedId, keep);
 
-  const neighbour = (offset: number, skip: ReadonlySet<string> = new Set()): string | null => {
-    const index = items.findIndex((i) => i.id === selectedId);
-    for (let i = index + offset; i >= 0 && i < items.length; i += offset) {
-      if (!skip.has(items[i]!.id)) return items[i]!.id;
-    }
-    return null;
-  };
-  const select = (id: string | null) => {
-    setRejecting(false);
-    setQuery({ selected: id });
-  };
-  /** j/k: the next frame becomes the selected one and gets the focus (Enter opens it in the grid). */
-  const step = (offset: number) => {
-    const id = neighbour(offset);
-    if (!id) return;
-    select(id);
-    requestAnimationFrame(() =>
-      document.querySelector<HTMLButtonElement>(`button.queue-item[data-id="${CSS.escape(id)}"]`)?.focus(),
-    );
-  };
-  const open = (id: string) => {
-    setDetailOpen(true);
-    setRejecting(false);
-    setQuery({ selected: id, view: null });
-  };
+  const { neighbour, select, step, open } = useQueueNavigation({
+    items,
+    selectedId,
+    setQuery,
+    setRejecting,
+    setDetailOpen,
+  });
 
   const decide = (submission: SubmissionDetail, decision: DecisionInput) => {
     const next = neighbour(1) ?? neighbour(-1);
@@ -198,17 +124,7 @@ export function QueueScreen({ route, reasons, undoMs }: QueueScreenProps) {
     c: () => setZones((z) => !z),
   });
 
-  const { hasNextPage, isFetchingNextPage, isFetchNextPageError, fetchNextPage } = queue;
-  const fetchMore = useCallback(() => {
-    if (hasNextPage && !isFetchingNextPage && !isFetchNextPageError) void fetchNextPage();
-  }, [hasNextPage, isFetchingNextPage, isFetchNextPageError, fetchNextPage]);
-  // A page that failed to load is tried again a few seconds later: without this, one failed page
-  // (the API busy for a moment) left the list stuck at its end until the reviewer reloaded.
-  useEffect(() => {
-    if (!isFetchNextPageError) return;
-    const timer = setTimeout(() => void fetchNextPage(), 3_000);
-    return () => clearTimeout(timer);
-  }, [isFetchNextPageError, fetchNextPage]);
+  const fetchMore = useNextPages(queue);
   const at = items.findIndex((i) => i.id === selectedId);
   const neighbours = at < 0 ? [] : items.slice(Math.max(0, at - 4), at + 5);
 
@@ -256,15 +172,7 @@ export function QueueScreen({ route, reasons, undoMs }: QueueScreenProps) {
         )}
       </section>
       {!grid && (
-        <div className="detail-pane">
-          <Button variant="ghost" size="sm" className="back" onPress={() => setDetailOpen(false)}>
-            ← Back to the queue
-          </Button>
-          {message && (
-            <p className="conflict" role="alert">
-              {message}
-            </p>
-          )}
+        <DetailPane onBack={() => setDetailOpen(false)} message={message}>
           {selectedId && !hidden.has(selectedId) ? (
             <SubmissionDetailView
               key={selectedId}
@@ -282,9 +190,34 @@ export function QueueScreen({ route, reasons, undoMs }: QueueScreenProps) {
           ) : (
             <p className="hint">Pick a frame from the queue.</p>
           )}
-        </div>
+        </DetailPane>
       )}
       <UndoToast pending={pending} onUndo={onUndo} durationMs={undoMs ?? UNDO_MS} />
+    </div>
+  );
+}
+
+/** The selected frame beside the list (in front of it on a phone, with a way back), under any conflict message. */
+function DetailPane({
+  onBack,
+  message,
+  children,
+}: {
+  readonly onBack: () => void;
+  readonly message: string | null;
+  readonly children: ReactNode;
+}) {
+  return (
+    <div className="detail-pane">
+      <Button variant="ghost" size="sm" className="back" onPress={onBack}>
+        ← Back to the queue
+      </Button>
+      {message && (
+        <p className="conflict" role="alert">
+          {message}
+        </p>
+      )}
+      {children}
     </div>
   );
 }
