@@ -33,8 +33,11 @@ type RawRow = { [K in keyof TeamStatsRow]: TeamStatsRow[K] extends number ? bigi
 /** A year's window at 500,000 frames is seconds of work on a busy machine: more than Prisma's default 5 s. */
 const TRANSACTION_LIMITS = { timeout: 60_000, maxWait: 10_000 };
 
-/** The client itself, or null inside a caller's transaction. */
-const ownClient = (db: DbClient): PrismaClient | null => ('$transaction' in db ? (db as PrismaClient) : null);
+/**
+ * The client itself, or null inside a caller's transaction. Told apart by `$connect`, which a
+ * transaction client lacks (Prisma 7's has a `$transaction` of its own: a nested transaction).
+ */
+const ownClient = (db: DbClient): PrismaClient | null => ('$connect' in db ? (db as PrismaClient) : null);
 
 /** The Team view's numbers, one statement over the reviewer events of a window. */
 export function teamStatsRepository(db: DbClient) {
