@@ -40,9 +40,10 @@ const HISTORY: Act[] = [
   ['F7', BOB, 'transition', 'promoted', '2026-10-01T10:51:00Z'],
   ['F11', BOB, 'claimed', null, '2026-10-01T10:51:30Z'],
   ['F11', BOB, 'transition', 'rejected', '2026-10-01T10:52:00Z', { agrees_with_policy: true }],
-  // An approval and the transition of the same reviewer on one frame are one decision.
+  // An approval and the transition of the same reviewer on one frame are one decision (the first):
+  // the second's policy sample is not counted either.
   ['F12', ALICE, 'approval', null, '2026-10-01T11:00:00Z'],
-  ['F12', ALICE, 'transition', 'promoted', '2026-10-01T11:00:00.500Z'],
+  ['F12', ALICE, 'transition', 'promoted', '2026-10-01T11:00:00.500Z', { agrees_with_policy: true }],
   ['F9', RITA, 'transition', 'rejected', '2026-10-02T00:00:00Z'], // at `until`: outside
 ];
 

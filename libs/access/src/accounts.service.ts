@@ -158,6 +158,64 @@ export function accountsService(db: Database, actor: string, now: () => Date = (
         agents: c._count.agents,
       }));
     },
+    /**
+     * A new agent allowed to post to `channelSlugs` (created if missing), with its first key: all
+     * of it, and its record (created, channel_added per channel, the key's created), or nothing.
+     */
+    async createAgent(slug: string, channelSlugs: readonly string[], name?: string) {
+      const generated = generateApiKey();
+      await db.transaction(async (repos) => {
+        if (await repos.agents.findBySlug(slug))
+          throw new DomainError(
+            'validation_failed',
+            `agent ${slug} already exists; use "key create ${slug}" for another key`,
+          );
+        const at = change();
+        const created = await repos.agents.create(slug, name);
+        await repos.accounts.record('agent', created.id, 'created', at, name ? { name } : undefined);
+        const channelIds: string[] = [];
+        for (const c of channelSlugs) {
+          const id = (await repos.channels.ensure(c)).channel.id;
+          if (!channelIds.includes(id)) channelIds.push(id);
+        }
+        await repos.agents.allowChannels(created.id, channelIds);
+        for (const channelId of channelIds)
+          await repos.accounts.record('agent', created.id, 'channel_added', at, { channel_id: channelId });
+        const key = await repos.apiKeys.create({ agentId: created.id, prefix: generated.prefix, hash: generated.hash });
+        await repos.accounts.record('api_key', key.id, 'created', at, { agent_id: created.id, prefix: key.prefix });
+      });
+      return { agent: slug, api_key: generated.key };
+    },
+    /** Another key for an agent, recorded. */
+    async issueKey(slug: string) {
+      const a = await agent(slug);
+      const generated = generateApiKey();
+      await db.transaction(async (repos) => {
+        const key = await repos.apiKeys.create({ agentId: a.id, prefix: generated.prefix, hash: generated.hash });
+        await repos.accounts.record('api_key', key.id, 'created', change(), { agent_id: a.id, prefix: key.prefix });
+      });
+      return { agent: a.slug, api_key: generated.key };
+    },
+    /** Revokes the one active key whose display prefix starts with `prefix`, recorded. */
+    async revokeKey(prefix: string) {
+      const at = change();
+      const keys = await db.transaction(async (repos) => {
+        const found = await repos.apiKeys.revokeByPrefix(prefix, at.at);
+        if (found.length === 1)
+          await repos.accounts.record('api_key', found[0]!.id, 'revoked', at, {
+            agent_id: found[0]!.agentId,
+            prefix: found[0]!.prefix,
+          });
+        return found;
+      });
+      if (keys.length === 0) throw new DomainError('not_found', `no active key starts with ${prefix}`);
+      if (keys.length > 1)
+        throw new DomainError(
+          'validation_failed',
+          `${keys.length} active keys start with ${prefix}; give more characters`,
+        );
+      return { revoked: keys[0]!.prefix };
+    },
     /** A new key for the same agent; the old one keeps working for `graceMs`, then stops. */
     async rotateKey(prefix: string, graceMs: number) {
       const at = now();

@@ -67,20 +67,22 @@ export function auditRepository(db: DbClient) {
         ORDER BY e.created_at, e.id LIMIT ${limit}`),
 
     /**
-     * Account, membership, retention, erasure and reject-reason changes (account_events). With a
-     * channel: the channel's own changes, memberships of it, and erasures of its frames.
+     * Account, membership, retention, erasure and reject-reason changes (account_events); an API
+     * key is named by its display prefix. With a channel: the channel's own changes, memberships of
+     * it, and erasures of its frames.
      */
     accountChanges: (w: AuditWindow, after: AuditPosition | undefined, limit: number): Promise<AuditRow[]> =>
       db.$queryRaw<AuditRow[]>(Prisma.sql`
         SELECT ev.id, ev.created_at AS at, 'account' AS kind,
                coalesce(ch.slug, mc.slug, sc.slug) AS channel,
-               ev.subject_type || ':' || coalesce(rv.email, ag.slug, ch.slug, ev.subject_id) AS subject,
+               ev.subject_type || ':' || coalesce(rv.email, ag.slug, ch.slug, ak.prefix, ev.subject_id) AS subject,
                coalesce(actor.email, ev.actor) AS who, NULL::text AS "from", NULL::text AS "to", ev.action,
                NULL::text AS reason, NULL::text AS note
         FROM account_events ev
         LEFT JOIN reviewers rv ON ev.subject_type = 'reviewer' AND rv.id = ev.subject_id
         LEFT JOIN agents ag ON ev.subject_type = 'agent' AND ag.id = ev.subject_id
         LEFT JOIN channels ch ON ev.subject_type = 'channel' AND ch.id = ev.subject_id
+        LEFT JOIN api_keys ak ON ev.subject_type = 'api_key' AND ak.id = ev.subject_id
         LEFT JOIN channels mc ON mc.id = ev.data->>'channel_id'
         LEFT JOIN submissions sub ON ev.subject_type = 'submission' AND sub.id = ev.subject_id
         LEFT JOIN channels sc ON sc.id = sub.channel_id

@@ -33,8 +33,11 @@ type RawRow = { [K in keyof TeamStatsRow]: TeamStatsRow[K] extends number ? bigi
 /** A year's window at 500,000 frames is seconds of work on a busy machine: more than Prisma's default 5 s. */
 const TRANSACTION_LIMITS = { timeout: 60_000, maxWait: 10_000 };
 
-/** The client itself, or null inside a caller's transaction. */
-const ownClient = (db: DbClient): PrismaClient | null => ('$transaction' in db ? (db as PrismaClient) : null);
+/**
+ * The client itself, or null inside a caller's transaction. Told apart by `$connect`, which a
+ * transaction client lacks (Prisma 7's has a `$transaction` of its own: a nested transaction).
+ */
+const ownClient = (db: DbClient): PrismaClient | null => ('$connect' in db ? (db as PrismaClient) : null);
 
 /** The Team view's numbers, one statement over the reviewer events of a window. */
 export function teamStatsRepository(db: DbClient) {
@@ -55,45 +58,68 @@ export function teamStatsRepository(db: DbClient) {
      *   reviewer rejected afterwards;
      * - sampled/agreed read `agrees_with_policy` in the decision's event data.
      *
-     * One statement: per reviewer, a range of submission_events(actor_type, actor_id, created_at, id)
-     * in time order (no sort), reaching back TEAM_PAUSE_SECONDS before `since` for the acts the
-     * window's first decisions are timed from; (submission_id, id) for the rejections after an
-     * approval. JIT compiling is off for it: it cost more than the statement itself.
+     * One statement, per reviewer (lateral), read from two partial indexes of submission_events
+     * (actor_type = 'reviewer'; migration 20261127204300_team_stats_covering_index):
+     *
+     * - `submission_events_reviewer_acts_idx` (actor_id, created_at, id, type, to_status,
+     *   submission_id): the reviewer's acts in time order, reaching back TEAM_PAUSE_SECONDS before
+     *   `since` for the acts the window's first decisions are timed from. An index-only scan: no
+     *   sort, no heap page (the table's heap pages, one per event, were 95% of the first form's
+     *   buffers). The window carries two lags only (the previous act's time, and its frame when it
+     *   was a decision); the seconds are computed after the claims are filtered out.
+     * - `submission_events_reviewer_sampled_idx`: the few decisions a policy sampled, the only rows
+     *   whose `data` is read (hash-joined to the decisions by id).
+     *
+     * (submission_id, id) serves the rejections after an approval. JIT compiling is off for it: it
+     * cost more than the statement itself. Measured in docs/performance.md ("Team view").
      */
     async perReviewer(window: { since: Date; until: Date }): Promise<TeamStatsRow[]> {
       const { since, until } = window;
+      const from = Prisma.sql`${since}::timestamptz`;
+      const to = Prisma.sql`${until}::timestamptz`;
       const statement = Prisma.sql`
         SELECT r.id AS "reviewerId", r.email, r.name, r.role::text AS role, r.disabled_at IS NOT NULL AS disabled, s.*
           FROM reviewers r
          CROSS JOIN LATERAL (
            SELECT count(*) AS decisions,
-                  count(*) FILTER (WHERE a.type = ${APPROVAL_EVENT} OR a.to_status = 'promoted') AS promoted,
-                  count(*) FILTER (WHERE a.to_status = 'rejected') AS rejected,
-                  count(*) FILTER (WHERE a.seconds <= ${TEAM_PAUSE_SECONDS}) AS timed,
-                  percentile_cont(0.5) WITHIN GROUP (ORDER BY a.seconds)
-                    FILTER (WHERE a.seconds <= ${TEAM_PAUSE_SECONDS}) AS "medianSeconds",
+                  count(*) FILTER (WHERE d.type = ${APPROVAL_EVENT} OR d.to_status = 'promoted') AS promoted,
+                  count(*) FILTER (WHERE d.to_status = 'rejected') AS rejected,
+                  count(*) FILTER (WHERE d.seconds <= ${TEAM_PAUSE_SECONDS}) AS timed,
+                  percentile_cont(0.5) WITHIN GROUP (ORDER BY d.seconds)
+                    FILTER (WHERE d.seconds <= ${TEAM_PAUSE_SECONDS}) AS "medianSeconds",
                   count(*) FILTER (
-                    WHERE a.type = ${APPROVAL_EVENT}
+                    WHERE d.type = ${APPROVAL_EVENT}
                       AND EXISTS (SELECT 1 FROM submission_events x
-                                   WHERE x.submission_id = a.submission_id AND x.id > a.id
+                                   WHERE x.submission_id = d.submission_id AND x.id > d.id
                                      AND x.type = 'transition' AND x.to_status = 'rejected'
                                      AND x.actor_type = 'reviewer' AND x.actor_id <> r.id)) AS "promotedThenRejected",
-                  count(*) FILTER (WHERE jsonb_typeof(a.data -> 'agrees_with_policy') = 'boolean') AS sampled,
-                  count(*) FILTER (WHERE a.data -> 'agrees_with_policy' = 'true'::jsonb) AS agreed
+                  count(p.agrees) AS sampled,
+                  count(*) FILTER (WHERE p.agrees) AS agreed
              FROM (
-               SELECT e.id, e.submission_id, e.type, e.to_status, e.created_at, e.data,
-                      date_part('epoch', e.created_at - lag(e.created_at) OVER w) AS seconds,
-                      lag(CASE WHEN e.type = 'claimed' THEN 'c' ELSE 'd' END || e.submission_id) OVER w AS previous
+               SELECT a.id, a.submission_id, a.type, a.to_status,
+                      date_part('epoch', a.created_at - a.previous_at) AS seconds
+                 FROM (
+                   SELECT e.id, e.submission_id, e.type, e.to_status, e.created_at,
+                          lag(e.created_at) OVER w AS previous_at,
+                          lag(CASE WHEN e.type <> 'claimed' THEN e.submission_id END) OVER w AS previous_decided
+                     FROM submission_events e
+                    WHERE e.actor_type = 'reviewer' AND e.actor_id = r.id
+                      AND e.created_at >= ${from} - make_interval(secs => ${TEAM_PAUSE_SECONDS})
+                      AND e.created_at < ${to}
+                      AND (e.type IN ('claimed', ${APPROVAL_EVENT})
+                           OR (e.type = 'transition' AND e.to_status IN ('promoted', 'rejected')))
+                   WINDOW w AS (ORDER BY e.created_at, e.id ROWS UNBOUNDED PRECEDING)
+                 ) a
+                WHERE a.type <> 'claimed' AND a.created_at >= ${from}
+                  AND a.previous_decided IS DISTINCT FROM a.submission_id
+             ) d
+             LEFT JOIN (
+               SELECT e.id, (e.data -> 'agrees_with_policy')::boolean AS agrees
                  FROM submission_events e
                 WHERE e.actor_type = 'reviewer' AND e.actor_id = r.id
-                  AND e.created_at >= ${since}::timestamptz - make_interval(secs => ${TEAM_PAUSE_SECONDS})
-                  AND e.created_at < ${until}::timestamptz
-                  AND (e.type IN ('claimed', ${APPROVAL_EVENT})
-                       OR (e.type = 'transition' AND e.to_status IN ('promoted', 'rejected')))
-               WINDOW w AS (ORDER BY e.created_at, e.id)
-             ) a
-            WHERE a.type <> 'claimed' AND a.created_at >= ${since}::timestamptz
-              AND a.previous IS DISTINCT FROM 'd' || a.submission_id
+                  AND e.created_at >= ${from} AND e.created_at < ${to}
+                  AND jsonb_typeof(e.data -> 'agrees_with_policy') = 'boolean'
+             ) p ON p.id = d.id
          ) s
          WHERE r.disabled_at IS NULL OR s.decisions > 0
          ORDER BY s.decisions DESC, r.email`;

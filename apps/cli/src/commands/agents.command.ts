@@ -1,6 +1,7 @@
-import { apiKeysService, generateApiKey } from '@framedesk/access';
+import { accountsService } from '@framedesk/access';
 import { DomainError, isSlug } from '@framedesk/domain';
 import { type Command, UsageError } from '../command';
+import { actor } from './account-command';
 
 function slug(value: string | undefined, what: string): string {
   if (!value || !isSlug(value))
@@ -33,26 +34,16 @@ export const agentCommands: Record<string, Command> = {
       const channels = (values['channel'] as string[] | undefined) ?? [];
       if (channels.length === 0) throw new UsageError('an agent needs at least one --channel <slug>');
       channels.forEach((c) => slug(c, 'channel'));
-      const database = db();
-      const { agent, issued } = await database.transaction(async (repos) => {
-        if (await repos.agents.findBySlug(agentSlug))
-          throw new DomainError(
-            'validation_failed',
-            `agent ${agentSlug} already exists; use "key create ${agentSlug}" for another key`,
-          );
-        const created = await repos.agents.create(agentSlug, values['name'] as string | undefined);
-        const channelIds = [];
-        for (const c of channels) channelIds.push((await repos.channels.ensure(c)).channel.id);
-        await repos.agents.allowChannels(created.id, channelIds);
-        // The agent and its first key exist together or not at all.
-        const generated = generateApiKey();
-        await repos.apiKeys.create({ agentId: created.id, prefix: generated.prefix, hash: generated.hash });
-        return { agent: created, issued: generated };
-      });
-      if (values['json']) io.out(JSON.stringify({ agent: agent.slug, api_key: issued.key }));
+      // The agent, its channels and its first key exist together or not at all, each recorded.
+      const created = await accountsService(db(), actor()).createAgent(
+        agentSlug,
+        channels,
+        values['name'] as string | undefined,
+      );
+      if (values['json']) io.out(JSON.stringify(created));
       else
         io.out(
-          `created agent ${agent.slug} on ${channels.join(', ')}\nAPI key (shown once, store it now): ${issued.key}`,
+          `created agent ${created.agent} on ${channels.join(', ')}\nAPI key (shown once, store it now): ${created.api_key}`,
         );
     },
   },
@@ -62,11 +53,9 @@ export const agentCommands: Record<string, Command> = {
     positionals: 1,
     options: { json: { type: 'boolean' } },
     async run({ positionals, values, db, io }) {
-      const agent = await db().repos.agents.findBySlug(slug(positionals[0], 'agent'));
-      if (!agent) throw new DomainError('not_found', `no agent ${positionals[0]}`);
-      const issued = await apiKeysService(db()).issue(agent.id);
-      if (values['json']) io.out(JSON.stringify({ agent: agent.slug, api_key: issued.key }));
-      else io.out(`API key for ${agent.slug} (shown once, store it now): ${issued.key}`);
+      const issued = await accountsService(db(), actor()).issueKey(slug(positionals[0], 'agent'));
+      if (values['json']) io.out(JSON.stringify(issued));
+      else io.out(`API key for ${issued.agent} (shown once, store it now): ${issued.api_key}`);
     },
   },
 
@@ -94,14 +83,8 @@ export const agentCommands: Record<string, Command> = {
       const prefix = positionals[0]!;
       if (!/^fd_live_[0-9A-Za-z]{4,}$/.test(prefix))
         throw new UsageError('give the key prefix shown by "key list", e.g. fd_live_AbCd1234');
-      const keys = await db().repos.apiKeys.revokeByPrefix(prefix);
-      if (keys.length === 0) throw new DomainError('not_found', `no active key starts with ${prefix}`);
-      if (keys.length > 1)
-        throw new DomainError(
-          'validation_failed',
-          `${keys.length} active keys start with ${prefix}; give more characters`,
-        );
-      io.out(`revoked ${keys[0]!.prefix}`);
+      const { revoked } = await accountsService(db(), actor()).revokeKey(prefix);
+      io.out(`revoked ${revoked}`);
     },
   },
 };
