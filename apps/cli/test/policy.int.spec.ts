@@ -99,8 +99,8 @@ describe('policy commands', () => {
         ),
       );
       await db.transition({ id, to: 'media_processing', actor: { type: 'system' } });
-      await db.transition({ id, to: 'needs_review', actor: { type: 'system' } });
-      await db.repos.policies.saveSignals(id, signals);
+      // The signals ride on → needs_review, as the worker records them.
+      await db.transition({ id, to: 'needs_review', actor: { type: 'system' }, patch: { signals } });
       const done = await db.transition({
         id,
         to: decision,

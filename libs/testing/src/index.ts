@@ -12,3 +12,4 @@ export * from './prometheus';
 export * from './round-trips';
 export * from './oidc-provider';
 export * from './seed';
+export * from './policies';
