@@ -77,51 +77,52 @@ function jobWindow(calls: readonly string[]): string[] {
  */
 const PER_IMAGE = ['WITH old AS', 'BEGIN', 'WITH frame AS', 'WITH saved AS', 'WITH old AS', 'COMMIT'];
 
-/** The stored row after processing: needs_review, its size and the signals recorded for simulation. */
-async function expectProcessed(id: string) {
+/**
+ * Counts one image's job, from the intake or as a re-run from the image queue, and checks the
+ * statements, transactions and Redis calls, then the stored row: needs_review, its size and the
+ * signals recorded for `policy simulate`.
+ */
+async function countOne(id: string, via: 'intake' | 'queue') {
+  const counted = await countRoundTrips(() => processOne(id, via), {
+    // The producer's connection is the API's side; the intake's reads are one per batch, not per
+    // image: the read script (EVAL, lowest band first) and, when it finds nothing, the blocking
+    // XREADGROUP that waits for the next image; BullMQ's BZPOPMIN is the idle image queue's wait.
+    skipRedis: (connection, command) =>
+      connection === h.redis ||
+      command === 'xreadgroup' ||
+      command === 'bzpopmin' ||
+      (via === 'intake' && command === 'eval'),
+  });
+  expect(counted.sql, counted.sql.join('\n')).toEqual(PER_IMAGE);
+  expect(transactionsOf(counted.sql)).toBe(2);
+  if (via === 'intake') {
+    // One review change per transition (one XADD each), the acknowledgement.
+    expect(counted.redis).toEqual(['xadd', 'xadd', 'xack']);
+  } else {
+    // moveToActive, one review change per transition (one XADD each), moveToFinished.
+    expect(jobWindow(counted.redis)).toEqual([MOVE_TO_ACTIVE, 'xadd', 'xadd', MOVE_TO_FINISHED]);
+  }
   const row = await h.db.repos.submissions.findById(id);
   expect(row).toMatchObject({ status: 'needs_review', width: 320, height: 240 });
   expect(row).toMatchObject({ signals: { blank: false, luminance: expect.any(Number) } });
   return row!;
 }
 
+const seedTwo = async (first: number) => [
+  await h.seedImage(makePng(320, 240, { seed: first })),
+  await h.seedImage(makePng(320, 240, { seed: first + 1 })),
+];
+
 describe('round trips per processed image (worker runtime, real PostgreSQL, Redis and sharp)', () => {
   beforeAll(() => startCounted());
   afterAll(() => h?.cleanup());
 
   it('received → needs_review from the intake: 6 statements in 2 transactions, 3 Redis calls', async () => {
-    const ids = [await h.seedImage(makePng(320, 240, { seed: 1 })), await h.seedImage(makePng(320, 240, { seed: 2 }))];
-    for (const id of ids) {
-      const counted = await countRoundTrips(() => processOne(id), {
-        // The producer's connection is the API's side; the intake's reads are one per batch, not
-        // per image: the read script (EVAL, lowest band first) and, when it finds nothing, the
-        // blocking XREADGROUP that waits for the next image; BullMQ's BZPOPMIN is the idle image
-        // queue's wait.
-        skipRedis: (connection, command) =>
-          connection === h.redis || command === 'xreadgroup' || command === 'eval' || command === 'bzpopmin',
-      });
-      expect(counted.sql, counted.sql.join('\n')).toEqual(PER_IMAGE);
-      expect(transactionsOf(counted.sql)).toBe(2);
-      // One review change per transition (one XADD each), the acknowledgement.
-      expect(counted.redis).toEqual(['xadd', 'xadd', 'xack']);
-      await expectProcessed(id);
-    }
+    for (const id of await seedTwo(1)) await countOne(id, 'intake');
   });
 
   it('received → needs_review as a re-run, from the image queue: 6 statements, 4 Redis calls', async () => {
-    const ids = [await h.seedImage(makePng(320, 240, { seed: 3 })), await h.seedImage(makePng(320, 240, { seed: 4 }))];
-    for (const id of ids) {
-      const counted = await countRoundTrips(() => processOne(id, 'queue'), {
-        // BZPOPMIN is the idle queue's wait, XREADGROUP the idle intake's.
-        skipRedis: (connection, command) =>
-          connection === h.redis || command === 'bzpopmin' || command === 'xreadgroup',
-      });
-      expect(counted.sql, counted.sql.join('\n')).toEqual(PER_IMAGE);
-      expect(transactionsOf(counted.sql)).toBe(2);
-      // moveToActive, one review change per transition (one XADD each), moveToFinished.
-      expect(jobWindow(counted.redis)).toEqual([MOVE_TO_ACTIVE, 'xadd', 'xadd', MOVE_TO_FINISHED]);
-      await expectProcessed(id);
-    }
+    for (const id of await seedTwo(3)) await countOne(id, 'queue');
   });
 });
 
@@ -130,17 +131,9 @@ describe('round trips per processed image with a five-rule policy in force (issu
   afterAll(() => h?.cleanup());
 
   it("the same 6 statements in 2 transactions: the agent's record is read with the history", async () => {
-    const ids = [await h.seedImage(makePng(320, 240, { seed: 5 })), await h.seedImage(makePng(320, 240, { seed: 6 }))];
-    for (const id of ids) {
-      const counted = await countRoundTrips(() => processOne(id), {
-        skipRedis: (connection, command) =>
-          connection === h.redis || command === 'xreadgroup' || command === 'eval' || command === 'bzpopmin',
-      });
-      expect(counted.sql, counted.sql.join('\n')).toEqual(PER_IMAGE);
-      expect(transactionsOf(counted.sql)).toBe(2);
-      expect(counted.redis).toEqual(['xadd', 'xadd', 'xack']);
+    for (const id of await seedTwo(5)) {
+      const row = await countOne(id, 'intake');
       // A new agent (no decisions yet): the `newcomer` rule routes it to two reviewers, due in 4 h.
-      const row = await expectProcessed(id);
       expect(row).toMatchObject({ approvalsRequired: 2, dueAt: expect.any(Date) });
       expect(row.policyOutcome).toMatchObject({ rule: 'newcomer', action: 'review' });
     }
