@@ -36,9 +36,15 @@ async function cpuPerCall(count: number, work: (i: number) => Promise<unknown> |
 async function inProcess(images: readonly Buffer[], options: BenchOptions['policy']) {
   const decoded = await Promise.all(
     images.map(async (png) => {
+      // RGB, as the worker's decode of these PNGs (no alpha): the alpha dropped here, untimed.
       const rgba = await decodeRgba(png);
-      const data = Buffer.from(rgba.data.buffer, rgba.data.byteOffset, rgba.data.length);
-      return { data, width: rgba.width, height: rgba.height, channels: 4 as const };
+      const data = Buffer.alloc(rgba.width * rgba.height * 3);
+      for (let i = 0, o = 0; i < rgba.data.length; i += 4, o += 3) {
+        data[o] = rgba.data[i]!;
+        data[o + 1] = rgba.data[i + 1]!;
+        data[o + 2] = rgba.data[i + 2]!;
+      }
+      return { data, width: rgba.width, height: rgba.height, channels: 3 as const };
     }),
   );
   const signalsMs = await cpuPerCall(options.signalImages, (i) => signalsOfDecoded(decoded[i % decoded.length]!));
@@ -135,7 +141,7 @@ export async function policyScenario(s: BenchStack, options: BenchOptions['polic
     notes: [
       `${options.batch} unique 1280×720 PNGs per batch, each batch drained by a fresh worker (default concurrency); per repetition one batch with no policy and one with the five-rule policy of libs/testing FIVE_RULE_POLICY (docs/policies.md's examples: blank, copy-of-rejected, trusted-agent sampled, a priority rule, a due rule) on the bench channel, the order alternating. Worker CPU is /proc utime+stime of the worker process from its readiness to the batch settled: CPU time, not wall time, because other work shares this machine.`,
       `Share of the policy batches' frames a rule routed: ${reps.map((r) => (r.routed * 100).toFixed(0)).join('/')} % (the bench agent has no decisions: 'newcomer' matches after the four rules before it were tried). The signals are measured for every frame with or without a policy, so the end-to-end difference leaves them out; the in-process rows give them.`,
-      `In-process: signals of a decoded RGBA 1280×720 frame (flatten, greyscale, resize to 256 px, the JS pass: libs/media signalsOfDecoded) over ${options.signalImages} calls; decideRoute + policyRouting with all five rules tried over ${options.evaluations} calls; process.cpuUsage, after 20 warm-up calls. Median added end to end: ${median(added).toFixed(1)} ms.`,
+      `In-process: signals of a decoded RGB 1280×720 frame (flatten, greyscale, resize to 256 px, the JS pass: libs/media signalsOfDecoded) over ${options.signalImages} calls; decideRoute + policyRouting with all five rules tried over ${options.evaluations} calls; process.cpuUsage, after 20 warm-up calls. Median added end to end: ${median(added).toFixed(1)} ms.`,
     ],
   };
 }
