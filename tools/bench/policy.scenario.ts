@@ -10,6 +10,7 @@
 import { REJECT_REASONS } from '@framedesk/contracts';
 import { createDatabase } from '@framedesk/db';
 import { decodeRgba, signalsOfDecoded } from '@framedesk/media';
+// eslint-disable-next-line @nx/enforce-module-boundaries -- the bench times the very evaluator and store the worker uses.
 import { compilePolicy, decideRoute, type FrameToRoute, policyAdmin, policyRouting } from '@framedesk/policies';
 // eslint-disable-next-line @nx/enforce-module-boundaries -- the policy the worker's round-trip spec runs with, one definition.
 import { FIVE_RULE_POLICY } from '@framedesk/testing';
