@@ -1,6 +1,6 @@
 /** What one `npm run bench` does: the full run, or `--quick` (under two minutes, fewer samples). */
 
-export const SCENARIOS = ['pipeline', 'memory', 'ingest', 'review', 'similar', 'variants', 'team'] as const;
+export const SCENARIOS = ['pipeline', 'policy', 'memory', 'ingest', 'review', 'similar', 'variants', 'team'] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 export interface BenchOptions {
@@ -25,6 +25,15 @@ export interface BenchOptions {
     readonly singleSamples: number;
     /** CPU-profile a worker draining a batch when a target is missed (as for ingest). */
     readonly profile: boolean;
+  };
+  /** The review policy's cost (issue 36 point 6): the pipeline with a five-rule policy vs none. */
+  readonly policy: {
+    /** Each repetition drains one batch without and one with the policy (order alternating). */
+    readonly reps: number;
+    readonly batch: number;
+    /** In-process: images whose signals are measured, and evaluations of the policy timed. */
+    readonly signalImages: number;
+    readonly evaluations: number;
   };
   readonly memory: {
     readonly reps: number;
@@ -95,6 +104,12 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       steadyDurationMs: durationArg ? Number(durationArg) : quick ? 6_000 : 30_000,
       singleSamples: quick ? 5 : 20,
       profile: !quick || argv.includes('--profile'),
+    },
+    policy: {
+      reps: reps(2, 4),
+      batch: Number(value('batch') ?? (quick ? 40 : 120)),
+      signalImages: quick ? 40 : 200,
+      evaluations: quick ? 20_000 : 100_000,
     },
     memory: {
       reps: reps(2, 3),

@@ -60,7 +60,12 @@ async function sharpLoop(
   }
 }
 
-async function submitAll(s: BenchStack, images: readonly Buffer[], count: number, tag: string): Promise<string[]> {
+export async function submitAll(
+  s: BenchStack,
+  images: readonly Buffer[],
+  count: number,
+  tag: string,
+): Promise<string[]> {
   const agent = keepAliveAgent(32);
   const ids: string[] = [];
   let next = 0;

@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [--only=pipeline,memory,ingest,review,similar,variants,team] [--reps=N] [--profile]`
+// `npm run bench [-- --quick] [--only=pipeline,policy,memory,ingest,review,similar,variants,team] [--reps=N] [--profile]`
 // Starts what it needs (databases, Redis prefixes, the real API and worker processes, the
 // baselines), runs the scenarios, prints the table and writes bench/results/. Timings never
 // fail the run; a scenario that cannot run does (exit 1), after the others have run.
@@ -7,8 +7,9 @@ import { BENCH_ENV, type BenchStack, startBenchStack } from './framedesk';
 import { ingestScenario } from './ingest.scenario';
 import { memoryScenario } from './memory.scenario';
 import { nearDuplicateOptions, nearDuplicateScenario } from './near-duplicates.scenario';
-import { parseOptions } from './options';
+import { parseOptions, type ScenarioName } from './options';
 import { pipelineScenario } from './pipeline.scenario';
+import { policyScenario } from './policy.scenario';
 import { machine, markdownTable, type ScenarioResult, writeResults } from './report';
 import { reviewScenario } from './review.scenario';
 import { variantsScenario } from './variants.scenario';
@@ -70,12 +71,13 @@ async function scenario(name: string, work: () => Promise<ScenarioResult>): Prom
 
 // First, in this process and before any stack starts: the encoder's CPU is measured here.
 if (options.only.has('variants')) await scenario('Variants', () => variantsScenario(options.variants));
-if (options.only.has('pipeline') || options.only.has('memory') || options.only.has('ingest')) {
+if (['pipeline', 'policy', 'memory', 'ingest'].some((n) => options.only.has(n as ScenarioName))) {
   // One stack for the three (starting one costs seconds). The pipeline goes first, while the queue
   // is empty; it stops its workers, so memory and ingest then measure the API alone. The raised
   // limit the memory scenario needs does not touch 1 MB frames.
   await withStack('api+worker', { workers: 0, multipartMaxBytes: options.memory.limitBytes }, async (s) => {
     if (options.only.has('pipeline')) await scenario('Pipeline', () => pipelineScenario(s, options.pipeline));
+    if (options.only.has('policy')) await scenario('Review policy cost', () => policyScenario(s, options.policy));
     if (options.only.has('memory')) await scenario('Memory', () => memoryScenario(s, options.memory));
     if (options.only.has('ingest')) await scenario('Ingest', () => ingestScenario(s, options.ingest));
   });

@@ -84,10 +84,11 @@ describe('policy commands', () => {
       const id = await seedFrame(db, {
         agent: 'painter',
         channel: 'history',
-        status: 'needs_review',
+        status: 'media_processing',
         metadata: { title: 't' },
       });
-      await db.repos.policies.saveSignals(id, signals);
+      // The signals ride on → needs_review, as the worker records them.
+      await db.transition({ id, to: 'needs_review', actor: { type: 'system' }, patch: { signals } });
       const done = await db.transition({
         id,
         to: decision,

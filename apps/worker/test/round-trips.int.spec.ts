@@ -2,7 +2,8 @@
 // around single jobs of the real worker runtime (docs/performance.md, "What an accepted frame
 // costs"), the way apps/api/test/round-trips.int.spec.ts pins the API's. Counts, not timings.
 import { intakeStats } from '@framedesk/queues';
-import { countRoundTrips, makePng, transactionsOf } from '@framedesk/testing';
+import { policyAdmin } from '@framedesk/policies';
+import { countRoundTrips, FIVE_RULE_POLICY, makePng, transactionsOf } from '@framedesk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkerRuntime } from '../src/runtime';
 import { createWorkerHarness, type WorkerHarness } from './harness';
@@ -28,18 +29,27 @@ async function processOne(id: string, via: 'intake' | 'queue' = 'intake'): Promi
   }
 }
 
-beforeAll(async () => {
+/**
+ * A worker runtime on a fresh harness, its channel's policy set first when given. Long lock,
+ * readiness and policy-check intervals: no lock renewal, stalled check, readiness report or
+ * policy version check (one indexed read per channel per POLICY_CHECK_SECONDS, not per image)
+ * falls inside a counted job.
+ */
+async function startCounted(policy?: unknown): Promise<void> {
   h = await createWorkerHarness();
-  // Long lock and readiness intervals: no lock renewal, stalled check or readiness report
-  // falls inside a counted job.
+  if (policy) await policyAdmin(h.db).set('test-channel', policy, 'test');
   runtime = await h.startRuntime({
     queues: ['image-processing'],
-    settings: { WORKER_CONCURRENCY: 1, WORKER_LOCK_SECONDS: 600, WORKER_READINESS_INTERVAL_SECONDS: 600 },
+    settings: {
+      WORKER_CONCURRENCY: 1,
+      WORKER_LOCK_SECONDS: 600,
+      WORKER_READINESS_INTERVAL_SECONDS: 600,
+      POLICY_CHECK_SECONDS: 600,
+    },
   });
-  // Warm-up: connections open, Lua scripts loaded, lazy modules read.
+  // Warm-up: connections open, Lua scripts loaded, lazy modules read, the channel's policy cached.
   await processOne(await h.seedImage(makePng(64, 48)));
-});
-afterAll(() => h?.cleanup());
+}
 
 /** BullMQ's scripts, by key count. */
 const MOVE_TO_ACTIVE = 'evalsha/11';
@@ -57,50 +67,75 @@ function jobWindow(calls: readonly string[]): string[] {
   return calls.slice(start, end + 1);
 }
 
+/**
+ * 1: received → media_processing, reading the original's location (one statement).
+ * 2: BEGIN; the media guard's row lock with the variant rows (one statement: no media committed
+ *    for an erased or purged frame, issue 38 point 8); the fingerprint with its near-duplicate
+ *    count and, in the same statement, the history a policy's signals read (the nearest promoted
+ *    and rejected frames; with a policy, the agent's record) (issue 36); → needs_review, writing
+ *    the signals kept for `policy simulate` in its own UPDATE; COMMIT.
+ */
+const PER_IMAGE = ['WITH old AS', 'BEGIN', 'WITH frame AS', 'WITH saved AS', 'WITH old AS', 'COMMIT'];
+
+/**
+ * Counts one image's job, from the intake or as a re-run from the image queue, and checks the
+ * statements, transactions and Redis calls, then the stored row: needs_review, its size and the
+ * signals recorded for `policy simulate`.
+ */
+async function countOne(id: string, via: 'intake' | 'queue') {
+  const counted = await countRoundTrips(() => processOne(id, via), {
+    // The producer's connection is the API's side; the intake's reads are one per batch, not per
+    // image: the read script (EVAL, lowest band first) and, when it finds nothing, the blocking
+    // XREADGROUP that waits for the next image; BullMQ's BZPOPMIN is the idle image queue's wait.
+    skipRedis: (connection, command) =>
+      connection === h.redis ||
+      command === 'xreadgroup' ||
+      command === 'bzpopmin' ||
+      (via === 'intake' && command === 'eval'),
+  });
+  expect(counted.sql, counted.sql.join('\n')).toEqual(PER_IMAGE);
+  expect(transactionsOf(counted.sql)).toBe(2);
+  if (via === 'intake') {
+    // One review change per transition (one XADD each), the acknowledgement.
+    expect(counted.redis).toEqual(['xadd', 'xadd', 'xack']);
+  } else {
+    // moveToActive, one review change per transition (one XADD each), moveToFinished.
+    expect(jobWindow(counted.redis)).toEqual([MOVE_TO_ACTIVE, 'xadd', 'xadd', MOVE_TO_FINISHED]);
+  }
+  const row = await h.db.repos.submissions.findById(id);
+  expect(row).toMatchObject({ status: 'needs_review', width: 320, height: 240 });
+  expect(row).toMatchObject({ signals: { blank: false, luminance: expect.any(Number) } });
+  return row!;
+}
+
+const seedTwo = async (first: number) => [
+  await h.seedImage(makePng(320, 240, { seed: first })),
+  await h.seedImage(makePng(320, 240, { seed: first + 1 })),
+];
+
 describe('round trips per processed image (worker runtime, real PostgreSQL, Redis and sharp)', () => {
-  it('received → needs_review from the intake: 9 statements in 3 transactions, 3 Redis calls', async () => {
-    const ids = [await h.seedImage(makePng(320, 240, { seed: 1 })), await h.seedImage(makePng(320, 240, { seed: 2 }))];
-    for (const id of ids) {
-      const counted = await countRoundTrips(() => processOne(id), {
-        // The producer's connection is the API's side; the intake's reads are one per batch, not
-        // per image: the read script (EVAL, lowest band first) and, when it finds nothing, the
-        // blocking XREADGROUP that waits for the next image; BullMQ's BZPOPMIN is the idle image
-        // queue's wait.
-        skipRedis: (connection, command) =>
-          connection === h.redis || command === 'xreadgroup' || command === 'eval' || command === 'bzpopmin',
-      });
-      // The media guard's row lock (lockForMedia, issue 38 point 8), the review policy's nearest
-      // decided frames and its recorded signals (issue 36): see below.
-      expect(counted.sql, counted.sql.join('\n')).toHaveLength(9);
-      // The nearest-decided lookup runs on its own, outside the finishing transaction.
-      expect(transactionsOf(counted.sql)).toBe(3);
-      // One review change per transition (one XADD each), the acknowledgement.
-      expect(counted.redis).toEqual(['xadd', 'xadd', 'xack']);
-      const row = await h.db.repos.submissions.findById(id);
-      expect(row).toMatchObject({ status: 'needs_review', width: 320, height: 240 });
-    }
+  beforeAll(() => startCounted());
+  afterAll(() => h?.cleanup());
+
+  it('received → needs_review from the intake: 6 statements in 2 transactions, 3 Redis calls', async () => {
+    for (const id of await seedTwo(1)) await countOne(id, 'intake');
   });
 
-  it('received → needs_review as a re-run, from the image queue: 9 statements, 4 Redis calls', async () => {
-    const ids = [await h.seedImage(makePng(320, 240, { seed: 3 })), await h.seedImage(makePng(320, 240, { seed: 4 }))];
-    for (const id of ids) {
-      const counted = await countRoundTrips(() => processOne(id, 'queue'), {
-        // BZPOPMIN is the idle queue's wait, XREADGROUP the idle intake's.
-        skipRedis: (connection, command) =>
-          connection === h.redis || command === 'bzpopmin' || command === 'xreadgroup',
-      });
-      // 1: received → media_processing, reading the original's location (one statement).
-      // The review policy's nearest promoted and rejected frames (one capped band lookup, issue 36).
-      // 2: BEGIN, the media guard's lock of the frame's row (no media committed for an erased or
-      //    purged frame), the variant rows, the signals a policy reads (kept for `policy simulate`),
-      //    the fingerprint with its near-duplicate count, → needs_review, COMMIT.
-      expect(counted.sql, counted.sql.join('\n')).toHaveLength(9);
-      // The nearest-decided lookup runs on its own, outside the finishing transaction.
-      expect(transactionsOf(counted.sql)).toBe(3);
-      // moveToActive, one review change per transition (one XADD each), moveToFinished.
-      expect(jobWindow(counted.redis)).toEqual([MOVE_TO_ACTIVE, 'xadd', 'xadd', MOVE_TO_FINISHED]);
-      const row = await h.db.repos.submissions.findById(id);
-      expect(row).toMatchObject({ status: 'needs_review', width: 320, height: 240 });
+  it('received → needs_review as a re-run, from the image queue: 6 statements, 4 Redis calls', async () => {
+    for (const id of await seedTwo(3)) await countOne(id, 'queue');
+  });
+});
+
+describe('round trips per processed image with a five-rule policy in force (issue 36)', () => {
+  beforeAll(() => startCounted(FIVE_RULE_POLICY));
+  afterAll(() => h?.cleanup());
+
+  it("the same 6 statements in 2 transactions: the agent's record is read with the history", async () => {
+    for (const id of await seedTwo(5)) {
+      const row = await countOne(id, 'intake');
+      // A new agent (no decisions yet): the `newcomer` rule routes it to two reviewers, due in 4 h.
+      expect(row).toMatchObject({ approvalsRequired: 2, dueAt: expect.any(Date) });
+      expect(row.policyOutcome).toMatchObject({ rule: 'newcomer', action: 'review' });
     }
   });
 });

@@ -4,7 +4,11 @@ import { createRepositories, type Repositories } from './repositories';
 import type { TransitionRequest, TransitionResult } from './submissions.repository';
 
 export interface TransitionOptions {
-  readonly before?: (repos: Repositories) => Promise<void>;
+  /**
+   * Work committed in the transaction of the status change, before it. When what it read decides
+   * the change (a review policy reads the history), it returns the request to run instead.
+   */
+  readonly before?: (repos: Repositories) => Promise<TransitionRequest | void>;
 }
 
 export interface DatabaseOptions {
@@ -20,7 +24,8 @@ export interface Database {
   /**
    * A status change through the status machine, compare-and-set, with its event: one statement.
    * `options.before` is work to commit in the same transaction, before the status changes (the
-   * image pipeline's variant rows and fingerprint); it commits even when the transition loses.
+   * image pipeline's variant rows and fingerprint); it commits even when the transition loses, and
+   * it may replace the request (TransitionOptions). The result's row says where it moved.
    */
   transition(request: TransitionRequest, options?: TransitionOptions): Promise<TransitionResult>;
   ping(): Promise<void>;
@@ -39,10 +44,7 @@ export function createDatabase(options: DatabaseOptions): Database {
     transition: (request, options) => {
       const before = options?.before;
       if (!before) return repos.submissions.transition(request);
-      return transaction(async (tx) => {
-        await before(tx);
-        return tx.submissions.transition(request);
-      });
+      return transaction(async (tx) => tx.submissions.transition((await before(tx)) ?? request));
     },
     ping: async () => {
       await prisma.$queryRaw`SELECT 1`;

@@ -147,6 +147,65 @@ function searchSql(
   return Prisma.sql`${matches} ORDER BY distance, f.created_at DESC, f.submission_id LIMIT ${MAX_SIMILAR}`;
 }
 
+export interface FingerprintToSave {
+  readonly submissionId: string;
+  readonly perceptualHash: bigint;
+  readonly settings?: SimilaritySettings;
+}
+
+/** What `saveFingerprintSql` returns. */
+export interface SavedFingerprint {
+  readonly channel_id: string;
+  readonly created_at: Date;
+  readonly similar_count: number;
+}
+
+/**
+ * Stores (or replaces) a frame's fingerprint, channel and creation time copied from the
+ * submission, with how many near-duplicates it has among the earlier frames right now, in one
+ * statement (`RETURNING` a SavedFingerprint; no row when there is no such submission).
+ */
+export function saveFingerprintSql(input: FingerprintToSave): Prisma.Sql {
+  const [band0, band1, band2, band3] = fingerprintBands(input.perceptualHash);
+  const settings = input.settings ?? DEFAULT_SIMILARITY;
+  // The count of near-duplicates among the earlier frames (the frame itself is left out by id).
+  const count = searchSql(
+    { submissionId: input.submissionId, perceptualHash: input.perceptualHash, band0, band1, band2, band3 },
+    {
+      channelId: Prisma.sql`s.channel_id`,
+      createdAt: Prisma.sql`s.created_at`,
+      since: Prisma.sql`s.created_at - ${settings.windowDays * DAY_MS} * interval '1 millisecond'`,
+    },
+    settings,
+    'count',
+  );
+  return Prisma.sql`
+    INSERT INTO submission_fingerprints
+      (submission_id, channel_id, created_at, perceptual_hash, band_0, band_1, band_2, band_3, similar_count)
+    SELECT s.id, s.channel_id, s.created_at, ${input.perceptualHash}, ${band0}, ${band1}, ${band2}, ${band3}, (${count})
+    FROM submissions s WHERE s.id = ${input.submissionId}
+    ON CONFLICT (submission_id) DO UPDATE SET
+      perceptual_hash = EXCLUDED.perceptual_hash, band_0 = EXCLUDED.band_0, band_1 = EXCLUDED.band_1,
+      band_2 = EXCLUDED.band_2, band_3 = EXCLUDED.band_3, similar_count = EXCLUDED.similar_count
+    RETURNING channel_id, created_at, similar_count`;
+}
+
+/** The stored row, from what was saved and what the statement returned. */
+export function savedRow(input: FingerprintToSave, saved: SavedFingerprint): FingerprintRow {
+  const [band0, band1, band2, band3] = fingerprintBands(input.perceptualHash);
+  return {
+    submissionId: input.submissionId,
+    channelId: saved.channel_id,
+    createdAt: saved.created_at,
+    perceptualHash: input.perceptualHash,
+    band0,
+    band1,
+    band2,
+    band3,
+    similarCount: Number(saved.similar_count),
+  };
+}
+
 /** Statuses whose media is complete (the pipeline made variants or a poster). */
 const PROCESSED: readonly SubmissionStatus[] = ['needs_review', 'promoted', 'rejected'];
 
@@ -168,45 +227,10 @@ export function fingerprintsRepository(db: DbClient) {
      * submission, with how many near-duplicates it has among the earlier frames right now (a
      * frame's earlier frames do not change later: the queue reads this count).
      */
-    async save(input: {
-      submissionId: string;
-      perceptualHash: bigint;
-      settings?: SimilaritySettings;
-    }): Promise<FingerprintRow | null> {
-      const [band0, band1, band2, band3] = fingerprintBands(input.perceptualHash);
-      const settings = input.settings ?? DEFAULT_SIMILARITY;
-      const bands = { band0, band1, band2, band3 };
-      // One statement: the row, channel and time copied from the submission, and the count of
-      // near-duplicates among the earlier frames (the frame itself is left out by id).
-      const count = searchSql(
-        { submissionId: input.submissionId, perceptualHash: input.perceptualHash, ...bands },
-        {
-          channelId: Prisma.sql`s.channel_id`,
-          createdAt: Prisma.sql`s.created_at`,
-          since: Prisma.sql`s.created_at - ${settings.windowDays * DAY_MS} * interval '1 millisecond'`,
-        },
-        settings,
-        'count',
-      );
-      const rows = await db.$queryRaw<{ channel_id: string; created_at: Date; similar_count: number }[]>`
-        INSERT INTO submission_fingerprints
-          (submission_id, channel_id, created_at, perceptual_hash, band_0, band_1, band_2, band_3, similar_count)
-        SELECT s.id, s.channel_id, s.created_at, ${input.perceptualHash}, ${band0}, ${band1}, ${band2}, ${band3}, (${count})
-        FROM submissions s WHERE s.id = ${input.submissionId}
-        ON CONFLICT (submission_id) DO UPDATE SET
-          perceptual_hash = EXCLUDED.perceptual_hash, band_0 = EXCLUDED.band_0, band_1 = EXCLUDED.band_1,
-          band_2 = EXCLUDED.band_2, band_3 = EXCLUDED.band_3, similar_count = EXCLUDED.similar_count
-        RETURNING channel_id, created_at, similar_count`;
+    async save(input: FingerprintToSave): Promise<FingerprintRow | null> {
+      const rows = await db.$queryRaw<SavedFingerprint[]>(saveFingerprintSql(input));
       const saved = rows[0];
-      if (!saved) return null;
-      return {
-        submissionId: input.submissionId,
-        channelId: saved.channel_id,
-        createdAt: saved.created_at,
-        perceptualHash: input.perceptualHash,
-        ...bands,
-        similarCount: Number(saved.similar_count),
-      };
+      return saved ? savedRow(input, saved) : null;
     },
 
     /** Counts the frame's near-duplicates among its earlier frames again and stores the count. */

@@ -60,5 +60,12 @@ export type { NewImageSubmission } from './image-ingest.repository';
 export type { ChannelRetentionRow, MediaHolder, RetentionChange } from './retention.repository';
 export type { ErasureAction, ErasureCounts, ErasureFilter } from './erasure.repository';
 export type { VerifiedSubmission } from './media-verify.repository';
-export type { AgentDecisionCounts, ChannelPolicyRow, DecidedFrameRow, PolicyChangeRow } from './policies.repository';
+export type {
+  AgentDecisionCounts,
+  ChannelPolicyRow,
+  DecidedFrameRow,
+  FingerprintWithHistory,
+  NearestDecided,
+  PolicyChangeRow,
+} from './policies.repository';
 export { APPROVAL_EVENT, TEAM_PAUSE_SECONDS, type TeamStatsRow } from './team-stats.repository';

@@ -33,6 +33,24 @@ export interface NewMediaObject {
   readonly sha256?: string | null;
 }
 
+const COLUMNS = Prisma.raw(
+  'id, submission_id, kind, name, bucket, key, content_type, byte_size, width, height, sha256',
+);
+const ON_CONFLICT = Prisma.raw(`ON CONFLICT (submission_id, kind, name) DO UPDATE SET
+  bucket = EXCLUDED.bucket, key = EXCLUDED.key, content_type = EXCLUDED.content_type,
+  byte_size = EXCLUDED.byte_size, width = EXCLUDED.width, height = EXCLUDED.height, sha256 = EXCLUDED.sha256`);
+
+/** One VALUES row per (submission, kind, name), the last entry of a name given twice; typed, so they read alike in an INSERT … SELECT. */
+function valuesOf(inputs: readonly NewMediaObject[]): Prisma.Sql[] {
+  const unique = [...new Map(inputs.map((i) => [`${i.submissionId}\u0000${i.kind}\u0000${i.name}`, i])).values()];
+  return unique.map(
+    (i) =>
+      Prisma.sql`(${randomUUID()}::text, ${i.submissionId}::text, ${i.kind}::text, ${i.name}::text, ${i.bucket}::text,
+        ${i.key}::text, ${i.contentType}::text, ${BigInt(i.byteSize)}::bigint, ${i.width ?? null}::int,
+        ${i.height ?? null}::int, ${i.sha256 ?? null}::text)`,
+  );
+}
+
 export function mediaObjectsRepository(db: DbClient) {
   return {
     /** Records an object; recording the same (submission, kind, name) again replaces it. */
@@ -56,19 +74,39 @@ export function mediaObjectsRepository(db: DbClient) {
      * twice keeps its last entry. Returns how many rows were written.
      */
     upsertMany: async (inputs: readonly NewMediaObject[]): Promise<number> => {
-      const unique = [...new Map(inputs.map((i) => [`${i.submissionId}\u0000${i.kind}\u0000${i.name}`, i])).values()];
-      if (unique.length === 0) return 0;
-      const rows = unique.map(
-        (i) =>
-          Prisma.sql`(${randomUUID()}, ${i.submissionId}, ${i.kind}, ${i.name}, ${i.bucket}, ${i.key}, ${i.contentType},
-            ${BigInt(i.byteSize)}, ${i.width ?? null}::int, ${i.height ?? null}::int, ${i.sha256 ?? null}::text)`,
-      );
+      const rows = valuesOf(inputs);
+      if (rows.length === 0) return 0;
       return db.$executeRaw`
-        INSERT INTO media_objects (id, submission_id, kind, name, bucket, key, content_type, byte_size, width, height, sha256)
+        INSERT INTO media_objects (${COLUMNS})
         VALUES ${Prisma.join(rows)}
-        ON CONFLICT (submission_id, kind, name) DO UPDATE SET
-          bucket = EXCLUDED.bucket, key = EXCLUDED.key, content_type = EXCLUDED.content_type,
-          byte_size = EXCLUDED.byte_size, width = EXCLUDED.width, height = EXCLUDED.height, sha256 = EXCLUDED.sha256`;
+        ${ON_CONFLICT}`;
+    },
+    /**
+     * The media guard and `upsertMany` of one frame's objects in one statement: locks the frame's
+     * row first (FOR UPDATE, as `retention.lockForMedia`) and writes the rows only while its media
+     * are neither purged nor erased. What it found; null when there is no such frame.
+     */
+    upsertManyWhileOpen: async (
+      submissionId: string,
+      inputs: readonly NewMediaObject[],
+    ): Promise<{ purged: boolean; erased: boolean; written: number } | null> => {
+      if (inputs.length === 0 || inputs.some((i) => i.submissionId !== submissionId))
+        throw new Error('upsertManyWhileOpen: one or more rows, all of the frame');
+      const rows = valuesOf(inputs);
+      const found = await db.$queryRaw<{ purged: boolean; erased: boolean; written: number }[]>`
+        WITH frame AS MATERIALIZED (
+          SELECT purged_at IS NOT NULL AS purged, erased_at IS NOT NULL AS erased
+            FROM submissions WHERE id = ${submissionId} FOR UPDATE
+        ), written AS (
+          INSERT INTO media_objects (${COLUMNS})
+          SELECT v.* FROM (VALUES ${Prisma.join(rows)}) AS v(${COLUMNS}), frame
+           WHERE NOT frame.purged AND NOT frame.erased
+          ${ON_CONFLICT}
+          RETURNING 1
+        )
+        SELECT purged, erased, (SELECT count(*) FROM written)::int AS written FROM frame`;
+      const frame = found[0];
+      return frame ? { purged: frame.purged, erased: frame.erased, written: Number(frame.written) } : null;
     },
     listForSubmission: (submissionId: string): Promise<MediaObjectRow[]> =>
       db.mediaObject.findMany({ where: { submissionId }, orderBy: [{ kind: 'asc' }, { name: 'asc' }] }),

@@ -1,5 +1,16 @@
 import { Prisma } from './generated/prisma/client.ts';
-import { bandCandidates, bandMasks, fingerprintBands, type SimilaritySettings } from './fingerprints.repository';
+import {
+  bandCandidates,
+  bandMasks,
+  DEFAULT_SIMILARITY,
+  fingerprintBands,
+  type FingerprintRow,
+  type FingerprintToSave,
+  type SavedFingerprint,
+  saveFingerprintSql,
+  savedRow,
+  type SimilaritySettings,
+} from './fingerprints.repository';
 import type { DbClient } from './prisma';
 
 /** A channel's review policy as stored (docs/policies.md). */
@@ -43,7 +54,60 @@ export interface DecidedFrameRow {
   readonly signals: unknown;
 }
 
+/** The nearest decided frames of `saveFingerprintWithHistory`: a status with no frame that near is left out. */
+export interface NearestDecided {
+  readonly promoted?: number;
+  readonly rejected?: number;
+}
+
+export interface FingerprintWithHistory {
+  readonly fingerprint: FingerprintRow;
+  readonly nearest: NearestDecided;
+  /** With `agent`: the agent's human decisions in the window; else null. */
+  readonly agent: AgentDecisionCounts | null;
+}
+
 const DAY_MS = 86_400_000;
+
+/**
+ * The smallest fingerprint distance from `hash` to a promoted and to a rejected frame of the
+ * submission's channel within the near-duplicate settings, one row (status, distance) per status
+ * that has one. The same capped band lookup as the near-duplicate search (MAX_BAND_CANDIDATES per
+ * band), so a channel flooded with identical hashes (blank frames) costs a bounded read, not one
+ * per frame.
+ */
+function nearestDecidedSql(submissionId: string, hash: bigint, settings: SimilaritySettings): Prisma.Sql {
+  const masks = bandMasks(Math.floor(settings.maxDistance / 4));
+  const [b0, b1, b2, b3] = fingerprintBands(hash).map((band) => masks.map((m) => band ^ m));
+  const distance = Prisma.sql`bit_count((f.perceptual_hash # ${hash})::bit(64))`;
+  const origin = {
+    channelId: Prisma.sql`(SELECT channel_id FROM submissions WHERE id = ${submissionId})`,
+    createdAt: Prisma.sql`${new Date()}`,
+    since: Prisma.sql`${new Date(Date.now() - settings.windowDays * DAY_MS)}`,
+  };
+  return Prisma.sql`
+    SELECT s.status::text AS status, min(${distance})::int AS distance
+    FROM (
+      ${bandCandidates(Prisma.sql`f.band_0`, b0!, origin)}
+      UNION ${bandCandidates(Prisma.sql`f.band_1`, b1!, origin)}
+      UNION ${bandCandidates(Prisma.sql`f.band_2`, b2!, origin)}
+      UNION ${bandCandidates(Prisma.sql`f.band_3`, b3!, origin)}
+    ) f JOIN submissions s ON s.id = f.submission_id
+    WHERE f.submission_id <> ${submissionId}
+      AND s.status IN ('promoted', 'rejected')
+      AND ${distance} <= ${settings.maxDistance}
+    GROUP BY s.status`;
+}
+
+/** The agent's frames sent since `since` that a person decided, counted by decision (one row). */
+function agentDecisionsSql(agentId: string, since: Date): Prisma.Sql {
+  return Prisma.sql`
+    SELECT count(*) FILTER (WHERE status = 'promoted') AS promoted,
+           count(*) FILTER (WHERE status = 'rejected') AS rejected
+    FROM submissions
+    WHERE agent_id = ${agentId} AND created_at >= ${since} AND reviewer_id IS NOT NULL
+      AND status IN ('promoted', 'rejected')`;
+}
 
 /** Review policies per channel, their audit trail, and what the rules read from the history. */
 export function policiesRepository(db: DbClient) {
@@ -97,50 +161,44 @@ export function policiesRepository(db: DbClient) {
       db.policyChange.findMany({ where: { channelId }, orderBy: { id: 'asc' } }),
 
     /**
-     * The smallest fingerprint distance from `hash` to a promoted and to a rejected frame of the
-     * submission's channel within the near-duplicate settings (the band index answers it); a
-     * status with no frame that near is left out.
+     * `fingerprints.save` and, in the same statement (the image pipeline's one read of history
+     * for a policy), the nearest decided frames (`nearestDecidedSql`) and, with `agent`, that
+     * agent's human decisions since `agent.since` (`agentDecisions`). null when there is no such
+     * submission.
      */
-    async nearestDecided(
-      submissionId: string,
-      hash: bigint,
-      settings: SimilaritySettings,
-    ): Promise<{ promoted?: number; rejected?: number }> {
-      const masks = bandMasks(Math.floor(settings.maxDistance / 4));
-      const [b0, b1, b2, b3] = fingerprintBands(hash).map((band) => masks.map((m) => band ^ m));
-      const distance = Prisma.sql`bit_count((f.perceptual_hash # ${hash})::bit(64))`;
-      // The same capped band lookup as the near-duplicate search (MAX_BAND_CANDIDATES per band), so
-      // a channel flooded with identical hashes (blank frames) costs a bounded read, not one per frame.
-      const origin = {
-        channelId: Prisma.sql`(SELECT channel_id FROM submissions WHERE id = ${submissionId})`,
-        createdAt: Prisma.sql`${new Date()}`,
-        since: Prisma.sql`${new Date(Date.now() - settings.windowDays * DAY_MS)}`,
+    async saveFingerprintWithHistory(
+      input: FingerprintToSave & { readonly agent?: { readonly id: string; readonly since: Date } },
+    ): Promise<FingerprintWithHistory | null> {
+      const settings = input.settings ?? DEFAULT_SIMILARITY;
+      const agent = input.agent
+        ? Prisma.sql`(SELECT jsonb_build_object('promoted', promoted, 'rejected', rejected)
+                        FROM (${agentDecisionsSql(input.agent.id, input.agent.since)}) d)`
+        : Prisma.sql`NULL::jsonb`;
+      const rows = await db.$queryRaw<
+        (SavedFingerprint & { nearest: NearestDecided; agent: AgentDecisionCounts | null })[]
+      >`
+        WITH saved AS (${saveFingerprintSql(input)})
+        SELECT saved.*,
+               (SELECT coalesce(jsonb_object_agg(n.status, n.distance), '{}'::jsonb)
+                  FROM (${nearestDecidedSql(input.submissionId, input.perceptualHash, settings)}) n) AS nearest,
+               ${agent} AS agent
+          FROM saved`;
+      const row = rows[0];
+      if (!row) return null;
+      const { nearest, agent: counts, ...saved } = row;
+      return {
+        fingerprint: savedRow(input, saved),
+        nearest: {
+          ...(nearest.promoted !== undefined ? { promoted: Number(nearest.promoted) } : {}),
+          ...(nearest.rejected !== undefined ? { rejected: Number(nearest.rejected) } : {}),
+        },
+        agent: counts ? { promoted: Number(counts.promoted), rejected: Number(counts.rejected) } : null,
       };
-      const rows = await db.$queryRaw<{ status: 'promoted' | 'rejected'; distance: number }[]>`
-        SELECT s.status::text AS status, min(${distance})::int AS distance
-        FROM (
-          ${bandCandidates(Prisma.sql`f.band_0`, b0!, origin)}
-          UNION ${bandCandidates(Prisma.sql`f.band_1`, b1!, origin)}
-          UNION ${bandCandidates(Prisma.sql`f.band_2`, b2!, origin)}
-          UNION ${bandCandidates(Prisma.sql`f.band_3`, b3!, origin)}
-        ) f JOIN submissions s ON s.id = f.submission_id
-        WHERE f.submission_id <> ${submissionId}
-          AND s.status IN ('promoted', 'rejected')
-          AND ${distance} <= ${settings.maxDistance}
-        GROUP BY s.status`;
-      const out: { promoted?: number; rejected?: number } = {};
-      for (const r of rows) out[r.status] = Number(r.distance);
-      return out;
     },
 
     /** The agent's frames sent since `since` that a person decided, by decision. */
     async agentDecisions(agentId: string, since: Date): Promise<AgentDecisionCounts> {
-      const [row] = await db.$queryRaw<{ promoted: bigint; rejected: bigint }[]>`
-        SELECT count(*) FILTER (WHERE status = 'promoted') AS promoted,
-               count(*) FILTER (WHERE status = 'rejected') AS rejected
-        FROM submissions
-        WHERE agent_id = ${agentId} AND created_at >= ${since} AND reviewer_id IS NOT NULL
-          AND status IN ('promoted', 'rejected')`;
+      const [row] = await db.$queryRaw<{ promoted: bigint; rejected: bigint }[]>(agentDecisionsSql(agentId, since));
       return { promoted: Number(row?.promoted ?? 0), rejected: Number(row?.rejected ?? 0) };
     },
 
@@ -174,11 +232,6 @@ export function policiesRepository(db: DbClient) {
         WHERE s.status = 'needs_review' AND s.due_at IS NOT NULL AND s.due_at < ${now}
         GROUP BY c.slug`;
       return rows.map((r) => ({ channel: r.channel, overdue: Number(r.overdue) }));
-    },
-
-    /** Records what the worker read for the frame (simulation replays it). */
-    async saveSignals(submissionId: string, signals: Record<string, unknown>): Promise<void> {
-      await db.$executeRaw`UPDATE submissions SET signals = ${JSON.stringify(signals)}::jsonb WHERE id = ${submissionId}`;
     },
 
     /** A batch of the channel's frames decided by people since `since`, keyset on (created_at, id). */

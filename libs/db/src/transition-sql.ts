@@ -32,6 +32,8 @@ export interface TransitionPatch {
   readonly approvalsRequired?: number;
   /** Stored as jsonb: what a review policy did or suggested and the values it read. */
   readonly policyOutcome?: Record<string, unknown> | null;
+  /** Stored as jsonb: the signals measured for a review policy, kept for `policy simulate`. */
+  readonly signals?: Record<string, unknown> | null;
 }
 
 export interface TransitionRequest {
@@ -93,10 +95,11 @@ const PATCH_COLUMNS: { readonly [K in keyof TransitionPatch]-?: readonly [column
   dueAt: ['due_at', 'timestamptz'],
   approvalsRequired: ['approvals_required', 'int'],
   policyOutcome: ['policy_outcome', 'jsonb'],
+  signals: ['signals', 'jsonb'],
 };
 
 /** jsonb fields are sent as their JSON text. */
-const JSON_FIELDS: ReadonlySet<keyof TransitionPatch> = new Set(['reviewRegions', 'policyOutcome']);
+const JSON_FIELDS: ReadonlySet<keyof TransitionPatch> = new Set(['reviewRegions', 'policyOutcome', 'signals']);
 
 type MovedRow = Omit<SubmissionWithSlugs, 'agent' | 'channel'> & {
   readonly agentSlug: string;

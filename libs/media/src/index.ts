@@ -52,4 +52,4 @@ export {
   VideoToolUnavailableError,
   videoToolVersion,
 } from './video';
-export { BLANK_SPREAD, type PixelSignals, SIGNAL_SIDE, signalsFromGrey } from './signals';
+export { BLANK_SPREAD, type PixelSignals, SIGNAL_SIDE, signalsFromGrey, signalsOfDecoded } from './signals';

@@ -1,4 +1,5 @@
 import type { Sharp as SharpInstance } from 'sharp';
+import { loadSharp } from './sharp-loader';
 
 /**
  * What a review policy reads from a frame's pixels (docs/policies.md `signals`), measured on a
@@ -67,4 +68,18 @@ export async function signalsOfPipeline(pipeline: SharpInstance): Promise<PixelS
     .raw()
     .toBuffer({ resolveWithObject: true });
   return signalsFromGrey(data, info.width, info.height);
+}
+
+/**
+ * The signals of pixels already decoded (sharp's raw output), as processImage measures them from
+ * the pixels it decoded for the variants. The pipeline benchmark times it in-process.
+ */
+export async function signalsOfDecoded(raw: {
+  readonly data: Buffer;
+  readonly width: number;
+  readonly height: number;
+  readonly channels: 1 | 2 | 3 | 4;
+}): Promise<PixelSignals> {
+  const sharp = await loadSharp();
+  return signalsOfPipeline(sharp(raw.data, { raw: { width: raw.width, height: raw.height, channels: raw.channels } }));
 }

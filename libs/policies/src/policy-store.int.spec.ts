@@ -71,4 +71,51 @@ describe('policies per channel (real PostgreSQL)', () => {
     now = 10_000;
     expect(await cache.forChannel(channelId)).toBeNull();
   });
+
+  it("two workers' caches, each on its own connection: a policy set through the store reaches both at their next check", async () => {
+    const admin = policyAdmin(db);
+    await admin.set('pol-channel', BLANK, 'cli:ana');
+    // Two workers: their own Database handles, their own caches (checking every 100 ms), and a
+    // count of each one's reads of the policy row (the recompile after a changed version).
+    const workers = await Promise.all([0, 1].map(() => createDatabase({ url: database.url, poolSize: 1 })));
+    const rowReads = [0, 0];
+    const caches = workers.map((worker, i) => {
+      const policies = {
+        ...worker.repos.policies,
+        find: (id: string) => {
+          rowReads[i]!++;
+          return worker.repos.policies.find(id);
+        },
+      };
+      return policyCache({ ...worker, repos: { ...worker.repos, policies } }, { checkEveryMs: 100 });
+    });
+    const names = async (cache: (typeof caches)[number]) =>
+      (await cache.forChannel(channelId))?.rules.map((r) => r.rule.name) ?? null;
+    try {
+      for (const cache of caches) expect(await names(cache)).toEqual(['blank']);
+      expect(rowReads).toEqual([1, 1]);
+      await admin.set('pol-channel', { rules: [{ name: 'all', when: 'true', action: 'review' }] }, 'cli:bo');
+      // Each worker serves frames meanwhile; within a generous deadline both see the new policy.
+      const deadline = Date.now() + 15_000;
+      for (const cache of caches) {
+        while ((await names(cache))?.[0] !== 'all') {
+          if (Date.now() > deadline) throw new Error('a worker never saw the changed policy');
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      }
+      // The mechanism: each noticed the new version and re-read the row once, however often it was asked.
+      expect(rowReads).toEqual([2, 2]);
+      await admin.clear('pol-channel', 'cli:ana');
+      for (const cache of caches) {
+        while ((await names(cache)) !== null) {
+          if (Date.now() > deadline + 15_000) throw new Error('a worker never saw the policy cleared');
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      }
+      // A cleared policy has no row to read: the version check alone says so.
+      expect(rowReads).toEqual([2, 2]);
+    } finally {
+      await Promise.all(workers.map((w) => w.close()));
+    }
+  });
 });

@@ -1,4 +1,5 @@
-import type { Database, SimilaritySettings } from '@framedesk/db';
+import type { AgentDecisionCounts, NearestDecided } from '@framedesk/db';
+import type { CompiledPolicy } from './compile';
 import { evaluatePolicy, type AgentRecord, type FrameFacts, type PolicyOutcome, type Signals } from './evaluate';
 import type { PolicyCache } from './policy-store';
 import type { ScoringClient } from './scoring';
@@ -14,9 +15,7 @@ export interface PolicyObserver {
 }
 
 export interface RouteFrameDeps {
-  readonly db: Database;
   readonly cache: PolicyCache;
-  readonly similarity: SimilaritySettings;
   readonly scoring?: ScoringClient;
   readonly observer?: PolicyObserver;
   readonly now?: () => Date;
@@ -29,7 +28,6 @@ export interface FrameToRoute {
   readonly frame: FrameFacts;
   /** From the decoded pixels (libs/media); null for a video. */
   readonly pixels: Omit<Signals, 'nearest_promoted' | 'nearest_rejected'> | null;
-  readonly hash: bigint | null;
   /** The preview variant, posted to the scoring service. */
   readonly preview?: { readonly data: Buffer; readonly contentType: string };
 }
@@ -47,29 +45,29 @@ export function agentRecord(counts: { promoted: number; rejected: number }): Age
 }
 
 /**
- * The worker's side of a policy: the signals (the pixels' and the nearest decided frames'),
- * recorded for every frame so `policy simulate` can replay them; and, when the channel has a
- * policy, the agent's record, the scores when a rule reads them, and what the rules decide.
+ * What the worker reads for a frame before its finishing transaction: the channel's compiled
+ * policy (the cache) and, when a rule reads them, the scores (the scoring hook, a request that
+ * must not hold a transaction open). `agentWindow`: with a policy, whose human decisions its
+ * `agent` reads and since when; read with the history in the finishing transaction.
  */
-export async function routeFrame(
-  deps: RouteFrameDeps,
-  input: FrameToRoute,
-): Promise<{ signals: Signals | null; outcome: PolicyOutcome | null }> {
-  let signals: Signals | null = null;
-  if (input.pixels) {
-    const nearest =
-      input.hash === null ? {} : await deps.db.repos.policies.nearestDecided(input.id, input.hash, deps.similarity);
-    signals = {
-      ...input.pixels,
-      ...(nearest.promoted !== undefined ? { nearest_promoted: nearest.promoted } : {}),
-      ...(nearest.rejected !== undefined ? { nearest_rejected: nearest.rejected } : {}),
-    };
-  }
+export interface PreparedRoute {
+  readonly policy: CompiledPolicy | null;
+  readonly scores: Readonly<Record<string, number>> | null;
+  readonly agentWindow: { readonly id: string; readonly since: Date } | null;
+}
+
+/** What the finishing transaction read of the history (db `saveFingerprintWithHistory`). */
+export interface RouteHistory {
+  readonly nearest: NearestDecided;
+  readonly agent: AgentDecisionCounts | null;
+}
+
+/** The worker's side of a policy, first half: the policy and the scores (see PreparedRoute). */
+export async function prepareRoute(deps: RouteFrameDeps, input: FrameToRoute): Promise<PreparedRoute> {
   const policy = await deps.cache.forChannel(input.channelId);
-  if (!policy) return { signals, outcome: null };
+  if (!policy) return { policy: null, scores: null, agentWindow: null };
   const now = deps.now?.() ?? new Date();
-  const since = new Date(now.getTime() - AGENT_WINDOW_DAYS * DAY_MS);
-  const agent = agentRecord(await deps.db.repos.policies.agentDecisions(input.agentId, since));
+  const agentWindow = { id: input.agentId, since: new Date(now.getTime() - AGENT_WINDOW_DAYS * DAY_MS) };
   let scores: Readonly<Record<string, number>> | null = null;
   if (policy.readsScores && deps.scoring && input.preview) {
     const scored = await deps.scoring({
@@ -82,7 +80,32 @@ export async function routeFrame(
     deps.observer?.scored(scored.ok ? 'ok' : scored.reason);
     if (scored.ok) scores = scored.scores;
   }
-  const outcome = evaluatePolicy(policy, { id: input.id, frame: input.frame, signals, agent, scores });
-  deps.observer?.routed(outcome.action ?? 'none', outcome.sampled === true);
-  return { signals, outcome };
+  return { policy, scores, agentWindow };
+}
+
+/**
+ * Second half, pure: the frame's signals (the pixels' and the nearest decided frames'), recorded
+ * for every frame so `policy simulate` can replay them, and, when the channel has a policy, what
+ * its rules decide.
+ */
+export function decideRoute(
+  prepared: PreparedRoute,
+  input: FrameToRoute,
+  history: RouteHistory,
+): { signals: Signals | null; outcome: PolicyOutcome | null } {
+  const { nearest } = history;
+  const signals: Signals | null = input.pixels
+    ? {
+        ...input.pixels,
+        ...(nearest.promoted !== undefined ? { nearest_promoted: nearest.promoted } : {}),
+        ...(nearest.rejected !== undefined ? { nearest_rejected: nearest.rejected } : {}),
+      }
+    : null;
+  if (!prepared.policy) return { signals, outcome: null };
+  const agent = agentRecord(history.agent ?? { promoted: 0, rejected: 0 });
+  const { scores } = prepared;
+  return {
+    signals,
+    outcome: evaluatePolicy(prepared.policy, { id: input.id, frame: input.frame, signals, agent, scores }),
+  };
 }

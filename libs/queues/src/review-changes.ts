@@ -47,7 +47,7 @@ export function withReviewChanges<
     transition(
       request: { id: string; to: string },
       ...rest: never[]
-    ): Promise<{ ok: boolean; submission?: { channelId: string } }>;
+    ): Promise<{ ok: boolean; submission?: { channelId: string; status: string } }>;
   },
 >(db: D, publisher: ReviewChangePublisher): D {
   return {
@@ -60,7 +60,8 @@ export function withReviewChanges<
         await publisher.publish({
           kind: 'status',
           id: request.id,
-          status: request.to,
+          // The moved row's: work before the change may have chosen another target (a review policy).
+          status: result.submission?.status ?? request.to,
           ...(channel ? { channel } : {}),
         });
       }

@@ -1,25 +1,16 @@
 // Issue 38, point 8: an erasure between a worker's read and its write. The worker's storage (an
 // image's variants) or its thumbnail fetch (a video's poster) erases the frame at that moment;
 // the worker must commit no media rows or fingerprint for it, and delete what it wrote.
-import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
-import { validateProjectConfig } from '@framedesk/config';
 import { type ObjectStorage, storageKeys } from '@framedesk/storage';
 import { makeNoisePng } from '@framedesk/testing';
 import { describe, expect, it } from 'vitest';
 import { erasureService } from './erasure.service';
+import { exampleConfig } from './image-pipeline.test-support';
 import { BUCKET, db, provider, seed, storage, useMediaLifecycle } from './media-lifecycle.test-support';
 import { imageProcessingService } from './processing.service';
 import { createVideoService } from './video.service';
 
 useMediaLifecycle();
-
-async function exampleConfig() {
-  const path = resolve(import.meta.dirname, '../../../config/project.example.json');
-  const result = validateProjectConfig(JSON.parse(await readFile(path, 'utf8')));
-  if (!result.ok) throw new Error(JSON.stringify(result.violations));
-  return result.value;
-}
 
 const erase = (submissionId: string) =>
   erasureService({ db, storage, provider, actor: 'cli:dpo', replayableHours: 24 }).erase({ submissionId });

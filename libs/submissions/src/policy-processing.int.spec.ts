@@ -1,83 +1,36 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { type ProjectConfig, validateProjectConfig } from '@framedesk/config';
 import { ALL_CHANNELS, type Database } from '@framedesk/db';
-import { newId, type Visibility } from '@framedesk/domain';
+import type { Visibility } from '@framedesk/domain';
 import { svgToPng } from '@framedesk/media';
 import { policyAdmin, policyCache, type ScoringClient, scoringClient } from '@framedesk/policies';
-import { createFsStorage, type ObjectStorage, storageKeys } from '@framedesk/storage';
 import { makeNoisePng } from '@framedesk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useSubmissionsDatabase } from './database.test-support';
+import { useImagePipeline } from './image-pipeline.test-support';
 import { imageProcessingService } from './processing.service';
 
 const blankSvg =
   '<svg xmlns="http://www.w3.org/2000/svg" width="320" height="180"><rect width="320" height="180" fill="#202020"/></svg>';
 
 describe('review policies in the image pipeline (real PostgreSQL, sharp)', () => {
-  const test = useSubmissionsDatabase('policy');
+  const test = useImagePipeline('policy');
   let db: Database;
-  let storage: ObjectStorage;
-  let storageRoot: string;
-  let config: ProjectConfig;
   let blank: Buffer;
 
   beforeAll(async () => {
     db = test.db;
-    storageRoot = await mkdtemp(join(tmpdir(), 'fd-policy-'));
-    storage = createFsStorage(storageRoot);
-    const path = resolve(import.meta.dirname, '../../../config/project.example.json');
-    const result = validateProjectConfig(JSON.parse(await readFile(path, 'utf8')));
-    if (!result.ok) throw new Error(JSON.stringify(result.violations));
-    config = result.value;
     blank = await svgToPng(blankSvg);
   });
-  afterAll(async () => {
-    if (storageRoot) await rm(storageRoot, { recursive: true, force: true });
-  });
 
-  async function seed(png: Buffer, visibility: Visibility = 'promotion_eligible', title = 'A frame'): Promise<string> {
-    const id = newId('submission');
-    const bucket = config.storage.vendor_originals_bucket;
-    const key = storageKeys.original(id, 'png');
-    const stored = await storage.put(bucket, key, png, { contentType: 'image/png' });
-    await db.transaction(async (repos) => {
-      await repos.submissions.create(
-        {
-          id,
-          status: 'received',
-          mediaType: 'image',
-          agentId: test.agentId,
-          channelId: test.channelId,
-          date: '20261127',
-          metadata: { title },
-          visibility,
-        },
-        { type: 'agent', id: test.agentId },
-      );
-      await repos.mediaObjects.upsert({
-        submissionId: id,
-        kind: 'original',
-        name: 'original',
-        bucket,
-        key,
-        contentType: 'image/png',
-        byteSize: stored.byteSize,
-        sha256: stored.sha256,
-      });
-    });
-    return id;
-  }
+  const seed = (png: Buffer, visibility: Visibility = 'promotion_eligible', title = 'A frame') =>
+    test.seedImage(png, { visibility, title });
 
   const setPolicy = (rules: unknown[]) => policyAdmin(db).set('policy-channel', { rules }, 'test');
   const process = (id: string, scoring?: ScoringClient) =>
     imageProcessingService({
       db,
-      storage,
-      config,
+      storage: test.storage,
+      config: test.config,
       policies: { cache: policyCache(db, { checkEveryMs: 0 }), ...(scoring ? { scoring } : {}) },
     }).process(id);
 

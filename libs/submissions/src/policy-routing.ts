@@ -1,11 +1,16 @@
-import { DEFAULT_SIMILARITY, type SubmissionWithSlugs } from '@framedesk/db';
+import type { SubmissionWithSlugs } from '@framedesk/db';
 import type { ProcessedImage } from '@framedesk/media';
 import {
+  decideRoute,
   type FrameFacts,
+  type FrameToRoute,
+  type PolicyOutcome,
   policyRouting,
   type PolicyRouting,
+  type PreparedRoute,
+  prepareRoute,
   type RouteFrameDeps,
-  routeFrame,
+  type RouteHistory,
   type Signals,
 } from '@framedesk/policies';
 
@@ -35,25 +40,43 @@ export function frameFacts(
   };
 }
 
-/** An image's signals and, when its channel has a policy, how it is routed (docs/policies.md). */
-export async function routeImage(
-  deps: Omit<RouteFrameDeps, 'similarity'> & { similarity: RouteFrameDeps['similarity'] | undefined },
+/**
+ * An image's route, in two halves around its finishing transaction (docs/policies.md): the policy
+ * and the scores are read first (`prepareRoute`); `decide` then turns the history read inside the
+ * transaction (the nearest decided frames, the agent's record) into the signals to record and,
+ * when the channel has a policy, how the frame is routed. Pure: a retried transaction decides again.
+ */
+export interface ImageRoute {
+  /** With a policy: whose human decisions the history read counts, and since when. */
+  readonly agentWindow: PreparedRoute['agentWindow'];
+  decide(history: RouteHistory): {
+    signals: Signals | null;
+    routing: PolicyRouting | null;
+    outcome: PolicyOutcome | null;
+  };
+}
+
+export async function prepareImageRoute(
+  deps: RouteFrameDeps,
   submission: SubmissionWithSlugs,
   bytes: number,
   image: ProcessedImage,
-): Promise<{ signals: Signals | null; routing: PolicyRouting | null }> {
+): Promise<ImageRoute> {
   const preview = image.variants.find((v) => v.name === 'preview') ?? image.variants.at(-1);
-  const { signals, outcome } = await routeFrame(
-    { ...deps, similarity: deps.similarity ?? DEFAULT_SIMILARITY },
-    {
-      id: submission.id,
-      channelId: submission.channelId,
-      agentId: submission.agentId,
-      frame: frameFacts(submission, { width: image.width, height: image.height, bytes }),
-      pixels: image.signals,
-      hash: image.perceptualHash,
-      ...(preview ? { preview: { data: preview.data, contentType: preview.contentType } } : {}),
+  const frame: FrameToRoute = {
+    id: submission.id,
+    channelId: submission.channelId,
+    agentId: submission.agentId,
+    frame: frameFacts(submission, { width: image.width, height: image.height, bytes }),
+    pixels: image.signals,
+    ...(preview ? { preview: { data: preview.data, contentType: preview.contentType } } : {}),
+  };
+  const prepared = await prepareRoute(deps, frame);
+  return {
+    agentWindow: prepared.agentWindow,
+    decide(history) {
+      const { signals, outcome } = decideRoute(prepared, frame, history);
+      return { signals, outcome, routing: policyRouting(outcome, deps.now?.() ?? new Date()) };
     },
-  );
-  return { signals, routing: policyRouting(outcome, deps.now?.() ?? new Date()) };
+  };
 }

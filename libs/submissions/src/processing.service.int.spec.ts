@@ -1,18 +1,18 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { validateProjectConfig } from '@framedesk/config';
+import { join } from 'node:path';
 import type { Database } from '@framedesk/db';
 import { newId } from '@framedesk/domain';
 import { perceptualHash } from '@framedesk/media';
 import type { JobName, JobPayloads, QueueProducer } from '@framedesk/queues';
-import { createFsStorage, type ObjectStorage, storageKeys } from '@framedesk/storage';
+import { storageKeys } from '@framedesk/storage';
 import { makeNoisePng } from '@framedesk/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expireUpload, imageProcessingService, markSubmissionFailed } from './processing.service';
 import { reconcilerService } from './reconciler.service';
 import { processingVariantNames } from './public-variant';
 import { useSubmissionsDatabase } from './database.test-support';
+import { useImagePipeline } from './image-pipeline.test-support';
 
 describe('reconciler and upload expiry (real PostgreSQL)', () => {
   const test = useSubmissionsDatabase('reconcile');
@@ -187,65 +187,13 @@ describe('reconciler and upload expiry (real PostgreSQL)', () => {
 });
 
 describe('image processing (real PostgreSQL, fs storage)', () => {
-  const test = useSubmissionsDatabase('processing');
-  let db: Database;
-  let storage: ObjectStorage;
-  let storageRoot: string;
-  let agentId: string;
-  let channelId: string;
-
-  beforeAll(async () => {
-    ({ db, agentId, channelId } = test);
-    storageRoot = await mkdtemp(join(tmpdir(), 'fd-processing-'));
-    storage = createFsStorage(storageRoot);
-  });
-  afterAll(async () => {
-    if (storageRoot) await rm(storageRoot, { recursive: true, force: true });
-  });
-
-  async function exampleConfig() {
-    const path = resolve(import.meta.dirname, '../../../config/project.example.json');
-    const result = validateProjectConfig(JSON.parse(await readFile(path, 'utf8')));
-    if (!result.ok) throw new Error(JSON.stringify(result.violations));
-    return result.value;
-  }
-
-  async function seedImage(png: Buffer, bucket: string): Promise<string> {
-    const id = newId('submission');
-    const key = storageKeys.original(id, 'png');
-    const stored = await storage.put(bucket, key, png, { contentType: 'image/png' });
-    await db.transaction(async (repos) => {
-      await repos.submissions.create(
-        {
-          id,
-          status: 'received',
-          mediaType: 'image',
-          agentId,
-          channelId,
-          date: '20261122',
-          metadata: {},
-          visibility: 'draft',
-        },
-        { type: 'agent', id: agentId },
-      );
-      await repos.mediaObjects.upsert({
-        submissionId: id,
-        kind: 'original',
-        name: 'original',
-        bucket,
-        key,
-        contentType: 'image/png',
-        byteSize: stored.byteSize,
-        sha256: stored.sha256,
-      });
-    });
-    return id;
-  }
+  const test = useImagePipeline('processing');
+  const seedImage = (png: Buffer) => test.seedImage(png);
 
   it('an original gone from storage ends failed with processing_error at once, naming the cause (no retries)', async () => {
-    const config = await exampleConfig();
+    const { db, storage, config } = test;
     const bucket = config.storage.vendor_originals_bucket;
-    const id = await seedImage(makeNoisePng(16, 16), bucket);
+    const id = await seedImage(makeNoisePng(16, 16));
     await storage.delete(bucket, storageKeys.original(id, 'png'));
     const result = await imageProcessingService({ db, storage, config }).process(id);
     expect(result).toMatchObject({ outcome: 'failed', code: 'processing_error' });
@@ -258,9 +206,9 @@ describe('image processing (real PostgreSQL, fs storage)', () => {
   });
 
   it('stores every variant row and the fingerprint of the original, as perceptualHash gives it', async () => {
-    const config = await exampleConfig();
+    const { db, storage, config } = test;
     const png = makeNoisePng(320, 180);
-    const id = await seedImage(png, config.storage.vendor_originals_bucket);
+    const id = await seedImage(png);
     const result = await imageProcessingService({ db, storage, config }).process(id);
     expect(result.outcome).toBe('needs_review');
     const variants = (await db.repos.mediaObjects.listForSubmission(id)).filter((o) => o.kind === 'variant');
@@ -275,9 +223,9 @@ describe('image processing (real PostgreSQL, fs storage)', () => {
   });
 
   it('upsertMany writes several rows in one statement; a retry rewrites the same rows', async () => {
-    const config = await exampleConfig();
+    const { db, config } = test;
     const bucket = config.storage.vendor_originals_bucket;
-    const id = await seedImage(makeNoisePng(16, 16), bucket);
+    const id = await seedImage(makeNoisePng(16, 16));
     const row = (name: string, byteSize: number) => ({
       submissionId: id,
       kind: 'variant' as const,

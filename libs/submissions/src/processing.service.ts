@@ -5,11 +5,17 @@ import { formatsForMimeTypes, isImageProcessingError, processImage } from '@fram
 import { annotateSpan } from '@framedesk/observability';
 import type { CpuSlot } from '@framedesk/queues';
 import { finishProcessing } from './system-review';
-import { policyCache, type PolicyCache, type PolicyObserver, type ScoringClient } from '@framedesk/policies';
-import { routeImage } from './policy-routing';
+import {
+  policyCache,
+  type PolicyCache,
+  type PolicyObserver,
+  type PolicyOutcome,
+  type ScoringClient,
+} from '@framedesk/policies';
+import { prepareImageRoute } from './policy-routing';
 import { type ObjectStorage, ObjectNotFoundError, ObjectTooLargeError, readObject } from '@framedesk/storage';
 import { imageVariantSpecs, withOneRetry, writeImageVariants } from './image-variants';
-import { assertMediaOpen, discardIfClosed } from './media-guard';
+import { discardIfClosed, recordMediaRows } from './media-guard';
 import { LAZY_VARIANT } from './public-variant';
 import { failExpiredUpload } from './upload-expiry';
 import { deleteUploadPartials, type UploadPartialStores } from './upload-partials';
@@ -149,14 +155,11 @@ export function imageProcessingService(deps: ImageProcessingDeps) {
 
       const rows = await writeImageVariants(deps.storage, submissionId, source.bucket, image.variants);
       const variants = image.variants.map((v) => v.name);
-      const policy = await routeImage(
-        { ...policies, db: deps.db, similarity: deps.nearDuplicates },
-        started.submission,
-        input.length,
-        image,
-      );
-      // The variant rows, the fingerprint (made by processImage from the pixels it decoded for the
-      // variants: no second decode) and the status change: one transaction.
+      const route = await prepareImageRoute(policies, started.submission, input.length, image);
+      const decided: { outcome?: PolicyOutcome | null } = {};
+      // One transaction: the media guard's lock with the variant rows, the fingerprint (made by
+      // processImage from the pixels it decoded for the variants: no second decode) with the
+      // history a policy reads, and the status change, which records the signals.
       const done = await withOneRetry(() =>
         finishProcessing(deps.db, {
           id: submissionId,
@@ -164,19 +167,22 @@ export function imageProcessingService(deps: ImageProcessingDeps) {
           reason: null,
           patch: { width: image.width, height: image.height },
           data: { variants },
-          policy: policy.routing,
-          before: async (repos) => {
-            await assertMediaOpen(repos, submissionId); // erased or purged meanwhile: nothing commits
-            await repos.mediaObjects.upsertMany(rows);
-            if (policy.signals) await repos.policies.saveSignals(submissionId, { ...policy.signals });
-            await repos.fingerprints.save({
+          record: async (repos) => {
+            await recordMediaRows(repos, submissionId, rows); // erased or purged meanwhile: nothing commits
+            const history = await repos.policies.saveFingerprintWithHistory({
               submissionId,
               perceptualHash: image.perceptualHash,
               ...(deps.nearDuplicates ? { settings: deps.nearDuplicates } : {}),
+              ...(route.agentWindow ? { agent: route.agentWindow } : {}),
             });
+            const { signals, routing, outcome } = route.decide(history ?? { nearest: {}, agent: null });
+            decided.outcome = outcome;
+            return { policy: routing, patch: signals ? { signals: { ...signals } } : {} };
           },
         }),
       ).catch(discardIfClosed(deps.storage, rows));
+      if (decided.outcome)
+        policies.observer?.routed(decided.outcome.action ?? 'none', decided.outcome.sampled === true);
       if (!done) return { outcome: 'skipped', reason: 'erased or purged meanwhile: what it wrote is deleted' };
       if (!done.ok) return { outcome: 'skipped', reason: `lost the race (status ${done.current})` };
       return {

@@ -1,10 +1,12 @@
-import { DEFAULT_SIMILARITY, type Database, type SimilaritySettings, type SubmissionWithSlugs } from '@framedesk/db';
+import type { Database, SubmissionWithSlugs } from '@framedesk/db';
 import {
+  decideRoute,
+  type FrameToRoute,
   type PolicyCache,
   type PolicyObserver,
   policyRouting,
   type PolicyRouting,
-  routeFrame,
+  prepareRoute,
   type ScoringClient,
 } from '@framedesk/policies';
 import { frameFacts } from './policy-routing';
@@ -20,7 +22,6 @@ export interface VideoPolicies {
 export interface VideoPolicyDeps {
   readonly db: Database;
   readonly policies: VideoPolicies;
-  readonly nearDuplicates?: SimilaritySettings;
   readonly now: () => Date;
 }
 
@@ -41,31 +42,33 @@ export interface VideoFacts {
  * so does not match, and nothing is recorded for `policy simulate`.
  */
 export function videoPolicyRouter(deps: VideoPolicyDeps) {
+  const routeDeps = {
+    cache: deps.policies.cache,
+    ...(deps.policies.scoring ? { scoring: deps.policies.scoring } : {}),
+    ...(deps.policies.observer ? { observer: deps.policies.observer } : {}),
+    now: deps.now,
+  };
   return async function routeVideo(submission: SubmissionWithSlugs, media: VideoFacts): Promise<PolicyRouting | null> {
-    const { outcome } = await routeFrame(
-      {
-        db: deps.db,
-        cache: deps.policies.cache,
-        similarity: deps.nearDuplicates ?? DEFAULT_SIMILARITY,
-        ...(deps.policies.scoring ? { scoring: deps.policies.scoring } : {}),
-        ...(deps.policies.observer ? { observer: deps.policies.observer } : {}),
-        now: deps.now,
-      },
-      {
-        id: submission.id,
-        channelId: submission.channelId,
-        agentId: submission.agentId,
-        frame: frameFacts(submission, {
-          width: media.width ?? 0,
-          height: media.height ?? 0,
-          bytes: media.bytes,
-          durationMs: media.durationMs,
-        }),
-        pixels: null,
-        hash: null,
-        ...(media.preview ? { preview: media.preview } : {}),
-      },
-    );
+    const frame: FrameToRoute = {
+      id: submission.id,
+      channelId: submission.channelId,
+      agentId: submission.agentId,
+      frame: frameFacts(submission, {
+        width: media.width ?? 0,
+        height: media.height ?? 0,
+        bytes: media.bytes,
+        durationMs: media.durationMs,
+      }),
+      pixels: null,
+      ...(media.preview ? { preview: media.preview } : {}),
+    };
+    const prepared = await prepareRoute(routeDeps, frame);
+    if (!prepared.policy) return null;
+    // No fingerprint, so no nearest decided frames; the agent's record is the one read of history.
+    const window = prepared.agentWindow;
+    const agent = window ? await deps.db.repos.policies.agentDecisions(window.id, window.since) : null;
+    const { outcome } = decideRoute(prepared, frame, { nearest: {}, agent });
+    if (outcome) deps.policies.observer?.routed(outcome.action ?? 'none', outcome.sampled === true);
     return policyRouting(outcome, deps.now());
   };
 }

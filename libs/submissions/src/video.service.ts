@@ -43,7 +43,6 @@ export function createVideoService(deps: VideoServiceDeps) {
   const route = videoPolicyRouter({
     db: deps.db,
     policies: { ...deps.policies, cache: deps.policies?.cache ?? policyCache(deps.db) },
-    ...(deps.nearDuplicates ? { nearDuplicates: deps.nearDuplicates } : {}),
     now,
   });
   const transitions = videoTransitions({ db: deps.db, config: deps.config, now, route });

@@ -13,3 +13,4 @@ export * from './round-trips';
 export * from './oidc-provider';
 export * from './seed';
 export * from './status-paths';
+export * from './policies';
