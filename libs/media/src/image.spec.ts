@@ -156,9 +156,9 @@ describe('processImage', () => {
       const [publicVariant, preview] = result.variants;
       expect(publicVariant!.data).toBe(preview!.data);
       const webps = opened.filter((o) => (o.options as { raw?: unknown } | undefined)?.raw !== undefined);
-      // Decoded pixels opened for preview and thumbnail (and the fingerprint and the policy signals),
-      // not for public twice.
-      expect(webps.length).toBe(4);
+      // Decoded pixels opened for preview and thumbnail (and the fingerprint), not for public twice;
+      // the policy signals sample the decoded pixels themselves (signals.ts greyCopy).
+      expect(webps.length).toBe(3);
     });
   });
 });

@@ -4,7 +4,7 @@ import { withSpan } from '@framedesk/observability';
 import type { Metadata } from 'sharp';
 import { hashPipeline, perceptualHash } from './fingerprint';
 import { loadSharp, setSharpThreads } from './sharp-loader';
-import { type PixelSignals, signalsOfPipeline } from './signals';
+import { type PixelSignals, type RawPixels, signalsOfDecoded, signalsOfPipeline } from './signals';
 import { type Size, variantSize } from './geometry';
 import { type ImageEncodeSettings, encodeSettingsFor, webpOptions } from './encoder';
 
@@ -181,6 +181,7 @@ async function makeVariants(
 
   // Decode once, strictly (a corrupt file fails here), into raw pixels every variant starts from.
   let decode = open;
+  let decodedPixels: RawPixels | null = null;
   if (source.width * source.height * (metadata.channels ?? 4) <= DECODE_ONCE_MAX_BYTES) {
     let decoded: { data: Buffer; info: { width: number; height: number; channels: 1 | 2 | 3 | 4 } };
     try {
@@ -191,6 +192,7 @@ async function makeVariants(
       throw classify(error);
     }
     const { data, info } = decoded;
+    decodedPixels = { data, width: info.width, height: info.height, channels: info.channels };
     decode = () => sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } });
   }
 
@@ -248,7 +250,9 @@ async function makeVariants(
   }
   let signals: PixelSignals;
   try {
-    signals = await withSpan('image.signals', {}, () => signalsOfPipeline(decode()));
+    signals = await withSpan('image.signals', {}, async () =>
+      decodedPixels ? signalsOfDecoded(decodedPixels) : signalsOfPipeline(decode()),
+    );
   } catch (error) {
     throw classify(error);
   }

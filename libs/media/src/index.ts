@@ -52,4 +52,12 @@ export {
   VideoToolUnavailableError,
   videoToolVersion,
 } from './video';
-export { BLANK_SPREAD, type PixelSignals, SIGNAL_SIDE, signalsFromGrey, signalsOfDecoded } from './signals';
+export {
+  BLANK_SPREAD,
+  greyCopy,
+  type PixelSignals,
+  type RawPixels,
+  SIGNAL_SIDE,
+  signalsFromGrey,
+  signalsOfDecoded,
+} from './signals';
