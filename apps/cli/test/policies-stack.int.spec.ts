@@ -1,13 +1,16 @@
 // Review policies through the real api and worker processes, the policy set through the CLI
 // (docs/policies.md): a blank PNG rejected by rule, the agent's GET naming the rule and the
-// reason; with the policy cleared the same blank frame waits for people.
+// reason; with the policy cleared the same blank frame waits for people. A promote rule promotes
+// with no person; a frame routed with two approvals needs two reviewers; a sampled match waits
+// with the rule's suggestion and the reviewer's decision is recorded as agreeing or not.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient, type FramedeskClient, type Submission } from '@framedesk/client';
+import { createDatabase } from '@framedesk/db';
 import { svgToPng } from '@framedesk/media';
-import { type Stack, startStack, waitUntil } from '@framedesk/testing';
+import { ReviewerClient, type Stack, startStack, waitUntil } from '@framedesk/testing';
 import { runCli } from './in-process';
 
 const BLANK_SVG =
@@ -33,7 +36,7 @@ describe('review policies on the real stack', () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  const submit = (title: string): Promise<Submission> =>
+  const submit = (title: string, image = blank): Promise<Submission> =>
     client.submitFrame({
       metadata: {
         agent_slug: 'renderbot',
@@ -41,7 +44,7 @@ describe('review policies on the real stack', () => {
         date: '20261127',
         title,
       },
-      image: blank,
+      image,
     });
   const settled = (id: string) =>
     waitUntil(
@@ -78,6 +81,84 @@ describe('review policies on the real stack', () => {
       const waiting = await settled((await submit('second render')).id);
       expect(waiting.status).toBe('needs_review');
       expect(waiting.review?.rule ?? null).toBeNull();
+    },
+  );
+
+  it(
+    'a promote rule promotes with no person; two approvals need two reviewers; a sampled match waits with its suggestion',
+    { timeout: 180_000 },
+    async () => {
+      const policy = join(dir, 'routes.json');
+      await writeFile(
+        policy,
+        JSON.stringify({
+          rules: [
+            { name: 'trusted', when: 'frame.metadata.title.startsWith("OK")', action: 'promote' },
+            { name: 'two-eyes', when: 'frame.metadata.title.startsWith("PAIR")', action: 'review', approvals: 2 },
+            {
+              name: 'spot-check',
+              when: 'frame.metadata.title.startsWith("SAMPLE")',
+              action: 'reject',
+              reason: 'Low quality',
+              sample: 1,
+            },
+          ],
+        }),
+      );
+      expect((await cli('policy', 'set', 'renders', policy)).code).toBe(0);
+      await new Promise((r) => setTimeout(r, 1_500)); // every worker's next check
+      const picture = await svgToPng(
+        '<svg xmlns="http://www.w3.org/2000/svg" width="320" height="180"><rect width="320" height="180" fill="#4a8"/><circle cx="160" cy="90" r="60" fill="#fd3"/></svg>',
+      );
+      const shot = async (title: string) => settled((await submit(title, picture)).id);
+      const [trusted, pair, sample] = [await shot('OK shot'), await shot('PAIR shot'), await shot('SAMPLE shot')];
+      expect(trusted).toMatchObject({ status: 'promoted', review: { decided_by: 'policy', rule: 'trusted' } });
+      expect(pair.status).toBe('needs_review');
+      expect(sample.status).toBe('needs_review');
+
+      const signIn = async (email: string) => {
+        const password = 'a long password here';
+        const made = await runCli(
+          ['reviewer', 'create', email, '--password-stdin', '--role', 'admin'],
+          stack.env,
+          password,
+        );
+        expect(made.code).toBe(0);
+        const reviewer = new ReviewerClient(stack.apiUrl);
+        expect((await reviewer.login(email, password)).status).toBe(201);
+        return (path: string, body: unknown) => reviewer.call('POST', path, body);
+      };
+      const [ana, raj] = [await signIn('ana@example.com'), await signIn('raj@example.com')];
+      const promote = { decision: 'promote' };
+      const first = await ana(`/review/submissions/${pair.id}/decision`, promote);
+      expect(await first.json()).toMatchObject({
+        status: 'needs_review',
+        approvals: { required: 2, approved: 1 },
+        policy: { rule: 'two-eyes' },
+      });
+      const again = await ana(`/review/submissions/${pair.id}/decision`, promote);
+      expect(again.status).toBe(409);
+      expect(await again.json()).toMatchObject({ code: 'already_approved' });
+      expect(await (await raj(`/review/submissions/${pair.id}/decision`, promote)).json()).toMatchObject({
+        status: 'promoted',
+      });
+
+      const decided = await ana(`/review/submissions/${sample.id}/decision`, promote);
+      expect(await decided.json()).toMatchObject({
+        status: 'promoted',
+        policy: { rule: 'spot-check', sampled: true, suggestion: 'reject' },
+      });
+      // The decision is recorded as disagreeing with the rule's suggestion (the agreement metric's input).
+      const db = createDatabase({ url: stack.database.url, poolSize: 1 });
+      try {
+        expect((await db.repos.submissions.events(sample.id)).at(-1)?.data).toMatchObject({
+          rule: 'spot-check',
+          policy_suggestion: 'reject',
+          agrees_with_policy: false,
+        });
+      } finally {
+        await db.close();
+      }
     },
   );
 });
