@@ -1,13 +1,16 @@
 // A poison image — one whose processing ends its worker (a native crash, the OOM killer) — must
-// not kill workers for ever: after PROCESSING_CRASH_LIMIT crashes the frame fails
+// not kill workers for ever: after WORKER_CRASH_LIMIT crashes (default PROCESSING_CRASH_LIMIT, 3;
+// 2 here, which proves the setting and spares the suite a worker boot under load) the frame fails
 // `processing_crashed` and is run no more, while other frames go on. The crash is the real thing:
 // the worker process kills itself (SIGKILL) when it starts the frame (WORKER_TEST_CRASH_SUBMISSION,
 // a test-only setting ignored outside NODE_ENV=test), and a supervisor loop restarts it.
 import { makePng, freePort, type RunningProcess, startApp, waitForHttp } from '@framedesk/testing';
 import { PROCESSING_CRASH_LIMIT } from '@framedesk/submissions';
+import { settingsSchema } from '@framedesk/config';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createWorkerHarness, type WorkerHarness } from './harness';
 
+const LIMIT = 2;
 let h: WorkerHarness;
 const processes: RunningProcess[] = [];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -21,7 +24,7 @@ afterAll(async () => {
 });
 
 it(
-  'fails a frame whose processing kills its worker with processing_crashed after three crashes, and runs it no more',
+  'fails a frame whose processing kills its worker with processing_crashed after WORKER_CRASH_LIMIT crashes, and runs it no more',
   { timeout: 600_000 },
   async () => {
     // Submitted before the workers start (its id is their setting), as an API would have.
@@ -35,6 +38,7 @@ it(
       RECONCILE_AFTER_SECONDS: '10',
       RECONCILE_INTERVAL_SECONDS: '1',
       WORKER_TEST_CRASH_SUBMISSION: poison,
+      WORKER_CRASH_LIMIT: String(LIMIT),
     };
     const alive = new Set<RunningProcess>();
     let deaths = 0;
@@ -64,12 +68,13 @@ it(
     while (alive.size < 2) await start();
     await sleep(8_000);
     expect(deaths).toBe(deathsAtFailure);
-    expect(deathsAtFailure).toBeGreaterThanOrEqual(PROCESSING_CRASH_LIMIT);
-    // The third crash is counted as the next run may already be starting: at most one more.
-    expect(deathsAtFailure).toBeLessThanOrEqual(PROCESSING_CRASH_LIMIT + 1);
+    expect(deathsAtFailure).toBeGreaterThanOrEqual(LIMIT);
+    // The last crash is counted as the next run may already be starting: at most one more.
+    expect(deathsAtFailure).toBeLessThanOrEqual(LIMIT + 1);
+    expect(settingsSchema.properties.WORKER_CRASH_LIMIT.default).toBe(PROCESSING_CRASH_LIMIT);
     const row = await statusOf(poison);
     expect(row).toMatchObject({ status: 'failed', failureCode: 'processing_crashed' });
-    expect(row?.failureMessage).toMatch(/ended the worker 3 times/);
+    expect(row?.failureMessage).toMatch(/ended the worker 2 times/);
 
     // The workers left go on with other frames.
     const healthy = await h.seedImage(makePng(64, 48, { seed: 2 }));
