@@ -22,6 +22,44 @@ export interface FrameFacts {
   };
 }
 
+/** What `frameFacts` reads: a frame's slugs, its metadata part (as accepted) and its media's measures. */
+export interface FrameRecord {
+  readonly agent: string;
+  readonly channel: string;
+  readonly metadata: unknown;
+  readonly mediaType: 'image' | 'video';
+  readonly width: number;
+  readonly height: number;
+  readonly bytes: number;
+  readonly durationMs?: number | null;
+}
+
+/**
+ * `frame` as a condition reads it, built the same way by the worker and by `policy simulate`:
+ * absent strings are empty, click zones are counted, a duration is in seconds (videos only).
+ */
+export function frameFacts(record: FrameRecord): FrameFacts {
+  const metadata = (record.metadata ?? {}) as Record<string, unknown>;
+  const text = (key: string) => (typeof metadata[key] === 'string' ? (metadata[key] as string) : '');
+  return {
+    agent: record.agent,
+    channel: record.channel,
+    metadata: {
+      title: text('title'),
+      caption: text('caption'),
+      external_ref: text('external_ref'),
+      click_zones: Array.isArray(metadata['click_zones']) ? metadata['click_zones'].length : 0,
+    },
+    media: {
+      type: record.mediaType,
+      width: record.width,
+      height: record.height,
+      bytes: record.bytes,
+      ...(record.durationMs != null ? { duration: record.durationMs / 1000 } : {}),
+    },
+  };
+}
+
 /** `signals`: what the worker read from the pixels and the channel's history. */
 export interface Signals {
   readonly blank: boolean;

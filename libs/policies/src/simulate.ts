@@ -1,7 +1,7 @@
-import type { Database, DecidedFrameRow } from '@framedesk/db';
+import type { Database } from '@framedesk/db';
 import { DomainError } from '@framedesk/domain';
 import type { CompiledPolicy } from './compile';
-import { type AgentRecord, evaluatePolicy, type FrameFacts, type Signals } from './evaluate';
+import { type AgentRecord, evaluatePolicy, frameFacts, type Signals } from './evaluate';
 import { AGENT_WINDOW_DAYS, agentRecord } from './route-frame';
 
 /** One rule's replay: how many frames it matched and what people decided about them. */
@@ -40,29 +40,6 @@ export function simulationSince(value: unknown, now: Date, pointer = '/since'): 
     throw new DomainError('validation_failed', detail, { errors: [{ pointer, detail }] });
   }
   return new Date(now.getTime() - ms);
-}
-
-/** A decided frame's facts as a condition reads them (as the worker built them). */
-function factsOf(row: DecidedFrameRow, channel: string): FrameFacts {
-  const metadata = (row.metadata ?? {}) as Record<string, unknown>;
-  const text = (key: string) => (typeof metadata[key] === 'string' ? (metadata[key] as string) : '');
-  return {
-    agent: row.agentSlug,
-    channel,
-    metadata: {
-      title: text('title'),
-      caption: text('caption'),
-      external_ref: text('external_ref'),
-      click_zones: Array.isArray(metadata['click_zones']) ? metadata['click_zones'].length : 0,
-    },
-    media: {
-      type: row.mediaType,
-      width: row.width ?? 0,
-      height: row.height ?? 0,
-      bytes: row.bytes ?? 0,
-      ...(row.durationMs != null ? { duration: row.durationMs / 1000 } : {}),
-    },
-  };
 }
 
 /**
@@ -110,7 +87,16 @@ export async function simulatePolicy(
       }
       const outcome = evaluatePolicy(input.policy, {
         id: row.id,
-        frame: factsOf(row, input.channelSlug),
+        frame: frameFacts({
+          agent: row.agentSlug,
+          channel: input.channelSlug,
+          metadata: row.metadata,
+          mediaType: row.mediaType,
+          width: row.width ?? 0,
+          height: row.height ?? 0,
+          bytes: row.bytes ?? 0,
+          durationMs: row.durationMs,
+        }),
         signals: (row.signals ?? null) as Signals | null,
         agent,
         scores: null,

@@ -3,6 +3,7 @@ import type { ProcessedImage } from '@framedesk/media';
 import {
   decideRoute,
   type FrameFacts,
+  frameFacts,
   type FrameToRoute,
   type PolicyOutcome,
   policyRouting,
@@ -14,30 +15,18 @@ import {
   type Signals,
 } from '@framedesk/policies';
 
-/** The agent's metadata part (as accepted) as a condition reads it: absent strings are empty. */
-export function frameFacts(
+/** A frame's facts for its conditions (libs/policies `frameFacts`), from its row and its media's measures. */
+export function submissionFacts(
   submission: Pick<SubmissionWithSlugs, 'agent' | 'channel' | 'metadata' | 'mediaType'>,
   media: { width: number; height: number; bytes: number; durationMs?: number | null },
 ): FrameFacts {
-  const metadata = (submission.metadata ?? {}) as Record<string, unknown>;
-  const text = (key: string) => (typeof metadata[key] === 'string' ? (metadata[key] as string) : '');
-  return {
+  return frameFacts({
     agent: submission.agent.slug,
     channel: submission.channel.slug,
-    metadata: {
-      title: text('title'),
-      caption: text('caption'),
-      external_ref: text('external_ref'),
-      click_zones: Array.isArray(metadata['click_zones']) ? metadata['click_zones'].length : 0,
-    },
-    media: {
-      type: submission.mediaType,
-      width: media.width,
-      height: media.height,
-      bytes: media.bytes,
-      ...(media.durationMs != null ? { duration: media.durationMs / 1000 } : {}),
-    },
-  };
+    metadata: submission.metadata,
+    mediaType: submission.mediaType,
+    ...media,
+  });
 }
 
 /**
@@ -67,7 +56,7 @@ export async function prepareImageRoute(
     id: submission.id,
     channelId: submission.channelId,
     agentId: submission.agentId,
-    frame: frameFacts(submission, { width: image.width, height: image.height, bytes }),
+    frame: submissionFacts(submission, { width: image.width, height: image.height, bytes }),
     pixels: image.signals,
     ...(preview ? { preview: { data: preview.data, contentType: preview.contentType } } : {}),
   };

@@ -9,7 +9,7 @@ import {
   prepareRoute,
   type ScoringClient,
 } from '@framedesk/policies';
-import { frameFacts } from './policy-routing';
+import { submissionFacts } from './policy-routing';
 import type { PosterPreview } from './video-poster';
 
 /** Review policies (docs/policies.md): the worker's cache, the scoring hook, its metrics. */
@@ -53,7 +53,7 @@ export function videoPolicyRouter(deps: VideoPolicyDeps) {
       id: submission.id,
       channelId: submission.channelId,
       agentId: submission.agentId,
-      frame: frameFacts(submission, {
+      frame: submissionFacts(submission, {
         width: media.width ?? 0,
         height: media.height ?? 0,
         bytes: media.bytes,
