@@ -2,7 +2,11 @@
 // (docs/policies.md): a blank PNG rejected by rule, the agent's GET naming the rule and the
 // reason; with the policy cleared the same blank frame waits for people. A promote rule promotes
 // with no person; a frame routed with two approvals needs two reviewers; a sampled match waits
-// with the rule's suggestion and the reviewer's decision is recorded as agreeing or not.
+// with the rule's suggestion and the reviewer's decision is recorded as agreeing or not. The
+// scoring hook (a server of the test, speaking its contract) decides a rule; its malformed answer
+// and its timeout each send the frame to people.
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -23,9 +27,27 @@ describe('review policies on the real stack', () => {
   let blank: Buffer;
   const cli = (...args: string[]) => runCli(args, stack.env);
 
+  // The scoring service: answers as `answer` says, with the bodies it received kept.
+  let scorer: Server;
+  let answer: (res: ServerResponse) => void = (res) => res.writeHead(500).end();
+  const scored: string[] = [];
+
   beforeAll(async () => {
+    scorer = createServer((req, res) => {
+      let body = '';
+      req.setEncoding('latin1');
+      req.on('data', (chunk: string) => (body += chunk));
+      req.on('end', () => {
+        scored.push(body);
+        answer(res);
+      });
+    });
+    await new Promise<void>((r) => scorer.listen(0, '127.0.0.1', r));
+    const scoringUrl = `http://127.0.0.1:${(scorer.address() as AddressInfo).port}/score`;
     // Workers check for a changed policy every second here (default 5 s).
-    stack = await startStack({ env: { POLICY_CHECK_SECONDS: '1' } });
+    stack = await startStack({
+      env: { POLICY_CHECK_SECONDS: '1', SCORING_URL: scoringUrl, SCORING_TIMEOUT_MS: '1000' },
+    });
     const key = (await cli('agent', 'create', 'renderbot', '--channel', 'renders', '--json')).json().api_key;
     client = createClient({ baseUrl: stack.apiUrl, apiKey: key });
     dir = await mkdtemp(join(tmpdir(), 'fd-policies-stack-'));
@@ -33,6 +55,7 @@ describe('review policies on the real stack', () => {
   }, 180_000);
   afterAll(async () => {
     await stack?.stop();
+    await new Promise<void>((r) => (scorer ? scorer.close(() => r()) : r()));
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
@@ -159,6 +182,56 @@ describe('review policies on the real stack', () => {
       } finally {
         await db.close();
       }
+    },
+  );
+
+  it(
+    "the scoring hook's scores decide a rule; its malformed answer and its timeout each send the frame to people",
+    { timeout: 180_000 },
+    async () => {
+      const policy = join(dir, 'scores.json');
+      await writeFile(
+        policy,
+        JSON.stringify({
+          rules: [
+            { name: 'nsfw', when: 'scores.nudity > 0.8', action: 'reject', reason: 'Inappropriate content' },
+            { name: 'rest', when: 'true', action: 'promote' },
+          ],
+        }),
+      );
+      expect((await cli('policy', 'set', 'renders', policy)).code).toBe(0);
+      await new Promise((r) => setTimeout(r, 1_500)); // every worker's next check
+      const json = (body: string) => (res: ServerResponse) =>
+        res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+      const shot = async (title: string, fill: string) =>
+        settled(
+          (
+            await submit(
+              title,
+              await svgToPng(
+                `<svg xmlns="http://www.w3.org/2000/svg" width="320" height="180"><rect width="320" height="180" fill="${fill}"/><rect x="40" y="30" width="120" height="90" fill="#fff"/></svg>`,
+              ),
+            )
+          ).id,
+        );
+
+      answer = json('{"scores":{"nudity":0.93}}');
+      const flagged = await shot('scored high', '#a33');
+      expect(flagged).toMatchObject({
+        status: 'rejected',
+        review: { decided_by: 'policy', rule: 'nsfw', reason: 'Inappropriate content' },
+      });
+      expect(scored.at(-1)).toContain(flagged.id);
+
+      answer = json('{"scores":{"nudity":"high"}}');
+      const malformed = await shot('scored badly', '#3a3');
+      expect(malformed.status).toBe('needs_review');
+      expect(malformed.review?.rule ?? null).toBeNull();
+
+      answer = (res) => setTimeout(() => json('{"scores":{"nudity":0.99}}')(res), 3_000);
+      const late = await shot('scored late', '#33a');
+      expect(late.status).toBe('needs_review');
+      expect(late.review?.rule ?? null).toBeNull();
     },
   );
 });
