@@ -88,7 +88,15 @@ export function tusCompletion(deps: TusCompletionDeps) {
      * in. Returns whether it completed one; throws (503) if it cannot, 409 if another did.
      */
     async finishStored(session: MediaUploadWithSubmission, asker: Asker): Promise<boolean> {
-      const upload = await deps.store.getUpload(session.id);
+      let upload;
+      try {
+        upload = await deps.store.getUpload(session.id);
+      } catch (error) {
+        // Nothing stored for it yet (its creation did not get through): not finished, and tus
+        // answers the HEAD itself. Thrown, tus's own error left the API as a 500.
+        if (isTusNotFound(error)) return false;
+        throw error;
+      }
       if (upload.size === undefined || upload.offset !== upload.size) return false;
       return complete(session, asker);
     },
