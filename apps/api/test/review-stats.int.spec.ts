@@ -1,6 +1,6 @@
 // GET /review/stats: a reviewer's own decisions today and the backlog they may see (channel-scoped).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ReviewerClient, type ReviewHarness, startReviewHarness } from './review-harness';
+import { type ReviewerClient, type ReviewHarness, startReviewHarness } from './review-harness';
 
 const PASSWORD = 'correct horse battery';
 const ALICE = 'alice@example.com'; // admin
@@ -18,15 +18,11 @@ describe('GET /review/stats', () => {
 
   beforeAll(async () => {
     h = await startReviewHarness();
-    await h.seedReviewer(ALICE, PASSWORD);
-    await h.seedReviewer(RITA, PASSWORD, { role: 'reviewer', channels: ['desk-a'] });
+    alice = await h.signIn(ALICE, PASSWORD);
+    rita = await h.signIn(RITA, PASSWORD, { role: 'reviewer', channels: ['desk-a'] });
     await h.seedChannel('desk-b');
     for (const channel of ['desk-a', 'desk-a', 'desk-a', 'desk-b'])
       ids.push(await h.seedSubmission({ channel, visibility: 'promotion_eligible' }));
-    alice = new ReviewerClient(h.url);
-    rita = new ReviewerClient(h.url);
-    expect((await alice.login(ALICE, PASSWORD)).status).toBe(201);
-    expect((await rita.login(RITA, PASSWORD)).status).toBe(201);
   });
 
   afterAll(async () => {
