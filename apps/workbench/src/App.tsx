@@ -80,28 +80,14 @@ function Shell({ email, admin, reasons }: { email: string; admin: boolean; reaso
               Timeline
             </Link>
           )}
-          {admin && (
-            <Link to="/ops" current={route.path === '/ops'}>
-              Ops
-            </Link>
-          )}
-          {admin && (
-            <Link to="/people" current={route.path === '/people'}>
-              People
-            </Link>
-          )}
-          {admin && (
-            <Link to="/team" current={route.path === '/team'}>
-              Team
-            </Link>
-          )}
-          {admin && (
-            <Link to="/policies" current={route.path === '/policies'}>
-              Policies
-            </Link>
-          )}
+          {admin &&
+            ADMIN_SCREENS.map(({ path, label }) => (
+              <Link key={path} to={path} current={route.path === path}>
+                {label}
+              </Link>
+            ))}
         </nav>
-        {!['/ops', '/people', '/team', '/policies'].includes(route.path) && (
+        {!ADMIN_SCREENS.some(({ path }) => path === route.path) && (
           <ChannelSwitcher
             channels={list}
             current={channel ?? null}
@@ -158,6 +144,14 @@ function Shell({ email, admin, reasons }: { email: string; admin: boolean; reaso
     </>
   );
 }
+
+/** The admins' screens, in the header's order; they show no channel switcher. */
+const ADMIN_SCREENS = [
+  { path: '/ops', label: 'Ops' },
+  { path: '/people', label: 'People' },
+  { path: '/team', label: 'Team' },
+  { path: '/policies', label: 'Policies' },
+] as const;
 
 export function App() {
   const session = useSession();
