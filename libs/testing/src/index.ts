@@ -14,3 +14,4 @@ export * from './oidc-provider';
 export * from './seed';
 export * from './status-paths';
 export * from './policies';
+export * from './engines/index';
