@@ -3,7 +3,7 @@
 // (unit, integration against the real PostgreSQL and Redis, browser tests in chromium).
 // Each test file makes its own database and Redis key prefix, so runs never see each other.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { root, setup, testServicesEnv } from './setup.mjs';
 
@@ -18,18 +18,36 @@ const missing = [
   // promtool and the Prometheus server: ops/ is tested with them (tools/workspace/ops.spec.ts,
   // apps/api/test/observability.int.spec.ts).
   ['promtool', 'prometheus'],
+  // The engines organisations run past one machine, started by the tests themselves
+  // (libs/testing/src/engines): PostgreSQL under Patroni behind HAProxy (issue 44), Redis under
+  // Sentinel (46), Ceph's RADOS Gateway as a real S3 server (47). Installed once here, not by
+  // each test file at the same time; their own services are kept from starting (policy-rc.d below).
+  ['patroni', 'patroni'],
+  ['etcd', 'etcd-server'],
+  ['etcdctl', 'etcd-client'],
+  ['haproxy', 'haproxy'],
+  ['redis-sentinel', 'redis-sentinel'],
+  ['ceph-mon', 'ceph-mon'],
+  ['ceph-osd', 'ceph-osd'],
+  ['radosgw', 'radosgw'],
+  ['ceph', 'ceph-common'],
 ].filter(([command]) => spawnSync('sh', ['-c', `command -v ${command}`]).status !== 0);
 if (missing.length > 0) {
   const packages = missing.map(([, pkg]) => pkg);
   if (process.getuid?.() === 0 && spawnSync('sh', ['-c', 'command -v apt-get']).status === 0) {
     console.log(`[test] installing ${packages.join(', ')} with apt`);
     const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+    // A package's own service (etcd, haproxy, redis, ceph) must not start on the system's ports.
+    const policy = '/usr/sbin/policy-rc.d';
+    const ownPolicy = !existsSync(policy);
+    if (ownPolicy) writeFileSync(policy, '#!/bin/sh\nexit 101\n', { mode: 0o755 });
     spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
     // As .ci/run: no recommended extras (prometheus would bring its node exporter, a daemon).
     const r = spawnSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...packages], {
       stdio: 'inherit',
       env,
     });
+    if (ownPolicy) rmSync(policy, { force: true });
     if (r.status !== 0) process.exit(r.status ?? 1);
   } else {
     console.error(

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -180,6 +180,53 @@ export async function waitForEngine(
     }
     if (Date.now() > deadline) throw new Error(`[engines] ${what}: not within ${timeoutMs} ms\n${logs?.() ?? ''}`);
     await sleep(intervalMs);
+  }
+}
+
+/**
+ * Runs `fn` holding a lock shared by every process of this machine (a directory made atomically,
+ * with the holder's pid in it): two vitest workers must not both start one engine, or run apt at once.
+ * A lock whose holder died is taken over.
+ */
+export async function withLock<T>(name: string, fn: () => Promise<T>, timeoutMs = 600_000): Promise<T> {
+  const dir = join(engineRoot(), `${name}.lock`);
+  mkdirSync(engineRoot(), { recursive: true });
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      mkdirSync(dir);
+      writeFileSync(join(dir, 'pid'), String(process.pid));
+      break;
+    } catch {
+      const holder = lockHolder(dir);
+      // No pid yet: the holder is between mkdir and writeFileSync (or died there, long ago).
+      const dead = holder === undefined ? Date.now() - lockAge(dir) > 10_000 : !isAlive(holder);
+      if (dead) rmSync(dir, { recursive: true, force: true });
+      else if (Date.now() > deadline) throw new Error(`[engines] lock ${name} held too long by ${lockHolder(dir)}`);
+      else await sleep(200);
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function lockAge(dir: string): number {
+  try {
+    return statSync(dir).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+function lockHolder(dir: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(join(dir, 'pid'), 'utf8').trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
   }
 }
 

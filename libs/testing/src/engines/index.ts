@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { type Engine, engineDir, ensurePackages, stopProcesses } from './engine';
+import { type Engine, engineDir, ensurePackages, stopProcesses, withLock } from './engine';
 import { patroni } from './patroni';
 import { rgw } from './rgw';
 import { sentinel } from './sentinel';
@@ -25,13 +25,16 @@ export async function startEngine(
   { fresh = false, dir = engineDir(name) } = {},
 ): Promise<RunningEngine> {
   const engine: Engine = engines[name];
-  ensurePackages(engine);
-  if (!fresh && (await engine.ready(dir))) return { engine, dir, env: engine.env(dir) };
-  await stopEngine(name, { dir });
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
-  await engine.start(dir);
-  return { engine, dir, env: engine.env(dir) };
+  await withLock('apt', async () => ensurePackages(engine));
+  // One start per folder, whichever test file or command asks first; the others reuse it.
+  return withLock(`start-${name}-${dir.replace(/[^a-z0-9]+/gi, '_')}`, async () => {
+    if (!fresh && (await engine.ready(dir))) return { engine, dir, env: engine.env(dir) };
+    await stopEngine(name, { dir });
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    await engine.start(dir);
+    return { engine, dir, env: engine.env(dir) };
+  });
 }
 
 /** Stops every process the engine recorded under its folder (`<process>.pid`). */
