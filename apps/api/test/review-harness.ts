@@ -2,7 +2,7 @@
 import { createReviewer } from '@framedesk/access';
 import type { Database, TransitionPatch } from '@framedesk/db';
 import { newId, type ReviewerRole, type Visibility } from '@framedesk/domain';
-import { erasureService } from '@framedesk/submissions';
+import { erasureService } from '@framedesk/lifecycle';
 import { ReviewerClient } from '@framedesk/testing';
 import { expect } from 'vitest';
 import type { ApiDependencies } from '../src/dependencies';

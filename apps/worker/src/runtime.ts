@@ -22,14 +22,12 @@ import { policyCache, type PolicyObserver, scoringClient } from '@framedesk/poli
 import {
   createVideoService,
   imageProcessingService,
-  mediaRepairService,
   nearDuplicateSettings,
   publicVariantService,
   reconcilerService,
-  retentionDefaults,
-  retentionService,
   withPublicOnPromotion,
 } from '@framedesk/submissions';
+import { mediaRepairService, retentionDefaults, retentionService } from '@framedesk/lifecycle';
 import { createVideoProvider } from '@framedesk/video-provider';
 import type { AnyJobHandler, WorkerDeps } from './jobs/job-handler';
 import { buildHandlerRegistry, JOB_HANDLERS } from './jobs/registry';

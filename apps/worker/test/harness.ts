@@ -1,28 +1,26 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { loadSettings, type ProjectConfig, type Settings, validateProjectConfig } from '@framedesk/config';
+import { loadSettings, type ProjectConfig, type Settings } from '@framedesk/config';
 import { createDatabase, type Database } from '@framedesk/db';
 import { newId, type SubmissionStatus } from '@framedesk/domain';
 import { createLogger, createMetricsRegistry } from '@framedesk/observability';
 import { createQueueProducer, createRedis, type QueueProducer, type Redis } from '@framedesk/queues';
 import { createFsStorage, type ObjectStorage, storageKeys } from '@framedesk/storage';
-import { createTestDatabase, createTestRedisPrefix, type TestDatabase, testRedisUrl } from '@framedesk/testing';
+import {
+  type ConfigChange,
+  createTestDatabase,
+  createTestRedisPrefix,
+  exampleProjectConfig,
+  type TestDatabase,
+  testRedisUrl,
+} from '@framedesk/testing';
 import { startWorkerRuntime, type WorkerRuntime, type WorkerRuntimeOptions } from '../src/runtime';
 
 const workspaceRoot = resolve(import.meta.dirname, '../../..');
 
-export type ConfigChange = (config: {
-  -readonly [K in keyof ProjectConfig]: { -readonly [P in keyof ProjectConfig[K]]: ProjectConfig[K][P] };
-}) => void;
-
-export async function exampleConfig(change?: ConfigChange): Promise<ProjectConfig> {
-  const raw = JSON.parse(await readFile(join(workspaceRoot, 'config/project.example.json'), 'utf8'));
-  change?.(raw);
-  const result = validateProjectConfig(raw);
-  if (!result.ok) throw new Error(JSON.stringify(result.violations));
-  return result.value;
-}
+export type { ConfigChange };
+export const exampleConfig = exampleProjectConfig;
 
 /**
  * A database, Redis prefix and storage directory of this test file's own, with helpers to seed

@@ -1,12 +1,13 @@
 // For this library's image pipeline specs (processing.service, policy-processing): the describe's
 // own database (database.test-support), fs storage in a temporary folder, the example project
 // config, and images seeded as the API leaves them: `received`, the original stored and recorded.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { type ProjectConfig, validateProjectConfig } from '@framedesk/config';
+import { join } from 'node:path';
+import type { ProjectConfig } from '@framedesk/config';
 import { newId, type Visibility } from '@framedesk/domain';
 import { createFsStorage, type ObjectStorage, storageKeys } from '@framedesk/storage';
+import { exampleProjectConfig } from '@framedesk/testing';
 import { afterAll, beforeAll } from 'vitest';
 import { type SubmissionsTestDatabase, useSubmissionsDatabase } from './database.test-support';
 
@@ -17,13 +18,8 @@ export interface ImagePipelineTest extends SubmissionsTestDatabase {
   seedImage(png: Buffer, options?: { visibility?: Visibility; title?: string }): Promise<string>;
 }
 
-/** config/project.example.json, validated. */
-export async function exampleConfig(): Promise<ProjectConfig> {
-  const path = resolve(import.meta.dirname, '../../../config/project.example.json');
-  const result = validateProjectConfig(JSON.parse(await readFile(path, 'utf8')));
-  if (!result.ok) throw new Error(JSON.stringify(result.violations));
-  return result.value;
-}
+/** config/project.example.json, validated (libs/testing's one copy). */
+export const exampleConfig = (): Promise<ProjectConfig> => exampleProjectConfig();
 
 /** Set up before the enclosing describe's tests and removed after them; read its fields inside the tests. */
 export function useImagePipeline(name: string): ImagePipelineTest {

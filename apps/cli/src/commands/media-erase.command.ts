@@ -1,6 +1,6 @@
 import { isId } from '@framedesk/domain';
 import { createTusStore } from '@framedesk/storage';
-import { type ErasureRequest, erasureService } from '@framedesk/submissions';
+import { type ErasureRequest, erasureService } from '@framedesk/lifecycle';
 import { type Command, type CommandContext, UsageError } from '../command';
 import { actor, operatorCommand, slugArg } from './account-command';
 import { dateArg, megabytes } from './args';

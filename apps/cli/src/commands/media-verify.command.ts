@@ -1,5 +1,5 @@
 import { createQueueProducer, createRedis, type QueueProducer, redisReady } from '@framedesk/queues';
-import { MIN_GRACE_MS, mediaVerifyService, type VerifyProblem, type VerifyReport } from '@framedesk/submissions';
+import { MIN_GRACE_MS, mediaVerifyService, type VerifyProblem, type VerifyReport } from '@framedesk/lifecycle';
 import { type Command, CommandError, UsageError } from '../command';
 import { actor, operatorCommand, slugArg } from './account-command';
 import { durationArg, megabytes } from './args';

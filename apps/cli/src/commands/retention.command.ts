@@ -5,7 +5,7 @@ import {
   channelRetentionService,
   retentionDefaults,
   type RetentionSetResult,
-} from '@framedesk/submissions';
+} from '@framedesk/lifecycle';
 import { type Command, type CommandContext, UsageError } from '../command';
 import { actor, operatorCommand, slugArg } from './account-command';
 

@@ -1,7 +1,7 @@
 import type { ProjectConfig, Settings } from '@framedesk/config';
 import { createDatabase } from '@framedesk/db';
 import { createStorage } from '@framedesk/storage';
-import { mediaVerifyService } from '@framedesk/submissions';
+import { mediaVerifyService } from '@framedesk/lifecycle';
 import type { CheckResult } from './check-result';
 
 /** Frames and objects per prefix `doctor` looks at: enough to notice, bounded in time. */

@@ -5,13 +5,12 @@ import type { CpuSlot, JobName, JobOrigin, JobPayloads, QueueProducer } from '@f
 import type { ObjectStorage } from '@framedesk/storage';
 import type {
   ImageProcessingService,
-  MediaRepairService,
   PublicVariantService,
   ReconcilerService,
-  RetentionService,
   UploadPartialStores,
   VideoService,
 } from '@framedesk/submissions';
+import type { MediaRepairService, RetentionService } from '@framedesk/lifecycle';
 
 /** What job handlers are given: the process's shared resources and the services built on them. */
 export interface WorkerDeps {

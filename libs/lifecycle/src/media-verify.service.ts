@@ -1,5 +1,5 @@
 import type { Database, VerifiedSubmission } from '@framedesk/db';
-import { LAZY_VARIANT } from './public-variant';
+import { LAZY_VARIANT } from '@framedesk/submissions';
 import { DomainError, ID_PREFIXES, randomToken } from '@framedesk/domain';
 import type { QueueProducer } from '@framedesk/queues';
 import { isOwnStorageKey, type ListedObject, type ObjectStorage } from '@framedesk/storage';

@@ -3,9 +3,9 @@ import type { Database } from '@framedesk/db';
 import type { SubmissionStatus } from '@framedesk/domain';
 import { formatsForMimeTypes, isImageProcessingError, processImage } from '@framedesk/media';
 import { type ObjectStorage, ObjectNotFoundError, readObject } from '@framedesk/storage';
-import { imageVariantSpecs, writeImageVariants } from './image-variants';
-import { recordMediaOrDiscard } from './media-guard';
-import { LAZY_VARIANT } from './public-variant';
+import { imageVariantSpecs, writeImageVariants } from '@framedesk/submissions';
+import { recordMediaOrDiscard } from '@framedesk/submissions';
+import { LAZY_VARIANT } from '@framedesk/submissions';
 
 /** Frames whose variants are part of what reviewers and agents see: the consistency check's scope. */
 export const PROCESSED_STATUSES: readonly SubmissionStatus[] = ['needs_review', 'promoted', 'rejected'];

@@ -2,13 +2,13 @@
 // image's variants) or its thumbnail fetch (a video's poster) erases the frame at that moment;
 // the worker must commit no media rows or fingerprint for it, and delete what it wrote.
 import { type ObjectStorage, storageKeys } from '@framedesk/storage';
-import { makeNoisePng } from '@framedesk/testing';
+import { exampleProjectConfig, makeNoisePng } from '@framedesk/testing';
 import { describe, expect, it } from 'vitest';
 import { erasureService } from './erasure.service';
-import { exampleConfig } from './image-pipeline.test-support';
+
 import { BUCKET, db, provider, seed, storage, useMediaLifecycle } from './media-lifecycle.test-support';
-import { imageProcessingService } from './processing.service';
-import { createVideoService } from './video.service';
+import { imageProcessingService } from '@framedesk/submissions';
+import { createVideoService } from '@framedesk/submissions';
 
 useMediaLifecycle();
 
@@ -21,7 +21,7 @@ const existing = async (keys: readonly string[]) =>
 
 describe('an erasure while a worker makes the media (point 8)', () => {
   it('image: variants written after the erasure are deleted, and no variant row or fingerprint is committed', async () => {
-    const config = await exampleConfig();
+    const config = await exampleProjectConfig();
     const frame = await seed('guard-image', 'received');
     await storage.put(BUCKET, storageKeys.original(frame.id, 'png'), makeNoisePng(320, 180), {
       contentType: 'image/png',
@@ -55,7 +55,7 @@ describe('an erasure while a worker makes the media (point 8)', () => {
   });
 
   it('video: a poster fetched after the erasure is deleted, and no poster, preview, playback row or fingerprint is committed', async () => {
-    const config = await exampleConfig();
+    const config = await exampleProjectConfig();
     const frame = await seed('guard-video', 'media_processing', { cloudflare: true });
     for (const key of frame.keys) await storage.delete(BUCKET, key); // the seed's poster
     await db.repos.mediaVerify.deleteMediaRows(frame.id);

@@ -3,7 +3,7 @@
 // touched, and what an erasure leaves of a row.
 import type { ObjectStorage } from '@framedesk/storage';
 import { describe, expect, it } from 'vitest';
-import { saveFingerprint } from './fingerprint.service';
+import { saveFingerprint } from '@framedesk/submissions';
 import {
   agentId,
   db,

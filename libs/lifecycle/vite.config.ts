@@ -1,0 +1,3 @@
+import { defineProject } from '../../tools/vitest.shared.ts';
+
+export default defineProject(import.meta.dirname);
