@@ -132,7 +132,7 @@ export const EVALUATION_BUDGET = {
   /** A string a condition reads (title, caption, external_ref, slugs) is at most this long. */
   maxStringLength: 2_000,
   /** All the rules of one frame run within this many milliseconds. */
-  timeMs: 50,
+  timeMs: 250,
 } as const;
 
 export interface EvaluationLimits {
