@@ -143,4 +143,26 @@ describe('review API: a channel policy for admins', () => {
     const elsewhere = await ada.call('POST', '/review/decisions', { ids: [], padding: 'y'.repeat(20_000) });
     expect(elsewhere.status).toBe(413);
   });
+
+  it('check refuses a regular expression RE2 does not accept, naming the rule; GET says a stored policy no longer compiles', async () => {
+    const lookbehind = {
+      rules: [{ name: 'behind', when: 'frame.metadata.title.matches("(?<=a)b")', action: 'review' }],
+    };
+    const refused = await ada.call('POST', `${BASE}/check`, { policy: lookbehind });
+    expect(refused.status).toBe(422);
+    const problem = (await refused.json()) as Problem;
+    expect(problem.errors?.[0]).toMatchObject({ pointer: '/rules/0/when', rule: 1, name: 'behind', column: 30 });
+    expect(problem.errors?.[0]?.detail).toMatch(/not accepted by RE2/);
+
+    // As after a library upgrade: the stored file no longer compiles (written past the validation).
+    const channel = await h.db.repos.channels.findBySlug(CHANNEL);
+    await h.db.transaction((repos) => repos.policies.set(channel!.id, lookbehind, 'test'));
+    const shown = await (await ada.call('GET', BASE)).json();
+    expect(shown).toMatchObject({
+      policy: lookbehind,
+      compiles: false,
+      problems: [expect.stringMatching(/^rule 1 "behind": .*not accepted by RE2/)],
+    });
+    await ada.call('DELETE', BASE);
+  });
 });

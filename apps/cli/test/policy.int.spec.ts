@@ -7,6 +7,7 @@ import { createDatabase, type Database } from '@framedesk/db';
 import { compilePolicy, simulatePolicy } from '@framedesk/policies';
 import { createTestDatabase, type TestDatabase } from '@framedesk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkPolicies } from '../src/doctor/policy-check';
 import { seedFrame } from './frames';
 import { runCli } from './in-process';
 
@@ -143,5 +144,46 @@ describe('policy commands', () => {
     // It read only: the channel still has no policy.
     expect((await cli('policy', 'show', 'history', '--json')).json()).toEqual({ policy: null });
     expect((await cli('policy', 'simulate', 'history', policy, '--since', 'forever')).code).toBe(2);
+  });
+
+  it('refuses a regular expression RE2 does not accept or that does not compile; show and doctor name a stored policy that no longer compiles', async () => {
+    await db.repos.channels.ensure('regex-desk');
+    const refused = await cli(
+      'policy',
+      'set',
+      'regex-desk',
+      await file('regex.json', {
+        rules: [
+          { name: 'backref', when: 'frame.metadata.title.matches("(a)\\\\1")', action: 'review' },
+          { name: 'open', when: 'matches(frame.metadata.caption, "(")', action: 'review' },
+        ],
+      }),
+    );
+    expect(refused.code).toBe(2);
+    expect(refused.err.join('\n')).toMatch(
+      /rule 1 "backref": \/rules\/0\/when \(line 1, column 30\): .*not accepted by RE2/,
+    );
+    expect(refused.err.join('\n')).toMatch(/rule 2 "open": \/rules\/1\/when .*missing closing \)/);
+    expect((await cli('policy', 'show', 'regex-desk', '--json')).json()).toEqual({ policy: null });
+    expect(await checkPolicies({ DATABASE_URL: database.url })).toMatchObject({ status: 'ok' });
+
+    // As after a library upgrade: the stored expression no longer compiles.
+    await cli('policy', 'set', 'regex-desk', await file('fine.json', BLANK));
+    const channel = (await db.repos.channels.findBySlug('regex-desk'))!;
+    await database.query(
+      `UPDATE channel_policies SET policy = jsonb_set(policy, '{rules,0,when}', '"signals.blank &&"') WHERE channel_id = $1`,
+      [channel.id],
+    );
+    const shown = await cli('policy', 'show', 'regex-desk');
+    expect(shown.out.join('\n')).toMatch(/DOES NOT COMPILE/);
+    expect((await cli('policy', 'show', 'regex-desk', '--json')).json()).toMatchObject({
+      compiles: false,
+      problems: [expect.stringMatching(/^rule 1 "blank": \/rules\/0\/when/)],
+    });
+    expect(await checkPolicies({ DATABASE_URL: database.url })).toMatchObject({
+      status: 'fail',
+      message: expect.stringMatching(/1 stored policies no longer compile.*regex-desk \(version 1\): rule 1 "blank"/),
+    });
+    await cli('policy', 'clear', 'regex-desk');
   });
 });

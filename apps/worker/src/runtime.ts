@@ -81,9 +81,17 @@ export function parseQueueSelection(value: string): { queues: QueueName[]; unkno
 }
 
 /** The review policies' cache and scoring hook (docs/policies.md). */
-function workerPolicies(db: Database, settings: Settings, observer?: PolicyObserver) {
+function workerPolicies(db: Database, settings: Settings, observer?: PolicyObserver, logger?: Logger) {
   return {
-    cache: policyCache(db, { checkEveryMs: settings.POLICY_CHECK_SECONDS * 1000 }),
+    cache: policyCache(db, {
+      checkEveryMs: settings.POLICY_CHECK_SECONDS * 1000,
+      // Its channel's frames are held for people until the policy is set again (docs/policies.md).
+      onBroken: (channelId, version, problems) =>
+        logger?.error(
+          { channel_id: channelId, version, problems },
+          'stored policy does not compile; frames held for people',
+        ),
+    }),
     ...(settings.SCORING_URL
       ? { scoring: scoringClient({ url: settings.SCORING_URL, timeoutMs: settings.SCORING_TIMEOUT_MS }) }
       : {}),
@@ -96,6 +104,7 @@ function createWorkerDeps(
   base: Pick<WorkerDeps, 'settings' | 'config' | 'db' | 'queues' | 'storage'>,
   redis: Redis,
   observer?: PolicyObserver,
+  logger?: Logger,
 ): WorkerDeps {
   const { settings, config, db, queues, storage } = base;
   // The API's tus store (same bucket, Redis prefix and expiry), to delete expired sessions' partials.
@@ -109,7 +118,7 @@ function createWorkerDeps(
   // Throws at start-up when the configuration does not fit the chosen driver.
   const provider = createVideoProvider(settings, config);
   // One cache and scoring hook for images and videos alike.
-  const policies = workerPolicies(db, settings, observer);
+  const policies = workerPolicies(db, settings, observer, logger);
   return {
     ...base,
     images: imageProcessingService({
@@ -191,7 +200,14 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
   const deps = createWorkerDeps(
     { settings, config, db, queues, storage: options.storage ?? createStorage(settings) },
     connection,
-    metrics.policies,
+    {
+      ...metrics.policies,
+      ruleFailed(channel, failure) {
+        metrics.policies.ruleFailed(channel, failure);
+        logger.warn({ channel, ...failure }, 'policy rule evaluation failed');
+      },
+    },
+    logger,
   );
   const { storage } = deps;
   const stats = { stalled: 0, completed: 0, failed: 0, serverFaults: 0 };

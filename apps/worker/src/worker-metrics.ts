@@ -50,6 +50,12 @@ export function createWorkerMetrics(registry: Registry, sources: { queues: Queue
     labelNames: ['action', 'sampled'],
     registers: [registry],
   });
+  const ruleFailures = new Counter({
+    name: 'framedesk_policy_rule_failures_total',
+    help: 'Evaluations of a policy rule that failed, by channel, rule and kind: error (the rule did not match, e.g. an absent signal or score) or budget (past the cost budget: the frame went to people)',
+    labelNames: ['channel', 'rule', 'kind'],
+    registers: [registry],
+  });
   return {
     jobFinished(queue: string, job: string, outcome: JobOutcome, seconds: number) {
       jobs.inc({ queue, job, outcome });
@@ -63,6 +69,8 @@ export function createWorkerMetrics(registry: Registry, sources: { queues: Queue
     policies: {
       scored: (outcome: string) => scoring.inc({ outcome }),
       routed: (action: string, sampled: boolean) => routed.inc({ action, sampled: String(sampled) }),
+      ruleFailed: (channel: string, failure: { rule: string; kind: string }) =>
+        ruleFailures.inc({ channel, rule: failure.rule, kind: failure.kind }),
     },
   };
 }

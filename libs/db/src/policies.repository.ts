@@ -112,10 +112,28 @@ function agentDecisionsSql(agentId: string, since: Date): Prisma.Sql {
 /** Review policies per channel, their audit trail, and what the rules read from the history. */
 export function policiesRepository(db: DbClient) {
   return {
-    find: (channelId: string): Promise<ChannelPolicyRow | null> =>
-      db.channelPolicy.findUnique({ where: { channelId } }),
+    /** The channel's policy in force; null when it has none (never set, or cleared). */
+    async find(channelId: string): Promise<ChannelPolicyRow | null> {
+      const row = await db.channelPolicy.findUnique({ where: { channelId } });
+      return row && row.policy !== null ? { ...row, policy: row.policy } : null;
+    },
 
-    /** The version of each channel's policy that has one (the worker's cache compares it). */
+    /** Every channel's policy in force, with the channel's slug (`doctor`). */
+    async all(): Promise<(ChannelPolicyRow & { readonly channel: string })[]> {
+      const rows = await db.channelPolicy.findMany({
+        where: { policy: { not: Prisma.DbNull } },
+        include: { channel: { select: { slug: true } } },
+        orderBy: { channelId: 'asc' },
+      });
+      return rows.flatMap(({ channel, ...row }) =>
+        row.policy === null ? [] : [{ ...row, policy: row.policy, channel: channel.slug }],
+      );
+    },
+
+    /**
+     * The version of each channel's policy row (the worker's cache compares it). A cleared policy
+     * keeps its row (policy NULL) and its version: versions of a channel never repeat.
+     */
     async versions(channelIds: readonly string[]): Promise<Map<string, number>> {
       if (channelIds.length === 0) return new Map();
       const rows = await db.channelPolicy.findMany({
@@ -142,17 +160,27 @@ export function policiesRepository(db: DbClient) {
           RETURNING version),
         change AS (
           INSERT INTO policy_changes (channel_id, actor, old_policy, new_policy)
-          VALUES (${channelId}, ${actor}, ${old ? JSON.stringify(old.policy) : null}::jsonb, ${json}::jsonb))
+          VALUES (${channelId}, ${actor}, ${old?.policy != null ? JSON.stringify(old.policy) : null}::jsonb, ${json}::jsonb))
         SELECT version FROM up`;
       return { version: Number(rows[0]?.version ?? 1) };
     },
 
-    /** Removes the policy (recorded); false when there was none. */
+    /**
+     * Removes the policy (recorded); false when there was none. The row stays as a tombstone
+     * (policy NULL) with the next version, so a later `set` gets a version no cache has seen.
+     */
     async clear(channelId: string, actor: string): Promise<boolean> {
       const rows = await db.$queryRaw<{ id: bigint }[]>`
-        WITH gone AS (DELETE FROM channel_policies WHERE channel_id = ${channelId} RETURNING policy)
+        WITH old AS (
+          SELECT policy FROM channel_policies
+          WHERE channel_id = ${channelId} AND policy IS NOT NULL FOR UPDATE),
+        gone AS (
+          UPDATE channel_policies SET policy = NULL, version = version + 1, updated_at = now(),
+                 updated_by = ${actor}
+          WHERE channel_id = ${channelId} AND policy IS NOT NULL
+          RETURNING channel_id)
         INSERT INTO policy_changes (channel_id, actor, old_policy, new_policy)
-        SELECT ${channelId}, ${actor}, policy, NULL FROM gone
+        SELECT ${channelId}, ${actor}, old.policy, NULL FROM old, gone
         RETURNING id`;
       return rows.length > 0;
     },

@@ -1,4 +1,5 @@
 import { Environment } from '@marcbachmann/cel-js';
+import { RE2_MATCHES, re2Matches } from './cel-regex';
 
 /**
  * What a rule's `when` can read: typed CEL variables (docs/policies.md lists them). A field that is
@@ -37,6 +38,13 @@ export function policyEnvironment(): Environment {
   const env = new Environment({ limits: { maxAstNodes: 500, maxDepth: 40 } });
   for (const [name, schema] of Object.entries(POLICY_VARIABLES)) env.registerVariable({ name, schema });
   env.registerVariable('scores', 'map<string, double>');
+  // `matches` on RE2 (cel-regex.ts); compilePolicy points each call at these (cel-analysis `useRe2`).
+  env.registerFunction(`string.${RE2_MATCHES}(string): bool`, (text: string, pattern: string) =>
+    re2Matches(text, pattern),
+  );
+  env.registerFunction(`${RE2_MATCHES}(string, string): bool`, (text: string, pattern: string) =>
+    re2Matches(text, pattern),
+  );
   shared = env;
   return env;
 }

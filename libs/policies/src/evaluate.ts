@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { BudgetExceeded, withDeadline } from './cel-regex';
 import type { CompiledPolicy, CompiledRule } from './compile';
 import { durationMs, PRIORITY_VALUES, type PolicyAction } from './policy-file';
 
@@ -113,6 +114,31 @@ export interface PolicyOutcome {
   readonly signals: Signals | null;
   readonly scores?: Readonly<Record<string, number>>;
   readonly agent: AgentRecord;
+  /** The stored version of the policy that routed the frame (absent for a file not stored). */
+  readonly version?: number;
+  /** Rules whose evaluation failed (an error, or past the budget): counted and logged by the caller. */
+  readonly failures?: readonly RuleFailure[];
+}
+
+/** A rule whose evaluation failed: `error` (it then does not match), or `budget` (people decide). */
+export interface RuleFailure {
+  readonly rule: string;
+  readonly kind: 'error' | 'budget';
+  readonly message: string;
+}
+
+/** The cost budget of one evaluation (docs/policies.md, "Cost budget"). */
+export const EVALUATION_BUDGET = {
+  /** A string a condition reads (title, caption, external_ref, slugs) is at most this long. */
+  maxStringLength: 2_000,
+  /** All the rules of one frame run within this many milliseconds. */
+  timeMs: 250,
+} as const;
+
+export interface EvaluationLimits {
+  readonly timeMs?: number;
+  /** Milliseconds, monotonic (performance.now by default). */
+  readonly clock?: () => number;
 }
 
 const int = (n: number) => BigInt(Math.round(n));
@@ -155,39 +181,83 @@ export function sampleDraw(frameId: string, ruleName: string): number {
   return digest.readUInt32BE(0) / 0x1_0000_0000;
 }
 
-function matches(rule: CompiledRule, context: Record<string, unknown>): boolean {
+type RuleResult =
+  { kind: 'value'; value: boolean } | { kind: 'error'; message: string } | { kind: 'budget'; message: string };
+
+function run(rule: CompiledRule, context: Record<string, unknown>, deadline: number, clock: () => number): RuleResult {
   try {
-    return rule.condition(context) === true;
-  } catch {
-    // An absent value (a score not sent, no near frame): the condition cannot hold.
-    return false;
+    const value = withDeadline(deadline, clock, () => rule.condition(context)) === true;
+    if (clock() > deadline) return { kind: 'budget', message: 'the evaluation ran past its time budget' };
+    return { kind: 'value', value };
+  } catch (error) {
+    if (error instanceof BudgetExceeded) return { kind: 'budget', message: error.message };
+    return { kind: 'error', message: error instanceof Error ? error.message : String(error) };
   }
 }
 
+/** A string the frame gives that is longer than the budget allows, or null. */
+function oversizedString(frame: FrameFacts): string | null {
+  const strings: Record<string, string> = {
+    'frame.agent': frame.agent,
+    'frame.channel': frame.channel,
+    'frame.metadata.title': frame.metadata.title,
+    'frame.metadata.caption': frame.metadata.caption,
+    'frame.metadata.external_ref': frame.metadata.external_ref,
+  };
+  const over = Object.entries(strings).find(([, value]) => value.length > EVALUATION_BUDGET.maxStringLength);
+  return over ? `${over[0]} is longer than ${EVALUATION_BUDGET.maxStringLength} characters` : null;
+}
+
 /**
- * Runs the rules in order over the inputs; the first that matches decides. Pure: no I/O, no clock,
- * no randomness (a sample is drawn from the frame's id), so the worker, `policy simulate` and the
- * workbench's preview get the same answer for the same inputs.
+ * Runs the rules in order over the inputs; the first that matches decides. Pure: no I/O, no
+ * randomness (a sample is drawn from the frame's id), so the worker, `policy simulate` and the
+ * workbench's preview get the same answer for the same inputs; the clock only bounds its cost.
  *
- * Without scores (none configured or the service failed), a rule that reads them cannot match;
- * and a later `promote` / `reject` is held back for people, since a rule before it might have
- * matched with the scores.
+ * Fails closed (docs/policies.md): a rule that reads `scores` when there are none (no service, or
+ * it failed) or that reads a score the service did not send cannot decide, and a later `promote` /
+ * `reject` is held back for people, since that rule might have matched. A rule past the cost
+ * budget sends the frame to people at once, naming it; a stored policy that no longer compiles
+ * holds every frame. A rule whose evaluation fails otherwise (an absent signal) does not match;
+ * each failure is listed in `failures` for the caller to count and log.
  */
-export function evaluatePolicy(policy: CompiledPolicy, input: PolicyInput): PolicyOutcome {
-  const context = celContext(input);
+export function evaluatePolicy(
+  policy: CompiledPolicy,
+  input: PolicyInput,
+  limits: EvaluationLimits = {},
+): PolicyOutcome {
   const read = {
     signals: input.signals,
     agent: input.agent,
     ...(input.scores ? { scores: input.scores } : {}),
+    ...(policy.version !== undefined ? { version: policy.version } : {}),
   };
-  let unknownBefore = false;
+  if (policy.broken) return { rule: null, action: 'review', held: 'policy does not compile', ...read };
+  const oversized = oversizedString(input.frame);
+  if (oversized) return { rule: null, action: 'review', held: `over budget: ${oversized}`, ...read };
+  const context = celContext(input);
+  const clock = limits.clock ?? (() => performance.now());
+  const deadline = clock() + (limits.timeMs ?? EVALUATION_BUDGET.timeMs);
+  const failures: RuleFailure[] = [];
+  const withFailures = () => (failures.length > 0 ? { failures: [...failures] } : {});
+  let held: string | null = null;
   for (const compiled of policy.rules) {
+    const { rule } = compiled;
     if (compiled.readsScores && input.scores === null) {
-      unknownBefore = true;
+      held ??= 'scores unavailable';
       continue;
     }
-    if (!matches(compiled, context)) continue;
-    const { rule } = compiled;
+    const result = run(compiled, context, deadline, clock);
+    if (result.kind === 'budget') {
+      failures.push({ rule: rule.name, kind: 'budget', message: result.message });
+      return { rule: rule.name, action: 'review', held: 'over budget', ...read, ...withFailures() };
+    }
+    if (result.kind === 'error') {
+      failures.push({ rule: rule.name, kind: 'error', message: result.message });
+      // A score it reads was not sent: it might have matched with it, so it fails closed.
+      if (compiled.readsScores) held ??= 'score missing';
+      continue;
+    }
+    if (!result.value) continue;
     if (rule.action === 'review') {
       return {
         rule: rule.name,
@@ -196,16 +266,16 @@ export function evaluatePolicy(policy: CompiledPolicy, input: PolicyInput): Poli
         ...(rule.priority !== undefined ? { priority: PRIORITY_VALUES[rule.priority] } : {}),
         ...(rule.due !== undefined ? { dueInMs: durationMs(rule.due) } : {}),
         ...read,
+        ...withFailures(),
       };
     }
-    const decided = { rule: rule.name, ...(rule.reason !== undefined ? { reason: rule.reason } : {}) };
-    if (unknownBefore)
-      return { ...decided, action: 'review', suggestion: rule.action, held: 'scores unavailable', ...read };
+    const decided = { rule: rule.name, ...(rule.reason !== undefined ? { reason: rule.reason } : {}), ...read };
+    if (held) return { ...decided, action: 'review', suggestion: rule.action, held, ...withFailures() };
     if (rule.sample !== undefined && rule.sample > 0 && sampleDraw(input.id, rule.name) < rule.sample)
-      return { ...decided, action: 'review', sampled: true, suggestion: rule.action, ...read };
-    return { ...decided, action: rule.action, ...read };
+      return { ...decided, action: 'review', sampled: true, suggestion: rule.action, ...withFailures() };
+    return { ...decided, action: rule.action, ...withFailures() };
   }
-  // No rule matched, but one that reads scores might have: people decide.
-  if (unknownBefore) return { rule: null, action: 'review', held: 'scores unavailable', ...read };
-  return { rule: null, action: null, ...read };
+  // No rule matched, but one that could not be read might have: people decide.
+  if (held) return { rule: null, action: 'review', held, ...read, ...withFailures() };
+  return { rule: null, action: null, ...read, ...withFailures() };
 }

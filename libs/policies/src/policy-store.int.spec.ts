@@ -2,6 +2,7 @@ import { createDatabase, type Database } from '@framedesk/db';
 import { DomainError } from '@framedesk/domain';
 import { createTestDatabase, type TestDatabase } from '@framedesk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { evaluatePolicy } from './evaluate';
 import { policyAdmin, policyCache } from './policy-store';
 
 const BLANK = { rules: [{ name: 'blank', when: 'signals.blank', action: 'reject', reason: 'Low quality' }] };
@@ -112,10 +113,84 @@ describe('policies per channel (real PostgreSQL)', () => {
           await new Promise((r) => setTimeout(r, 20));
         }
       }
-      // A cleared policy has no row to read: the version check alone says so.
-      expect(rowReads).toEqual([2, 2]);
+      // A cleared policy keeps its row (a tombstone with the next version): each re-read it once.
+      expect(rowReads).toEqual([3, 3]);
     } finally {
       await Promise.all(workers.map((w) => w.close()));
     }
+  });
+
+  it('a set after a clear gets a version no cache has seen: a worker that cached version 1 applies the new rules', async () => {
+    const admin = policyAdmin(db);
+    const slug = 'pol-reset';
+    const id = (await db.repos.channels.ensure(slug)).channel.id;
+    const promoteAll = { rules: [{ name: 'auto', when: 'true', action: 'promote' }] };
+    const reviewAll = { rules: [{ name: 'people', when: 'true', action: 'review' }] };
+    expect((await admin.set(slug, promoteAll, 'cli:ana')).version).toBe(1);
+    // Worker A cached version 1; worker B has not looked yet.
+    let now = 0;
+    const workerA = policyCache(db, { checkEveryMs: 5_000, clock: () => now });
+    const workerB = policyCache(db, { checkEveryMs: 5_000, clock: () => now });
+    expect((await workerA.forChannel(id))?.rules.map((r) => r.rule.name)).toEqual(['auto']);
+    // Clear, then a new policy, both before worker A's next check (the Policies screen's "Clear, then Save").
+    expect(await admin.clear(slug, 'cli:bo')).toBe(true);
+    const set = await admin.set(slug, reviewAll, 'cli:bo');
+    now = 5_000;
+    for (const worker of [workerA, workerB]) {
+      const policy = await worker.forChannel(id);
+      expect(policy?.rules.map((r) => r.rule.name)).toEqual(['people']);
+      expect(policy?.version).toBe(set.version);
+    }
+    expect(set.version).toBeGreaterThan(1);
+    // The version that routed a frame is recorded in its outcome.
+    const policy = (await workerA.forChannel(id))!;
+    const outcome = evaluatePolicy(policy, {
+      id: 'f',
+      frame: {
+        agent: 'a',
+        channel: slug,
+        metadata: { title: '', caption: '', external_ref: '', click_zones: 0 },
+        media: { type: 'image', width: 1, height: 1, bytes: 1 },
+      },
+      signals: null,
+      agent: { decisions: 0, promoted: 0, rejected: 0, promoted_share: 0, rejected_share: 0 },
+      scores: null,
+    });
+    expect(outcome).toMatchObject({ rule: 'people', action: 'review', version: set.version });
+    expect((await admin.show(slug))?.version).toBe(set.version);
+  });
+
+  it('a stored policy that no longer compiles holds frames for people and is reported, never read as no policy', async () => {
+    const admin = policyAdmin(db);
+    const slug = 'pol-broken';
+    const id = (await db.repos.channels.ensure(slug)).channel.id;
+    await admin.set(slug, { rules: [{ name: 'auto', when: 'true', action: 'promote' }] }, 'cli:ana');
+    // As after a library upgrade that no longer accepts the stored expression.
+    await database.query(
+      `UPDATE channel_policies SET policy = '{"rules":[{"name":"auto","when":"signals.blank &&","action":"promote"}]}'
+       WHERE channel_id = $1`,
+      [id],
+    );
+    const reported: unknown[] = [];
+    const cache = policyCache(db, {
+      onBroken: (channel, version, problems) => reported.push({ channel, version, problems }),
+    });
+    const policy = await cache.forChannel(id);
+    expect(policy?.broken?.[0]).toMatchObject({ rule: 1, name: 'auto' });
+    expect(reported).toEqual([{ channel: id, version: 1, problems: policy?.broken }]);
+    const outcome = evaluatePolicy(policy!, {
+      id: 'f',
+      frame: {
+        agent: 'a',
+        channel: slug,
+        metadata: { title: '', caption: '', external_ref: '', click_zones: 0 },
+        media: { type: 'image', width: 1, height: 1, bytes: 1 },
+      },
+      signals: null,
+      agent: { decisions: 0, promoted: 0, rejected: 0, promoted_share: 0, rejected_share: 0 },
+      scores: null,
+    });
+    expect(outcome).toMatchObject({ rule: null, action: 'review', held: 'policy does not compile', version: 1 });
+    expect(await admin.problems(slug)).toEqual([expect.stringMatching(/^rule 1 "auto": \/rules\/0\/when/)]);
   });
 });

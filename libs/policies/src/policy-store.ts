@@ -74,6 +74,16 @@ export function policyAdmin(db: Database) {
       return db.repos.policies.find((await channelOf(slug)).id);
     },
 
+    /**
+     * The stored policy's problems when it no longer compiles (each as `formatProblem` puts it),
+     * or null when it compiles or there is none: the GET route, the Policies screen and `doctor`.
+     */
+    async problems(slug: string): Promise<string[] | null> {
+      const row = await this.show(slug);
+      const broken = row ? compileStored(row).broken : undefined;
+      return broken ? broken.map(formatProblem) : null;
+    },
+
     async clear(slug: string, actor: string): Promise<boolean> {
       return db.repos.policies.clear((await channelOf(slug)).id, actor);
     },
@@ -88,10 +98,21 @@ function reasonsIn(policy: unknown): string[] {
   return rules.map((r) => r.reason).filter((r): r is string => typeof r === 'string');
 }
 
-/** Compiles a stored policy; null when it no longer compiles (treated as no policy, and reported). */
-export function compileStored(row: Pick<ChannelPolicyRow, 'policy'>): CompiledPolicy | null {
+/**
+ * Compiles a stored policy, tagged with its version. One that no longer compiles (a library
+ * upgrade, a row written by hand) is never read as "no policy": it comes back `broken`, with its
+ * problems, and holds every frame of its channel for people (evaluatePolicy).
+ */
+export function compileStored(row: Pick<ChannelPolicyRow, 'policy' | 'version'>): CompiledPolicy {
   const compiled = compilePolicy(row.policy, reasonsIn(row.policy));
-  return compiled.ok ? compiled.policy : null;
+  if (compiled.ok) return { ...compiled.policy, version: row.version };
+  return {
+    file: { rules: [] },
+    rules: [],
+    readsScores: false,
+    version: row.version,
+    broken: compiled.problems,
+  };
 }
 
 interface CacheEntry {
@@ -100,12 +121,20 @@ interface CacheEntry {
   checkedAt: number;
 }
 
+export interface PolicyCacheOptions {
+  readonly checkEveryMs?: number;
+  readonly clock?: () => number;
+  /** Told once per version of a stored policy that no longer compiles (the worker logs it). */
+  readonly onBroken?: (channelId: string, version: number, problems: readonly PolicyProblem[]) => void;
+}
+
 /**
  * Each worker's compiled policies, per channel. An entry older than `checkEveryMs` asks for the
  * channel's version (one indexed read) and recompiles only when it changed: a `policy set` or
- * `clear` reaches every worker within that many milliseconds.
+ * `clear` reaches every worker within that many milliseconds. Versions never repeat (a cleared
+ * policy keeps its row and its count), so a changed policy always reads as a changed version.
  */
-export function policyCache(db: Database, options: { checkEveryMs?: number; clock?: () => number } = {}) {
+export function policyCache(db: Database, options: PolicyCacheOptions = {}) {
   const checkEveryMs = options.checkEveryMs ?? 5_000;
   const clock = options.clock ?? Date.now;
   const entries = new Map<string, CacheEntry>();
@@ -122,7 +151,8 @@ export function policyCache(db: Database, options: { checkEveryMs?: number; cloc
       }
       const row = version === null ? null : await db.repos.policies.find(channelId);
       const policy = row ? compileStored(row) : null;
-      entries.set(channelId, { version: row?.version ?? null, policy, checkedAt: now });
+      if (row && policy?.broken) options.onBroken?.(channelId, row.version, policy.broken);
+      entries.set(channelId, { version: row?.version ?? version, policy, checkedAt: now });
       return policy;
     },
   };

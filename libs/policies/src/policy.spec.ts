@@ -147,7 +147,13 @@ describe('evaluatePolicy', () => {
       rule: 'rest',
       action: 'promote',
     });
-    expect(evaluatePolicy(scored, input({ scores: {} }))).toMatchObject({ rule: 'rest', action: 'promote' });
+    // A score the service did not send fails closed, as a scorer outage does (docs/policies.md).
+    expect(evaluatePolicy(scored, input({ scores: {} }))).toMatchObject({
+      rule: 'rest',
+      action: 'review',
+      suggestion: 'promote',
+      held: 'score missing',
+    });
     expect(evaluatePolicy(scored, input({ scores: null }))).toMatchObject({
       rule: 'rest',
       action: 'review',

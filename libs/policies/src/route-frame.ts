@@ -1,6 +1,13 @@
 import type { AgentDecisionCounts, NearestDecided } from '@framedesk/db';
 import type { CompiledPolicy } from './compile';
-import { evaluatePolicy, type AgentRecord, type FrameFacts, type PolicyOutcome, type Signals } from './evaluate';
+import {
+  evaluatePolicy,
+  type AgentRecord,
+  type FrameFacts,
+  type PolicyOutcome,
+  type RuleFailure,
+  type Signals,
+} from './evaluate';
 import type { PolicyCache } from './policy-store';
 import type { ScoringClient } from './scoring';
 
@@ -12,6 +19,18 @@ export const AGENT_WINDOW_DAYS = 30;
 export interface PolicyObserver {
   scored(outcome: 'ok' | 'timeout' | 'error' | 'malformed'): void;
   routed(action: 'promote' | 'reject' | 'review' | 'none', sampled: boolean): void;
+  /**
+   * A rule's evaluation failed: `error` (it did not match; e.g. an absent signal or score) or
+   * `budget` (past the cost budget: the frame went to people). Counted per rule and logged.
+   */
+  ruleFailed?(channel: string, failure: RuleFailure): void;
+}
+
+/** Counts (and, through the observer, logs) what evaluating a frame's policy did. */
+export function reportOutcome(observer: PolicyObserver | undefined, channel: string, outcome: PolicyOutcome): void {
+  if (!observer) return;
+  observer.routed(outcome.action ?? 'none', outcome.sampled === true);
+  for (const failure of outcome.failures ?? []) observer.ruleFailed?.(channel, failure);
 }
 
 export interface RouteFrameDeps {

@@ -107,6 +107,50 @@ describe('review policies in the image pipeline (real PostgreSQL, sharp)', () =>
     });
   });
 
+  it('records the version that routed a frame, and reports each rule whose evaluation failed', async () => {
+    const { version } = await setPolicy([
+      { name: 'near', when: 'signals.nearest_rejected < 2', action: 'reject', reason: 'Low quality' },
+      { name: 'rest', when: 'true', action: 'review' },
+    ]);
+    const failed: unknown[] = [];
+    const observer = {
+      scored: () => undefined,
+      routed: () => undefined,
+      ruleFailed: (channel: string, failure: unknown) => failed.push({ channel, failure }),
+    };
+    const id = await seed(makeNoisePng(64, 64));
+    const outcome = await imageProcessingService({
+      db,
+      storage: test.storage,
+      config: test.config,
+      policies: { cache: policyCache(db, { checkEveryMs: 0 }), observer },
+    }).process(id);
+    expect(outcome.outcome).toBe('needs_review');
+    expect((await db.repos.submissions.findById(id))?.policyOutcome).toMatchObject({
+      rule: 'rest',
+      version,
+      failures: [{ rule: 'near', kind: 'error' }],
+    });
+    expect(failed).toEqual([
+      { channel: 'policy-channel', failure: expect.objectContaining({ rule: 'near', kind: 'error' }) },
+    ]);
+  });
+
+  it('a rule that reads a score the scorer did not send holds a later promote for people, as an outage does', async () => {
+    await setPolicy([
+      { name: 'nsfw', when: 'scores.nudity > 0.8', action: 'reject', reason: 'Inappropriate content' },
+      { name: 'rest', when: 'true', action: 'promote' },
+    ]);
+    const scoring: ScoringClient = async () => ({ ok: true, scores: { violence: 0.1 } });
+    const id = await seed(makeNoisePng(64, 64));
+    expect((await process(id, scoring)).outcome).toBe('needs_review');
+    expect((await db.repos.submissions.findById(id))?.policyOutcome).toMatchObject({
+      rule: 'rest',
+      suggestion: 'promote',
+      held: 'score missing',
+    });
+  });
+
   describe('the scoring hook', () => {
     let server: Server;
     let url: string;

@@ -10,6 +10,7 @@ import {
   type PolicyCache,
   type PolicyObserver,
   type PolicyOutcome,
+  reportOutcome,
   type ScoringClient,
 } from '@framedesk/policies';
 import { prepareImageRoute } from './policy-routing';
@@ -181,8 +182,7 @@ export function imageProcessingService(deps: ImageProcessingDeps) {
           },
         }),
       ).catch(discardIfClosed(deps.storage, rows));
-      if (decided.outcome)
-        policies.observer?.routed(decided.outcome.action ?? 'none', decided.outcome.sampled === true);
+      if (decided.outcome) reportOutcome(policies.observer, started.submission.channel.slug, decided.outcome);
       if (!done) return { outcome: 'skipped', reason: 'erased or purged meanwhile: what it wrote is deleted' };
       if (!done.ok) return { outcome: 'skipped', reason: `lost the race (status ${done.current})` };
       return {

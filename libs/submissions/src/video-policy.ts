@@ -7,6 +7,7 @@ import {
   policyRouting,
   type PolicyRouting,
   prepareRoute,
+  reportOutcome,
   type ScoringClient,
 } from '@framedesk/policies';
 import { submissionFacts } from './policy-routing';
@@ -68,7 +69,7 @@ export function videoPolicyRouter(deps: VideoPolicyDeps) {
     const window = prepared.agentWindow;
     const agent = window ? await deps.db.repos.policies.agentDecisions(window.id, window.since) : null;
     const { outcome } = decideRoute(prepared, frame, { nearest: {}, agent });
-    if (outcome) deps.policies.observer?.routed(outcome.action ?? 'none', outcome.sampled === true);
+    if (outcome) reportOutcome(deps.policies.observer, submission.channel.slug, outcome);
     return policyRouting(outcome, deps.now());
   };
 }

@@ -40,8 +40,12 @@ export function policiesRoutes(deps: { db: Database }): Router {
   router.use('/channels/:slug/policy', requireAdmin, express.json({ limit: POLICY_BODY_LIMIT }));
   const who = (res: Parameters<typeof reviewerOf>[0]) => `workbench:${reviewerOf(res).email}`;
 
+  // A stored policy that no longer compiles (after a library upgrade) says so, with its problems:
+  // its channel's frames are held for people until it is set again (docs/policies.md).
   router.get('/channels/:slug/policy', async (req, res) => {
-    const row = await admin.show(slugOf(req));
+    const slug = slugOf(req);
+    const row = await admin.show(slug);
+    const problems = row ? await admin.problems(slug) : null;
     res.json(
       row
         ? {
@@ -49,6 +53,7 @@ export function policiesRoutes(deps: { db: Database }): Router {
             version: row.version,
             updated_at: row.updatedAt.toISOString(),
             updated_by: row.updatedBy,
+            ...(problems ? { compiles: false, problems } : {}),
           }
         : { policy: null },
     );

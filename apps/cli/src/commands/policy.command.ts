@@ -75,20 +75,34 @@ export const policyCommands: Record<string, Command> = {
     'policy show <channel>',
     1,
     async (ctx) => {
-      const row = await policyAdmin(ctx.db()).show(slugArg(ctx.positionals[0], 'channel'));
+      const admin = policyAdmin(ctx.db());
+      const slug = slugArg(ctx.positionals[0], 'channel');
+      const row = await admin.show(slug);
+      // A stored policy that no longer compiles holds its channel's frames for people (docs/policies.md).
+      const problems = row ? await admin.problems(slug) : null;
       return row
         ? {
             policy: row.policy,
             version: row.version,
             updated_at: row.updatedAt.toISOString(),
             updated_by: row.updatedBy,
+            ...(problems ? { compiles: false, problems } : {}),
           }
         : { policy: null };
     },
     (view) =>
       view.policy === null
         ? 'no policy: every processed frame follows approval_defaults'
-        : `version ${view.version}, set ${view.updated_at} by ${view.updated_by}\n${JSON.stringify(view.policy, null, 2)}`,
+        : [
+            `version ${view.version}, set ${view.updated_at} by ${view.updated_by}`,
+            ...('problems' in view && view.problems
+              ? [
+                  'DOES NOT COMPILE: every frame of the channel is held for people until the policy is set again',
+                  ...view.problems.map((p) => `  ${p}`),
+                ]
+              : []),
+            JSON.stringify(view.policy, null, 2),
+          ].join('\n'),
   ),
   'policy clear': operatorCommand(
     'policy clear <channel>',

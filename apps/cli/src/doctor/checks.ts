@@ -24,6 +24,7 @@ import pg from 'pg';
 import { type CheckResult, fail, firstLine, ok, warn } from './check-result';
 import { checkMediaSample, checkPendingDeletions } from './media-check';
 import { checkMetrics } from './metrics';
+import { checkPolicies } from './policy-check';
 import { checkSignIn } from './sign-in';
 
 export type { CheckResult, CheckStatus } from './check-result';
@@ -337,6 +338,7 @@ export async function runDoctor(env: NodeJS.ProcessEnv): Promise<CheckResult[]> 
     const databaseReady = postgres.every((check) => check.status === 'ok');
     if (databaseReady && config && storage?.status === 'ok') results.push(await checkMediaSample(settings, config));
     if (databaseReady) results.push(await checkPendingDeletions(settings));
+    if (databaseReady) results.push(await checkPolicies(settings));
   } finally {
     redis.disconnect();
   }

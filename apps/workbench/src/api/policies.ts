@@ -23,6 +23,12 @@ export interface PolicyInForce {
   readonly version?: number;
   readonly updated_at?: string;
   readonly updated_by?: string;
+  /**
+   * false: the stored policy no longer compiles (e.g. after a library upgrade); every frame of the
+   * channel is held for people until a policy is saved again. `problems` says why, rule by rule.
+   */
+  readonly compiles?: false;
+  readonly problems?: readonly string[];
 }
 
 /** The report of `framedesk policy simulate --json`. */

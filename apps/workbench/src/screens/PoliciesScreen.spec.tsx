@@ -72,4 +72,23 @@ describe('PoliciesScreen', () => {
     await waitFor(() => expect(calls.filter((c) => c.method === 'PUT')).toHaveLength(1));
     expect(calls.find((c) => c.method === 'PUT')?.body).toEqual({ policy: IN_FORCE.policy });
   });
+
+  it('says when the policy in force no longer compiles, with each problem', async () => {
+    const broken = {
+      ...IN_FORCE,
+      compiles: false,
+      problems: ['rule 1 "urgent": /rules/0/when (line 1, column 21): Unexpected token: EOF'],
+    };
+    stubApi((call) => {
+      if (call.path === '/review/channels')
+        return { status: 200, body: { channels: [{ slug: 'news', name: 'news', needs_review: 0 }] } };
+      if (call.path === '/review/channels/news/policy' && call.method === 'GET') return { status: 200, body: broken };
+      if (call.path === '/review/channels/news/policy/check') return { status: 200, body: { ok: true, rules: 1 } };
+      return undefined;
+    });
+    renderScreen();
+    const problems = await screen.findByRole('list', { name: 'Why the policy in force does not compile' });
+    expect(problems.textContent).toContain('rule 1 "urgent"');
+    expect(screen.getByText(/no longer compiles: every frame of the channel is held for people/)).toBeTruthy();
+  });
 });

@@ -138,6 +138,19 @@ export function PoliciesScreen() {
                 <p className="hint">
                   Version {inForce.version}, set <RelativeTime iso={inForce.updated_at ?? ''} /> by {inForce.updated_by}
                 </p>
+                {inForce.compiles === false && (
+                  <div role="alert" className="error">
+                    <p>
+                      This policy no longer compiles: every frame of the channel is held for people until a policy is
+                      saved again.
+                    </p>
+                    <ul aria-label="Why the policy in force does not compile">
+                      {(inForce.problems ?? []).map((p) => (
+                        <li key={p}>{p}</li>
+                      ))}
+                    </ul>
+                  </div>
+                )}
                 <PolicyRulesTable rules={inForce.policy.rules} />
               </>
             ) : (
