@@ -3,6 +3,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '@framedesk/domain';
+import type { PolicyRouting } from '@framedesk/policies';
+import { finishProcessing } from '@framedesk/submissions';
 import { startTestApi, type TestApi } from './harness';
 import { type ReviewerClient, seedNeedsReview, signIn, TWO_REGIONS, TWO_REGIONS_NORMALISED } from './review-harness';
 
@@ -134,5 +137,64 @@ describe('GET /v1/agents/{agent_slug}/feedback', () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('decided_by (issue 43, point 16)', () => {
+  let key: string;
+  beforeAll(async () => {
+    key = await api.createAgent('nodesk-bot', ['news']);
+  });
+
+  /** A frame of nodesk-bot whose media are processed: finishProcessing moves it as the worker does. */
+  async function processed(input: { requiresReview: boolean; policy?: PolicyRouting }): Promise<string> {
+    const db = api.deps.db;
+    const id = newId('submission');
+    const agent = (await db.repos.agents.findBySlug('nodesk-bot'))!;
+    const { channel } = await db.repos.channels.ensure('news');
+    await db.repos.submissions.create(
+      {
+        id,
+        status: 'received',
+        mediaType: 'image',
+        agentId: agent.id,
+        channelId: channel.id,
+        date: '20261101',
+        metadata: {},
+        visibility: 'promotion_eligible',
+      },
+      { type: 'agent', id: agent.id },
+    );
+    expect((await db.transition({ id, to: 'media_processing', actor: { type: 'system' } })).ok).toBe(true);
+    const outcome = await finishProcessing(db, {
+      id,
+      requiresReview: input.requiresReview,
+      reason: null,
+      patch: {},
+      data: {},
+      ...(input.policy ? { policy: input.policy } : {}),
+    });
+    expect(outcome.ok).toBe(true);
+    return id;
+  }
+
+  it('tells a channel that does not require review from a policy rule and from a person', async () => {
+    const byChannel = await processed({ requiresReview: false });
+    const byRule = await processed({
+      requiresReview: true,
+      policy: {
+        to: 'rejected',
+        reason: 'Low quality',
+        patch: { reviewRule: 'blank', reviewReason: 'Low quality', policyOutcome: { rule: 'blank', action: 'reject' } },
+        data: { rule: 'blank' },
+      },
+    });
+    const channelFrame = await api.call('GET', `/v1/frame-submissions/${byChannel}`, { key });
+    expect(channelFrame.body.review).toMatchObject({ decision: 'promoted', decided_by: 'channel', rule: null });
+    const ruleFrame = await api.call('GET', `/v1/frame-submissions/${byRule}`, { key });
+    expect(ruleFrame.body.review).toMatchObject({ decision: 'rejected', decided_by: 'policy', rule: 'blank' });
+    const record = await api.call('GET', '/v1/agents/nodesk-bot/feedback', { key });
+    expect(record.body.rejections).toEqual([expect.objectContaining({ id: byRule, decided_by: 'policy' })]);
+    expect(api.contractViolations()).toEqual([]);
   });
 });

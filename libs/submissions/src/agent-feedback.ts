@@ -1,5 +1,11 @@
 // GET /v1/agents/{agent_slug}/feedback: what an agent can learn from its decisions, in one poll.
-import { API_SUBMISSION_STATUSES, type AgentFeedback, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from '@framedesk/contracts';
+import {
+  API_SUBMISSION_STATUSES,
+  type AgentFeedback,
+  decidedBy,
+  LIST_LIMIT_DEFAULT,
+  LIST_LIMIT_MAX,
+} from '@framedesk/contracts';
 import type { AgentRejectionRow, Database } from '@framedesk/db';
 import { DomainError, type FieldError } from '@framedesk/domain';
 import { decodeCursor, encodeCursor } from './cursor';
@@ -64,7 +70,7 @@ function rejectionView(r: AgentRejectionRow): AgentFeedback['rejections'][number
     title: r.title,
     created_at: r.createdAt.toISOString(),
     decided_at: r.reviewedAt.toISOString(),
-    decided_by: r.reviewerId ? 'person' : 'policy',
+    decided_by: decidedBy(r),
     rule: r.reviewRule,
     reason: r.reviewReason,
     note: r.reviewNote,

@@ -13,13 +13,20 @@ export function promotedRevision(submission: SubmissionDetail): Version | undefi
 
 const status = (s: string) => s.replace('_', ' ');
 
+/** How a decision was made, as the version stack says it. */
+const DECIDED_BY_TEXT: Record<string, string> = {
+  person: 'by a person',
+  policy: 'by a policy',
+  channel: 'without review (the channel does not require it)',
+};
+
 /** What a version's decision said: reason, note, who (a person or a policy). */
 function Feedback({ version }: { readonly version: Version }) {
   const review = version.review;
   if (!review) return null;
   return (
     <span>
-      {`${review.decision} by a ${review.decided_by}`}
+      {`${review.decision} ${DECIDED_BY_TEXT[review.decided_by]}`}
       {review.reason ? ` · ${review.reason}` : ''}
       {review.note ? ` · “${review.note}”` : ''}
     </span>
