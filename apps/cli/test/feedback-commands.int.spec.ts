@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type Database } from '@framedesk/db';
+import { createDatabase, type Database, type ReviewRegion } from '@framedesk/db';
 import { newId } from '@framedesk/domain';
 import { exportAudit, REJECT_REASONS } from '@framedesk/review';
 import { createTestDatabase, type TestDatabase } from '@framedesk/testing';
@@ -241,7 +241,7 @@ describe('audit export is safe to open (issue 43, point 14)', () => {
     return id;
   }
 
-  const reject = (id: string, reason: string, note: string, regions: unknown[] = []) =>
+  const reject = (id: string, reason: string, note: string, regions: ReviewRegion[] = []) =>
     db.transition({
       id,
       to: 'rejected',
