@@ -23,3 +23,4 @@ export * from './upload-partials';
 export * from './processing-crashes';
 export * from './public-variant';
 export * from './agent-feedback';
+export { REVISIONS_PER_FRAME_MAX } from './revisions';
