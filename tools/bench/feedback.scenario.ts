@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { createDatabase } from '@framedesk/db';
+// eslint-disable-next-line @nx/enforce-module-boundaries -- the bench times the very service the feedback route and MCP tool call.
 import { agentFeedback } from '@framedesk/submissions';
 // eslint-disable-next-line @nx/enforce-module-boundaries -- benchmarks make their databases as the integration tests do.
 import { createTestDatabase } from '@framedesk/testing';
