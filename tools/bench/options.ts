@@ -1,6 +1,16 @@
 /** What one `npm run bench` does: the full run, or `--quick` (under two minutes, fewer samples). */
 
-export const SCENARIOS = ['pipeline', 'policy', 'memory', 'ingest', 'review', 'similar', 'variants', 'team'] as const;
+export const SCENARIOS = [
+  'pipeline',
+  'policy',
+  'memory',
+  'ingest',
+  'review',
+  'similar',
+  'variants',
+  'team',
+  'feedback',
+] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 export interface BenchOptions {
@@ -63,6 +73,12 @@ export interface BenchOptions {
     readonly reps: number;
     readonly frames: number;
     readonly reviewers: number;
+    readonly iterations: number;
+  };
+  /** The agent's feedback record (GET /v1/agents/{slug}/feedback) of a long-lived agent vs a fresh one. */
+  readonly feedback: {
+    readonly reps: number;
+    readonly frames: number;
     readonly iterations: number;
   };
 }
@@ -135,6 +151,11 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       reps: reps(1, 3),
       frames: Number(value('frames') ?? (quick ? 50_000 : 500_000)),
       reviewers: 20,
+      iterations: quick ? 10 : 30,
+    },
+    feedback: {
+      reps: reps(1, 3),
+      frames: Number(value('frames') ?? (quick ? 50_000 : 500_000)),
       iterations: quick ? 10 : 30,
     },
   };

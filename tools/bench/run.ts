@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [--only=pipeline,policy,memory,ingest,review,similar,variants,team] [--reps=N] [--profile]`
+// `npm run bench [-- --quick] [--only=pipeline,policy,memory,ingest,review,similar,variants,team,feedback] [--reps=N] [--profile]`
 // Starts what it needs (databases, Redis prefixes, the real API and worker processes, the
 // baselines), runs the scenarios, prints the table and writes bench/results/. Timings never
 // fail the run; a scenario that cannot run does (exit 1), after the others have run.
@@ -14,6 +14,7 @@ import { machine, markdownTable, type ScenarioResult, writeResults } from './rep
 import { reviewScenario } from './review.scenario';
 import { variantsScenario } from './variants.scenario';
 import { teamScenario } from './team.scenario';
+import { feedbackScenario } from './feedback.scenario';
 
 const log = (message: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
 
@@ -88,6 +89,7 @@ if (options.only.has('similar'))
     nearDuplicateScenario(nearDuplicateOptions(options.quick, options.review.reps)),
   );
 if (options.only.has('team')) await scenario('Team view', () => teamScenario(options.team));
+if (options.only.has('feedback')) await scenario('Agent feedback record', () => feedbackScenario(options.feedback));
 
 const durationMs = Date.now() - startedAt.getTime();
 const files = await writeResults({

@@ -5,6 +5,7 @@ import type { ApiDependencies } from './dependencies';
 import { errorHandler, notFoundHandler } from './http/problem';
 import { agentCors } from './http/cors';
 import { requestContext } from './http/request-context';
+import { keyConcurrency } from './http/key-concurrency';
 import { mcpRoutes } from './mcp/mcp.routes';
 import { agentApiRoutes } from './routes/agent-api.routes';
 import { healthRoutes, metricsExposure, type ReadinessCheck, readinessProbe } from './routes/health.routes';
@@ -82,8 +83,10 @@ export function createApp(deps: ApiDependencies): express.Express {
   app.use('/provider-events', providerEventsRoutes(deps.videoProvider, deps.video));
 
   app.use('/v1', agentCors(deps.settings.CORS_ORIGINS));
-  app.use(agentApiRoutes(deps));
-  app.use('/mcp', mcpRoutes(deps));
+  // One count of requests at once per API key for /mcp and the feedback record (issue 43).
+  const perKey = keyConcurrency(deps.settings.MCP_CONCURRENT_PER_KEY);
+  app.use(agentApiRoutes(deps, perKey));
+  app.use('/mcp', mcpRoutes(deps, perKey));
   app.use('/review', reviewRoutes(deps));
   // Last before the 404: the built workbench and its client-route fallback.
   app.use(

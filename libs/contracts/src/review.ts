@@ -158,7 +158,7 @@ export interface ReviewVersion {
     readonly note: string | null;
     readonly regions: ReviewRegion[];
     readonly reviewed_at: string | null;
-    readonly decided_by: 'person' | 'policy';
+    readonly decided_by: 'person' | 'policy' | 'channel';
   } | null;
 }
 

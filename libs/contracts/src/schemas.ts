@@ -136,6 +136,19 @@ export const ReviewRegionSchema = Type.Object(
 );
 export type ReviewRegionJson = Static<typeof ReviewRegionSchema>;
 
+/** Who decided a frame: a person, a rule of the review policy, or the channel's no-review default. */
+export const DECIDED_BY = ['person', 'policy', 'channel'] as const;
+export type DecidedBy = (typeof DECIDED_BY)[number];
+
+/**
+ * A decision's `decided_by`: a reviewer's is `person`; one without a person is `policy` when a
+ * rule decided (review_rule), else `channel` (promoted because the channel does not require review).
+ */
+export function decidedBy(row: { readonly reviewerId: string | null; readonly reviewRule?: string | null }): DecidedBy {
+  if (row.reviewerId) return 'person';
+  return row.reviewRule ? 'policy' : 'channel';
+}
+
 export const ReviewSchema = Type.Object(
   {
     decision: stringEnum(['promoted', 'rejected'] as const),
@@ -143,8 +156,8 @@ export const ReviewSchema = Type.Object(
     reviewed_at: TimestampSchema,
     decided_at: { ...TimestampSchema, description: 'When the frame was decided (the same instant as reviewed_at)' },
     decided_by: stringEnum(
-      ['person', 'policy'] as const,
-      "'person': a reviewer decided (who is never shown); 'policy': the channel's review policy (or its approval defaults) decided without a person",
+      DECIDED_BY,
+      "'person': a reviewer decided (who is never shown); 'policy': a rule of the channel's review policy decided (rule names it); 'channel': the channel does not require review (approval_defaults.requires_review = false), so the frame was promoted once processed, by no rule and no person",
     ),
     rule: nullable(
       Type.String({ description: "The review policy rule that decided (decided_by 'policy'); null otherwise" }),
@@ -215,7 +228,7 @@ export const AgentRejectionSchema = Type.Object(
     title: nullable(Type.String()),
     created_at: TimestampSchema,
     decided_at: TimestampSchema,
-    decided_by: stringEnum(['person', 'policy'] as const),
+    decided_by: stringEnum(DECIDED_BY),
     rule: nullable(Type.String()),
     reason: nullable(Type.String()),
     note: nullable(Type.String()),

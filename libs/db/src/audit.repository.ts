@@ -20,7 +20,7 @@ export interface AuditPosition {
 export interface AuditRow {
   readonly id: bigint;
   readonly at: Date;
-  readonly kind: 'transition' | 'account' | 'policy';
+  readonly kind: 'transition' | 'approval' | 'account' | 'policy';
   readonly channel: string | null;
   /** The submission id, or `<subject type>:<email, slug or id>`. */
   readonly subject: string;
@@ -44,24 +44,30 @@ export function auditRepository(db: DbClient) {
   return {
     /**
      * Status changes: who is the reviewer's email, `agent:<slug>`, `policy:<rule>` (a review
-     * policy's decision) or `system`; the note is the decision's note to the agent.
+     * policy's decision) or `system`; the note is the decision's note to the agent. With them the
+     * approvals of a frame that needs several reviewers' promotes (kind `approval`: the
+     * reviewer, the time, the reason `1 of 2`, no status change), so the first approver is on the record.
      */
     transitions: (w: AuditWindow, after: AuditPosition | undefined, limit: number): Promise<AuditRow[]> =>
       db.$queryRaw<AuditRow[]>(Prisma.sql`
-        SELECT e.id, e.created_at AS at, 'transition' AS kind, c.slug AS channel, e.submission_id AS subject,
+        SELECT e.id, e.created_at AS at, e.type AS kind, c.slug AS channel, e.submission_id AS subject,
                CASE e.actor_type
                  WHEN 'reviewer' THEN coalesce(r.email, 'reviewer:' || e.actor_id)
                  WHEN 'agent' THEN 'agent:' || a.slug
                  ELSE CASE WHEN e.data->>'rule' IS NOT NULL THEN 'policy:' || (e.data->>'rule') ELSE 'system' END
                END AS who,
-               e.from_status::text AS "from", e.to_status::text AS "to", NULL::text AS action, e.reason,
+               CASE WHEN e.type = 'transition' THEN e.from_status::text END AS "from",
+               CASE WHEN e.type = 'transition' THEN e.to_status::text END AS "to",
+               NULL::text AS action,
+               CASE WHEN e.type = 'approval'
+                 THEN (e.data->>'approvals') || ' of ' || (e.data->>'required') ELSE e.reason END AS reason,
                e.data->>'note' AS note
         FROM submission_events e
         JOIN submissions s ON s.id = e.submission_id
         JOIN channels c ON c.id = s.channel_id
         JOIN agents a ON a.id = s.agent_id
         LEFT JOIN reviewers r ON e.actor_type = 'reviewer' AND r.id = e.actor_id
-        WHERE e.type = 'transition'
+        WHERE e.type IN ('transition', 'approval')
           ${w.channelId ? Prisma.sql`AND s.channel_id = ${w.channelId}` : Prisma.empty}
           ${Prisma.join(windowSql('e', w, after), ' ')}
         ORDER BY e.created_at, e.id LIMIT ${limit}`),

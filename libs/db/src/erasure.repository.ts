@@ -37,6 +37,27 @@ function whereOf(filter: ErasureFilter): Prisma.SubmissionWhereInput {
   };
 }
 
+/** Regions (jsonb [{x, y, width, height, label}]) with their labels blanked; the boxes stay. */
+const unlabelled = (regions: Prisma.Sql) => Prisma.sql`
+  CASE WHEN jsonb_typeof(${regions}) = 'array' THEN (
+    SELECT coalesce(jsonb_agg(CASE WHEN jsonb_typeof(r) = 'object' THEN r || '{"label": ""}'::jsonb ELSE r END ORDER BY n), '[]'::jsonb)
+    FROM jsonb_array_elements(${regions}) WITH ORDINALITY AS t(r, n)
+  ) ELSE ${regions} END`;
+
+/**
+ * What reviewers wrote about the erased frames, which may name the person: the decision's note and
+ * region labels as its events hold them (the audit export's `note`), and the internal notes' text.
+ */
+async function blankReviewersText(db: DbClient, ids: readonly string[]): Promise<void> {
+  await db.$executeRaw`
+    UPDATE submission_events
+       SET data = (data - 'note') || CASE WHEN data ? 'regions'
+                                          THEN jsonb_build_object('regions', ${unlabelled(Prisma.sql`data->'regions'`)})
+                                          ELSE '{}'::jsonb END
+     WHERE submission_id = ANY(${[...ids]}) AND jsonb_typeof(data) = 'object' AND (data ? 'note' OR data ? 'regions')`;
+  await db.$executeRaw`UPDATE review_notes SET body = '' WHERE submission_id = ANY(${[...ids]}) AND body <> ''`;
+}
+
 /** Erasure requests (GDPR art. 17): find what an agent sent, blank its personal fields, keep the tombstone. */
 export function erasureRepository(db: DbClient) {
   return {
@@ -80,7 +101,8 @@ export function erasureRepository(db: DbClient) {
 
     /**
      * Marks the frames erased before anything is deleted: blanks the personal fields (title,
-     * caption, click zones, the video's file name, the upload's file name), drops the perceptual
+     * caption, click zones, the video's file name, the upload's file name) and what reviewers wrote
+     * (the decision's note and region labels, in the row and its events; internal notes), drops the perceptual
      * fingerprint and any replayable idempotent response still holding the metadata (the
      * submission's, and an upload session's, keyed by the upload id), closes an open upload
      * session, sets `erased_at`, `purged_at` and `deletion_pending_since` (a compare-and-set on
@@ -101,6 +123,7 @@ export function erasureRepository(db: DbClient) {
                  PERSONAL_METADATA.map((field) => Prisma.sql`${field}::text`),
                  ' - ',
                )},
+               review_note = NULL, review_regions = ${unlabelled(Prisma.sql`review_regions`)},
                purged_at = COALESCE(purged_at, ${input.at}), erased_at = ${input.at},
                deletion_pending_since = ${input.at}, updated_at = ${input.at}
          WHERE id = ANY(${[...ids]}) AND erased_at IS NULL
@@ -112,6 +135,7 @@ export function erasureRepository(db: DbClient) {
         orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
         select: MEDIA_HOLDER_SELECT,
       });
+      await blankReviewersText(db, done);
       await db.submissionFingerprint.deleteMany({ where: { submissionId: { in: done } } });
       await db.mediaUpload.updateMany({ where: { submissionId: { in: done } }, data: { filename: '' } });
       await db.mediaUpload.updateMany({

@@ -4,7 +4,7 @@ import { type AccountChange, recordAccountEvent } from './accounts.repository';
 import type { DbClient } from './prisma';
 import type { SubmissionWithMedia } from './review.repository';
 
-/** At most this many versions each way from a frame. */
+/** At most this many versions each way from a frame: back along revision_of, and forward (all branches). */
 const MAX_VERSIONS = 50;
 
 export interface ReviewNoteRow {
@@ -58,8 +58,20 @@ export function feedbackRepository(db: DbClient) {
 
     /**
      * A frame's version stack: the frames it revises (following revision_of back) and those that
-     * revise it (forward), itself included, oldest first; at most MAX_VERSIONS each way.
+     * revise it (forward), itself included, oldest first; at most MAX_VERSIONS each way (forward
+     * counts every branch: a frame revised several times).
      */
+    /**
+     * How many frames revise `id` (counted up to `atMost`), its row locked first (FOR NO KEY UPDATE,
+     * to the end of the transaction), so that two revisions created at once count each other.
+     */
+    async lockedRevisionCount(id: string, atMost: number): Promise<number> {
+      await db.$queryRaw`SELECT id FROM submissions WHERE id = ${id} FOR NO KEY UPDATE`;
+      const [row] = await db.$queryRaw<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM (SELECT 1 FROM submissions WHERE revision_of = ${id} LIMIT ${atMost}) r`;
+      return row?.n ?? 0;
+    },
+
     async versions(id: string): Promise<SubmissionWithMedia[]> {
       const rows = await db.$queryRaw<{ id: string }[]>(Prisma.sql`
         WITH RECURSIVE back AS (
@@ -73,7 +85,9 @@ export function feedbackRepository(db: DbClient) {
           SELECT s.id, f.depth + 1 FROM submissions s JOIN forth f ON s.revision_of = f.id
           WHERE f.depth < ${MAX_VERSIONS}
         )
-        SELECT id FROM back UNION SELECT id FROM forth`);
+        -- PostgreSQL evaluates a recursive query only as far as its reader fetches: the LIMIT ends the
+        -- walk forward however many revisions each frame has.
+        (SELECT id FROM back) UNION (SELECT id FROM forth LIMIT ${MAX_VERSIONS + 1})`);
       if (rows.length < 2) return [];
       return db.submission.findMany({
         where: { id: { in: rows.map((r) => r.id) } },

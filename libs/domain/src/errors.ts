@@ -31,6 +31,7 @@ export const ERROR_CATALOG = {
   unsupported_media_type: { status: 415, title: 'The media type is not supported' },
   validation_failed: { status: 422, title: 'The request failed validation' },
   invalid_revision: { status: 422, title: 'metadata.revision_of does not name a frame this one can revise' },
+  revision_limit_reached: { status: 422, title: 'The earlier frame has as many revisions as a frame may have' },
   policy_invalid: { status: 422, title: 'The review policy is not valid' },
   idempotency_key_reused: { status: 422, title: 'The Idempotency-Key was used for a different request' },
   rate_limited: { status: 429, title: 'Too many requests' },

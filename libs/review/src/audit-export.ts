@@ -1,4 +1,5 @@
-// `audit export`: every transition (who, from, to, reason, note) and every account, membership,
+// `audit export`: every transition (who, from, to, reason, note), every approval of a frame that
+// needs several, and every account, membership,
 // retention, erasure and reject-reason change, in time order, streamed as CSV or JSON lines.
 // Constant memory: each source is read in keyset batches and merged as it streams; the output
 // waits for the writer (backpressure).
@@ -86,7 +87,14 @@ export async function exportAudit(
   const rows = Readable.from(auditRows(db, options.window, options.batchSize));
   const format =
     options.format === 'csv'
-      ? stringify({ header: true, columns: [...AUDIT_COLUMNS], cast: { date: (d) => d.toISOString() } })
+      ? stringify({
+          header: true,
+          columns: [...AUDIT_COLUMNS],
+          cast: { date: (d) => d.toISOString() },
+          // A cell an agent or a reviewer wrote (a note, a reason, a slug) opened in a spreadsheet
+          // must not run as a formula: one starting with = + - @ (or a tab, a return) gets a leading '.
+          escape_formulas: true,
+        })
       : new Transform({
           writableObjectMode: true,
           transform(row: ReturnType<typeof record>, _encoding, done) {

@@ -9,6 +9,7 @@ import type {
   ReviewSubmissionDetail,
   ReviewVersion,
 } from '@framedesk/contracts';
+import { decidedBy } from '@framedesk/contracts';
 import type { SubmissionDetailRow, SubmissionWithMedia, SubmissionWithSlugs } from '@framedesk/db';
 
 /** Builds the URL a browser loads a stored media object from (signed by the caller's wiring). */
@@ -189,7 +190,7 @@ export function versionView(row: SubmissionWithMedia, mediaUrl: MediaUrlFn, curr
           note: row.reviewNote ?? null,
           regions: regionsOf(row.reviewRegions),
           reviewed_at: row.reviewedAt?.toISOString() ?? null,
-          decided_by: row.reviewerId ? 'person' : 'policy',
+          decided_by: decidedBy(row),
         }
       : null,
   };

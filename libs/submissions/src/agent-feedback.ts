@@ -1,11 +1,23 @@
 // GET /v1/agents/{agent_slug}/feedback: what an agent can learn from its decisions, in one poll.
-import { API_SUBMISSION_STATUSES, type AgentFeedback, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from '@framedesk/contracts';
+import {
+  API_SUBMISSION_STATUSES,
+  type AgentFeedback,
+  decidedBy,
+  LIST_LIMIT_DEFAULT,
+  LIST_LIMIT_MAX,
+} from '@framedesk/contracts';
 import type { AgentRejectionRow, Database } from '@framedesk/db';
 import { DomainError, type FieldError } from '@framedesk/domain';
 import { decodeCursor, encodeCursor } from './cursor';
 import type { ReviewRegionJson } from '@framedesk/contracts';
 
-const DEFAULT_WINDOW_MS = 30 * 86_400_000;
+const DAY_MS = 86_400_000;
+const DEFAULT_WINDOW_MS = 30 * DAY_MS;
+/**
+ * How far back `since` may reach (the CLI's and simulate's `--since` rule): the record reads the
+ * window's frames from an index, so its cost is bounded by this window, never by the whole history.
+ */
+export const FEEDBACK_SINCE_MAX_DAYS = 365;
 const TOP_REASONS = 10;
 
 export interface FeedbackQuery {
@@ -14,7 +26,7 @@ export interface FeedbackQuery {
   readonly limit: number;
 }
 
-/** `since` (an ISO 8601 date or timestamp; 30 days ago by default), `cursor`, `limit`. */
+/** `since` (an ISO 8601 date or timestamp; 30 days ago by default, at most FEEDBACK_SINCE_MAX_DAYS ago), `cursor`, `limit`. */
 export function parseFeedbackQuery(query: Record<string, unknown>, now: Date): FeedbackQuery {
   const errors: FieldError[] = [];
   for (const name of Object.keys(query))
@@ -30,6 +42,11 @@ export function parseFeedbackQuery(query: Record<string, unknown>, now: Date): F
   const sinceText = text('since');
   const since = sinceText === undefined ? new Date(now.getTime() - DEFAULT_WINDOW_MS) : isoDate(sinceText);
   if (!since) errors.push({ pointer: '/query/since', detail: 'since must be an ISO 8601 date or timestamp.' });
+  else if (since.getTime() < now.getTime() - FEEDBACK_SINCE_MAX_DAYS * DAY_MS)
+    errors.push({
+      pointer: '/query/since',
+      detail: `since may be at most ${FEEDBACK_SINCE_MAX_DAYS} days ago (${new Date(now.getTime() - FEEDBACK_SINCE_MAX_DAYS * DAY_MS).toISOString()}).`,
+    });
   const limitText = text('limit');
   const limit = limitText === undefined ? LIST_LIMIT_DEFAULT : Number(limitText);
   if (!Number.isInteger(limit) || limit < 1 || limit > LIST_LIMIT_MAX)
@@ -64,7 +81,7 @@ function rejectionView(r: AgentRejectionRow): AgentFeedback['rejections'][number
     title: r.title,
     created_at: r.createdAt.toISOString(),
     decided_at: r.reviewedAt.toISOString(),
-    decided_by: r.reviewerId ? 'person' : 'policy',
+    decided_by: decidedBy(r),
     rule: r.reviewRule,
     reason: r.reviewReason,
     note: r.reviewNote,
@@ -84,17 +101,16 @@ export async function agentFeedback(
   if (slug !== caller.agentSlug) throw new DomainError('not_found', `No agent ${slug}.`);
   const q = parseFeedbackQuery(query, now);
   const repo = db.repos.agentFeedback;
-  const [counts, reasons, median, rows] = await Promise.all([
-    repo.countsByStatus(caller.agentId, q.since),
-    repo.topReasons(caller.agentId, q.since, TOP_REASONS),
-    repo.medianSecondsToDecision(caller.agentId, q.since),
-    repo.rejections({
-      agentId: caller.agentId,
-      since: q.since,
-      ...(q.cursor ? { after: q.cursor } : {}),
-      limit: q.limit + 1,
-    }),
-  ]);
+  // One read after another: a call holds one pool connection at a time, however many run.
+  const counts = await repo.countsByStatus(caller.agentId, q.since);
+  const reasons = await repo.topReasons(caller.agentId, q.since, TOP_REASONS);
+  const median = await repo.medianSecondsToDecision(caller.agentId, q.since);
+  const rows = await repo.rejections({
+    agentId: caller.agentId,
+    since: q.since,
+    ...(q.cursor ? { after: q.cursor } : {}),
+    limit: q.limit + 1,
+  });
   const byStatus = Object.fromEntries(API_SUBMISSION_STATUSES.map((s) => [s, counts.get(s) ?? 0]));
   const promoted = byStatus['promoted'] ?? 0;
   const rejected = byStatus['rejected'] ?? 0;

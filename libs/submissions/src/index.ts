@@ -2,6 +2,7 @@ export * from './submissions.service';
 export { DEFAULT_SMALL_VIDEO_MAX_BYTES } from './video-submissions';
 export * from './service-support';
 export * from './image-submissions';
+export { REVISIONS_PER_FRAME_MAX } from './revisions';
 export * from './submission-views';
 export * from './validation';
 export * from './cursor';

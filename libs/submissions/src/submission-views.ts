@@ -1,4 +1,10 @@
-import type { ClickZone, FrameSubmission, MediaUpload, ReviewRegionJson } from '@framedesk/contracts';
+import {
+  type ClickZone,
+  decidedBy,
+  type FrameSubmission,
+  type MediaUpload,
+  type ReviewRegionJson,
+} from '@framedesk/contracts';
 import type { MediaUploadWithSubmission, SubmissionResourceRow } from '@framedesk/db';
 
 /** Builds the signed URL of a delivered variant (or poster) of a submission. */
@@ -66,7 +72,7 @@ function reviewOf(row: SubmissionResourceRow, decidedAt: Date): NonNullable<Fram
     reason: row.reviewReason,
     reviewed_at: at,
     decided_at: at,
-    decided_by: row.reviewerId ? 'person' : 'policy',
+    decided_by: decidedBy(row),
     rule: row.reviewRule ?? null,
     note: row.reviewNote ?? null,
     regions: Array.isArray(row.reviewRegions) ? (row.reviewRegions as ReviewRegionJson[]) : [],

@@ -89,27 +89,15 @@ export function boundedErrors(errors: readonly FieldError[]): FieldError[] {
 }
 
 /**
- * At most `max` /mcp requests of one API key at once in this process, counted from before the
- * body is read until the answer is sent: 429 `rate_limited` with Retry-After beyond.
+ * The calls of one /mcp request (a JSON-RPC batch) one after another, never all at once: the
+ * request holds one place of the key's MCP_CONCURRENT_PER_KEY, and its calls run in that place.
  */
-export function concurrencyPerKey(max: number): RequestHandler {
-  const active = new Map<string, number>();
-  return (_req, res, next) => {
-    const key = callerOf(res).apiKeyId;
-    const busy = active.get(key) ?? 0;
-    if (busy >= max)
-      throw new DomainError(
-        'rate_limited',
-        `At most ${max} /mcp requests at once per API key (MCP_CONCURRENT_PER_KEY); retry after 1 s.`,
-        { headers: { 'Retry-After': '1' } },
-      );
-    active.set(key, busy + 1);
-    res.once('close', () => {
-      const left = (active.get(key) ?? 1) - 1;
-      if (left > 0) active.set(key, left);
-      else active.delete(key);
-    });
-    next();
+export function oneAtATime(): <T>(run: () => Promise<T>) => Promise<T> {
+  let last: Promise<unknown> = Promise.resolve();
+  return <T>(run: () => Promise<T>): Promise<T> => {
+    const next = last.then(run, run);
+    last = next.catch(() => undefined);
+    return next;
   };
 }
 

@@ -1,12 +1,13 @@
-import express, { Router } from 'express';
+import express, { type RequestHandler, Router } from 'express';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { agentChannelsService } from '@framedesk/submissions';
 import type { ApiDependencies } from '../dependencies';
 import { authenticateAgent, callerOf, rateLimitAgent } from '../http/authenticate';
+import { keyConcurrency } from '../http/key-concurrency';
 import { methodNotAllowed } from '../http/problem';
 import { IDEMPOTENCY_LOCK_MS } from '../routes/agent-api.routes';
 import { toolSchemas } from './schemas';
-import { concurrencyPerKey, countBatch, ENVELOPE_BYTES, valueBudget } from './limits';
+import { countBatch, ENVELOPE_BYTES, valueBudget } from './limits';
 import { createMcpServer } from './tools';
 
 /** A call's arguments besides a base64 image: the frame's metadata (REST's limit) and the envelope. */
@@ -24,7 +25,10 @@ export function mcpBodyLimit(config: ApiDependencies['config']): number {
  * checked before any MCP exchange, then a fresh server and transport answer this one request, so
  * any API instance can serve any request. Tools call the same services as the REST routes.
  */
-export function mcpRoutes(deps: ApiDependencies): Router {
+export function mcpRoutes(
+  deps: ApiDependencies,
+  perKey: RequestHandler = keyConcurrency(deps.settings.MCP_CONCURRENT_PER_KEY),
+): Router {
   const router = Router();
   const channels = agentChannelsService({ db: deps.db, config: deps.config });
   const schemas = toolSchemas(deps.config);
@@ -33,7 +37,7 @@ export function mcpRoutes(deps: ApiDependencies): Router {
     retentionMs: deps.settings.IDEMPOTENCY_RETENTION_HOURS * 3_600_000,
   };
 
-  const { MCP_BATCH_MAX, MCP_CONCURRENT_PER_KEY, MCP_LIST_MAX_BYTES } = deps.settings;
+  const { MCP_BATCH_MAX, MCP_LIST_MAX_BYTES } = deps.settings;
 
   router.use(
     authenticateAgent(deps.apiKeys, deps.invalidKeys, deps.logger),
@@ -44,7 +48,7 @@ export function mcpRoutes(deps: ApiDependencies): Router {
   // against the rate limit before any runs; each call's argument bytes before they are validated.
   router.post(
     '/',
-    concurrencyPerKey(MCP_CONCURRENT_PER_KEY),
+    perKey,
     express.json({ limit: mcpBodyLimit(deps.config), verify: valueBudget(mcpCallBytes(deps.config), MCP_BATCH_MAX) }),
     countBatch(deps.rateLimiter, MCP_BATCH_MAX, deps.logger),
     async (req, res) => {

@@ -15,7 +15,7 @@ import {
 } from '@framedesk/submissions';
 import { fingerprintOf, runIdempotent } from '../http/idempotency';
 import type { IdempotencySettings } from '../routes/frame-submissions.routes';
-import { ENVELOPE_BYTES, jsonBytesOver } from './limits';
+import { ENVELOPE_BYTES, jsonBytesOver, oneAtATime } from './limits';
 import { toolError, toolResult } from './results';
 import { argumentErrors, asArgumentErrors, stringArg, type ToolSchemas } from './schemas';
 
@@ -300,19 +300,22 @@ const TOOLS: readonly ToolDefinition[] = [
 /** One MCP server for one request of one authenticated agent (stateless: nothing outlives the request). */
 export function createMcpServer(deps: McpToolDeps, caller: AgentPrincipal): McpServer {
   const server = new McpServer({ name: 'framedesk', version: '1.0.0' });
+  // A batch's calls arrive together; they run one after another (issue 43).
+  const inTurn = oneAtATime();
   for (const tool of TOOLS) {
     server.registerTool(
       tool.name,
       { title: tool.title, description: tool.description, inputSchema: deps.schemas[tool.schema] },
-      async (args: ToolArgs): Promise<CallToolResult> => {
-        try {
-          checkBounds(deps.config, tool.name, args);
-          const { body, text } = await tool.handler(deps, caller, args);
-          return toolResult(body, text);
-        } catch (error) {
-          return toolError(error, (e) => deps.onUnexpected(e, tool.name));
-        }
-      },
+      (args: ToolArgs): Promise<CallToolResult> =>
+        inTurn(async () => {
+          try {
+            checkBounds(deps.config, tool.name, args);
+            const { body, text } = await tool.handler(deps, caller, args);
+            return toolResult(body, text);
+          } catch (error) {
+            return toolError(error, (e) => deps.onUnexpected(e, tool.name));
+          }
+        }),
     );
   }
   return server;

@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import { type RequestHandler, Router } from 'express';
 import { createRateLimiter } from '@framedesk/access';
 import { createSemaphore } from '@framedesk/access';
 import { publicVariantService } from '@framedesk/submissions';
@@ -6,6 +6,7 @@ import { publicOnRequest } from '../http/public-on-request';
 import { buildOpenApiDocument } from '@framedesk/contracts';
 import type { ApiDependencies } from '../dependencies';
 import { authenticateAgent, rateLimitAgent } from '../http/authenticate';
+import { keyConcurrency } from '../http/key-concurrency';
 import { agentFeedbackRoutes } from './agent-feedback.routes';
 import { frameSubmissionsRoutes } from './frame-submissions.routes';
 import { mediaUploadsRoutes } from './media-uploads.routes';
@@ -20,7 +21,10 @@ export const PUBLIC_MAKERS_WAITING = 4;
 export const IDEMPOTENCY_LOCK_MS = 60_000;
 
 /** The agent API: public docs and signed media, then everything under /v1 behind a Bearer key. */
-export function agentApiRoutes(deps: ApiDependencies): Router {
+export function agentApiRoutes(
+  deps: ApiDependencies,
+  perKey: RequestHandler = keyConcurrency(deps.settings.MCP_CONCURRENT_PER_KEY),
+): Router {
   const router = Router();
   const idempotency = {
     lockMs: IDEMPOTENCY_LOCK_MS,
@@ -64,7 +68,7 @@ export function agentApiRoutes(deps: ApiDependencies): Router {
       },
     }),
   );
-  router.use(agentFeedbackRoutes({ db: deps.db }));
+  router.use(agentFeedbackRoutes({ db: deps.db, perKey }));
   router.use(
     mediaUploadsRoutes({
       db: deps.db,

@@ -1,5 +1,6 @@
+import { useState } from 'react';
 import type { SubmissionDetail, Version } from '../api/types';
-import { Badge } from '../ui';
+import { Badge, Button } from '../ui';
 import { RegionFigure } from './Regions';
 import { SideBySide, when } from './SimilarFrames';
 import './feedback.css';
@@ -13,33 +14,48 @@ export function promotedRevision(submission: SubmissionDetail): Version | undefi
 
 const status = (s: string) => s.replace('_', ' ');
 
+/** How a decision was made, as the version stack says it. */
+const DECIDED_BY_TEXT: Record<string, string> = {
+  person: 'by a person',
+  policy: 'by a policy',
+  channel: 'without review (the channel does not require it)',
+};
+
 /** What a version's decision said: reason, note, who (a person or a policy). */
 function Feedback({ version }: { readonly version: Version }) {
   const review = version.review;
   if (!review) return null;
   return (
     <span>
-      {`${review.decision} by a ${review.decided_by}`}
+      {`${review.decision} ${DECIDED_BY_TEXT[review.decided_by]}`}
       {review.reason ? ` · ${review.reason}` : ''}
       {review.note ? ` · “${review.note}”` : ''}
     </span>
   );
 }
 
+/** Versions listed at first, and added by each press of "more". */
+export const VERSIONS_PAGE = 10;
+
 /**
- * The version stack (frames linked by the agent's `metadata.revision_of`), oldest first: each
+ * The version stack (frames linked by the agent's `metadata.revision_of`), oldest first, a page at a
+ * time (VERSIONS_PAGE, enough to include this frame; "Show N more" adds a page): each
  * version's decision and feedback with its regions drawn; a promoted later revision is named on the
  * versions it replaces; and this frame side by side with the version it revises.
  */
 export function VersionStack({ submission }: { readonly submission: SubmissionDetail }) {
   const versions = submission.versions ?? [];
+  // A page of versions at first (enough to include this frame), a page more at each "more".
+  const currentAt = versions.findIndex((v) => v.current);
+  const [shown, setShown] = useState(Math.max(VERSIONS_PAGE, currentAt + 1));
   if (versions.length < 2) return null;
   const previous = versions.find((v) => v.id === submission.revision_of);
+  const hidden = versions.length - Math.min(shown, versions.length);
   return (
     <section className="versions" aria-labelledby="versions-heading">
       <h3 id="versions-heading">Versions ({versions.length})</h3>
       <ol>
-        {versions.map((v, i) => {
+        {versions.slice(0, shown).map((v, i) => {
           return (
             <li
               key={v.id}
@@ -66,6 +82,11 @@ export function VersionStack({ submission }: { readonly submission: SubmissionDe
           );
         })}
       </ol>
+      {hidden > 0 && (
+        <Button size="sm" onPress={() => setShown((n) => n + VERSIONS_PAGE)}>
+          {`Show ${Math.min(hidden, VERSIONS_PAGE)} more of ${hidden} versions`}
+        </Button>
+      )}
       {previous && (
         <>
           <h3>Compared with the previous version</h3>

@@ -1,0 +1,66 @@
+import { cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Version } from '../api/types';
+import { detail, queueItem } from '../testing/fake-api';
+import { VERSIONS_PAGE, VersionStack } from './VersionStack';
+
+/** Version `i` of a stack of `n`: all rejected but the last, which is this frame. */
+const version = (i: number, n: number): Version => ({
+  id: `sub_${i}`,
+  title: `Take ${i + 1}`,
+  status: i < n - 1 ? 'rejected' : 'needs_review',
+  created_at: `2026-01-01T00:${String(i).padStart(2, '0')}:00.000Z`,
+  revision_of: i === 0 ? null : 'sub_0',
+  current: i === n - 1,
+  image_url: null,
+  thumbnail_url: null,
+  width: 800,
+  height: 600,
+  review:
+    i < n - 1
+      ? {
+          decision: 'rejected',
+          reason: 'Low quality',
+          note: null,
+          regions: [],
+          reviewed_at: null,
+          decided_by: 'person',
+        }
+      : null,
+});
+
+const stack = (n: number, current = n - 1) =>
+  detail(queueItem(`sub_${current}`, 'Take'), {
+    revision_of: 'sub_0',
+    versions: Array.from({ length: n }, (_, i) => ({ ...version(i, n), current: i === current })),
+  });
+
+const items = () =>
+  screen.getAllByRole('listitem').filter((li) => li.getAttribute('aria-label')?.startsWith('Version'));
+
+describe('the version stack', () => {
+  afterEach(cleanup);
+
+  it('shows a page of a long stack and a "more" control that adds a page at a time', () => {
+    render(<VersionStack submission={stack(25, 3)} />);
+    expect(screen.getByRole('heading', { name: 'Versions (25)' })).toBeTruthy();
+    expect(items()).toHaveLength(VERSIONS_PAGE);
+    fireEvent.click(screen.getByRole('button', { name: 'Show 10 more of 15 versions' }));
+    expect(items()).toHaveLength(2 * VERSIONS_PAGE);
+    fireEvent.click(screen.getByRole('button', { name: 'Show 5 more of 5 versions' }));
+    expect(items()).toHaveLength(25);
+    expect(screen.queryByRole('button', { name: /more of/ })).toBeNull();
+  });
+
+  it('shows this frame at once even past the first page', () => {
+    render(<VersionStack submission={stack(14)} />);
+    expect(items()).toHaveLength(14);
+    expect(screen.getByRole('listitem', { name: /^Version 14: .*\(this frame\)$/ })).toBeTruthy();
+  });
+
+  it('a short stack has no "more" control', () => {
+    render(<VersionStack submission={stack(3)} />);
+    expect(items()).toHaveLength(3);
+    expect(screen.queryByRole('button', { name: /more of/ })).toBeNull();
+  });
+});
