@@ -88,7 +88,7 @@ export interface ApiDependencies {
 export function createApiDependencies(settings: Settings, config: ProjectConfig, logger: Logger): ApiDependencies {
   // Throws at start-up when the configuration does not fit the chosen driver (Cloudflare's expiry bounds).
   const videoProvider = createVideoProvider(settings, config);
-  const redis = createRedis(settings.REDIS_URL, 'producer');
+  const redis = createRedis(settings, 'producer');
   redis.on('error', (error) => logger.warn({ err: error }, 'redis error'));
   const metrics = createMetricsRegistry('api');
   const pipeline = createPipelineMetrics(metrics);
