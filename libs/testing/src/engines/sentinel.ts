@@ -1,6 +1,16 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Engine, isAlive, logTail, processPid, runCommand, spawnProcess, waitForEngine } from './engine';
+import {
+  type Engine,
+  isAlive,
+  killProcess,
+  logTail,
+  portOpen,
+  processPid,
+  runCommand,
+  spawnProcess,
+  waitForEngine,
+} from './engine';
 
 /**
  * Redis under Sentinel (docs/operations.md "Redis with Sentinel"): three Redis servers (one primary,
@@ -63,6 +73,17 @@ export function sentinelPrimaryPort(port: number = SENTINEL_PORTS[0]): number {
   return Number(primary);
 }
 
+/** Starts a Redis node of the engine again (after a drill killed it): Sentinel makes it a replica. */
+export function restartSentinelRedis(dir: string, port: number): void {
+  if (isAlive(processPid(dir, redisName(port)))) return;
+  spawnProcess(dir, redisName(port), 'redis-server', [join(dir, `${redisName(port)}.conf`)]);
+}
+
+/** Kills (SIGKILL) the Redis node on `port`: a primary lost with whatever it had not replicated. */
+export function killSentinelRedis(dir: string, port: number): boolean {
+  return killProcess(dir, redisName(port), 'SIGKILL');
+}
+
 const role = (port: number): string => {
   try {
     return cli(port, 'ROLE').split('\n')[0] ?? '';
@@ -80,6 +101,13 @@ export const sentinel: Engine = {
     ...Object.fromEntries(SENTINEL_PORTS.map((port, i) => [`sentinel${i}`, port])),
   },
   async start(dir) {
+    // Fixed ports: another Sentinel engine (another folder) would answer in this one's place.
+    const taken = [];
+    for (const port of [...SENTINEL_REDIS_PORTS, ...SENTINEL_PORTS]) if (await portOpen(port)) taken.push(port);
+    if (taken.length > 0)
+      throw new Error(
+        `[engines] sentinel: ports ${taken.join(', ')} are taken (another sentinel engine? npm run engines -- stop sentinel)`,
+      );
     const [primary] = SENTINEL_REDIS_PORTS;
     for (const port of SENTINEL_REDIS_PORTS) {
       const file = join(dir, `${redisName(port)}.conf`);
