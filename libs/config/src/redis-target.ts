@@ -50,7 +50,7 @@ export function describeRedisTarget(target: RedisTarget): string {
     return `Sentinel ${target.name} via ${target.sentinels.map((s) => `${s.host}:${s.port}`).join(',')}`;
   try {
     const url = new URL(target.url);
-    return url.host;
+    return `${url.hostname}:${url.port || 6379}`;
   } catch {
     return 'an unparsable REDIS_URL';
   }

@@ -6,6 +6,7 @@
 // switch (and is told to refresh what it may have missed). Figures: docs/reliability.md.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { sentinelTopology } from '@framedesk/queues';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reportFigures } from './harness';
 import { type Fault, runFleetFaults } from './fleet-run';
@@ -49,6 +50,18 @@ describe('Sentinel drill: a failover and a kill -9 of the primary under the flee
       });
 
       expect(Object.keys(switches)).toEqual(['sentinel-failover', 'primary-kill-9']);
+      // What `doctor` prints: the primary the Sentinels name after both switches, and its replicas
+      // (the killed node back as one once it has synced).
+      const settings = {
+        REDIS_URL: '',
+        REDIS_SENTINELS: redis.env['REDIS_SENTINELS']!,
+        REDIS_SENTINEL_NAME: 'framedesk',
+      };
+      const topology = await sentinelTopology(settings);
+      expect(topology?.primary).toBe(`127.0.0.1:${switches['primary-kill-9']!.to}`);
+      expect(topology?.replicas.map((r) => r.address).sort()).toEqual(
+        [switches['sentinel-failover']!.from, switches['primary-kill-9']!.from].map((p) => `127.0.0.1:${p}`).sort(),
+      );
       for (const [fault, r] of Object.entries(f.recovery)) expect(r.max_ms, `recovery after ${fault}`).not.toBeNull();
       expect.soft(d.serverErrors, 'answers 500').toEqual([]);
       expect.soft(d.unavailableWithoutRetryAfter, '503 without Retry-After').toBe(0);
