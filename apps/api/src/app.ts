@@ -96,8 +96,10 @@ export function createApp(deps: ApiDependencies): express.Express {
   );
   app.use(notFoundHandler);
   app.use(
-    errorHandler((error, req) =>
-      deps.logger.error({ err: error, request_id: req.res?.locals['requestId'] }, 'unhandled error'),
+    errorHandler((error, req, transient) =>
+      transient
+        ? deps.logger.warn({ err: error, request_id: req.res?.locals['requestId'] }, 'dependency unavailable: 503')
+        : deps.logger.error({ err: error, request_id: req.res?.locals['requestId'] }, 'unhandled error'),
     ),
   );
   return app;

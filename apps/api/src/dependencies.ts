@@ -12,9 +12,12 @@ import type { ProjectConfig, Settings } from '@framedesk/config';
 import { accessChangeListener, type AccessChangeListener, createDatabase, type Database } from '@framedesk/db';
 import {
   createMetricsRegistry,
+  countFailOpen,
   createPipelineMetrics,
+  createRedisOutageMetrics,
   type Logger,
   type PipelineMetrics,
+  type RedisOutageMetrics,
   Registry,
   registerClusterGauges,
   withTransitionMetrics,
@@ -66,6 +69,8 @@ export interface ApiDependencies {
   readonly clusterMetrics: Registry;
   /** Transitions, failures and review decisions counted where they happen. */
   readonly pipeline: PipelineMetrics;
+  /** Rate limiters failing open and live-queue resyncs during a Redis outage or failover. */
+  readonly redisOutage: RedisOutageMetrics;
   readonly apiKeys: ApiKeysService;
   readonly videoProvider: VideoProvider;
   /** The local provider's receiving end (upload URLs) and provider notifications. */
@@ -88,10 +93,11 @@ export interface ApiDependencies {
 export function createApiDependencies(settings: Settings, config: ProjectConfig, logger: Logger): ApiDependencies {
   // Throws at start-up when the configuration does not fit the chosen driver (Cloudflare's expiry bounds).
   const videoProvider = createVideoProvider(settings, config);
-  const redis = createRedis(settings.REDIS_URL, 'producer');
+  const redis = createRedis(settings, 'producer');
   redis.on('error', (error) => logger.warn({ err: error }, 'redis error'));
   const metrics = createMetricsRegistry('api');
   const pipeline = createPipelineMetrics(metrics);
+  const redisOutage = createRedisOutageMetrics(metrics);
   // Status changes are announced to open workbenches (GET /review/events) on every instance, and counted.
   const database = createDatabase({ url: settings.DATABASE_URL, poolSize: settings.DATABASE_POOL_SIZE });
   const queues = createQueueProducer(redis, settings.REDIS_PREFIX);
@@ -163,6 +169,7 @@ export function createApiDependencies(settings: Settings, config: ProjectConfig,
     metrics,
     clusterMetrics,
     pipeline,
+    redisOutage,
     apiKeys: apiKeysService(db),
     videoProvider,
     videoUploads: createVideoUploadService({
@@ -195,7 +202,11 @@ export function createApiDependencies(settings: Settings, config: ProjectConfig,
     }),
     submissions,
     validators: requestValidators(config),
-    rateLimiter: createRateLimiter(redis, { prefix: settings.REDIS_PREFIX, limit: settings.RATE_LIMIT_PER_MINUTE }),
+    rateLimiter: countFailOpen(
+      createRateLimiter(redis, { prefix: settings.REDIS_PREFIX, limit: settings.RATE_LIMIT_PER_MINUTE }),
+      'agent',
+      redisOutage,
+    ),
     invalidKeys: failureCounter(redis, {
       prefix: settings.REDIS_PREFIX,
       name: 'invalid-keys',

@@ -5,6 +5,7 @@ import { recordProcessingCrash } from '@framedesk/submissions';
 import {
   consumeIntake,
   createQueueWorker,
+  isRedisTransient,
   type Job,
   type JobName,
   type QueueConsumer,
@@ -30,6 +31,9 @@ export interface QueueConsumersOptions {
  * `image-processing` the image intake's consumer beside it (new images' first runs,
  * `WORKER_CONCURRENCY` at a time too). Every job runs observed (span, logger, metrics).
  */
+/** BullMQ's words for a job lock that Redis no longer holds (a failover rolled it back, or a stall). */
+const LOCK_LOST = /^(Missing lock for job|could not renew lock for job)/;
+
 export function queueConsumers(options: QueueConsumersOptions): (queue: QueueName) => QueueConsumer {
   const { settings, logger, connection, db } = options;
   const { metrics, stats } = options.processor;
@@ -119,7 +123,13 @@ export function queueConsumers(options: QueueConsumersOptions): (queue: QueueNam
       concurrency: settings.WORKER_CONCURRENCY,
       lockDurationMs: settings.WORKER_LOCK_SECONDS * 1000,
     });
-    worker.on('error', (error) => logger.error({ err: error, queue }, 'worker error'));
+    // A Redis failover (READONLY, NOREPLICAS, UNBLOCKED, a reset): BullMQ retries on its own.
+    // A lock lost with the old primary: the job runs again (stalled check, reconciler), harmlessly.
+    worker.on('error', (error) =>
+      isRedisTransient(error) || LOCK_LOST.test(error.message)
+        ? logger.warn({ err: error, queue }, 'worker: Redis unavailable or switching primaries; retrying')
+        : logger.error({ err: error, queue }, 'worker error'),
+    );
     worker.on('stalled', (jobId) => {
       stats.stalled++;
       metrics.jobStalled(queue);

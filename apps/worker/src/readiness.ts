@@ -1,4 +1,4 @@
-import type { Settings } from '@framedesk/config';
+import { describeRedisTarget, redisTarget, type RedisTargetSettings, type Settings } from '@framedesk/config';
 import type { Database } from '@framedesk/db';
 import { videoToolVersion } from '@framedesk/media';
 import type { QueueName, Redis } from '@framedesk/queues';
@@ -26,7 +26,8 @@ export function needsOf(queue: QueueName, settings: Pick<Settings, 'VIDEO_PROVID
 }
 
 export interface NeedCheckDeps {
-  readonly settings: Pick<Settings, 'DATABASE_URL' | 'REDIS_URL' | 'FFPROBE_PATH' | 'FFMPEG_PATH' | 'STORAGE_DRIVER'>;
+  readonly settings: Pick<Settings, 'DATABASE_URL' | 'FFPROBE_PATH' | 'FFMPEG_PATH' | 'STORAGE_DRIVER'> &
+    RedisTargetSettings;
   readonly db: Pick<Database, 'ping'>;
   readonly redis: Pick<Redis, 'ping'>;
   readonly storage: Pick<ObjectStorage, 'ping'>;
@@ -72,7 +73,7 @@ export async function checkNeeds(needs: ReadonlySet<Need>, deps: NeedCheckDeps):
         () => ({ ok: true }),
         () => ({
           ok: false,
-          reason: `Redis not reachable at ${hostOf(settings.REDIS_URL)}; start it or fix REDIS_URL`,
+          reason: `Redis not reachable at ${describeRedisTarget(redisTarget(settings))}; start it or fix ${settings.REDIS_SENTINELS ? 'REDIS_SENTINELS' : 'REDIS_URL'}`,
         }),
       ),
     storage: () =>

@@ -181,7 +181,7 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
   configureImageProcessing();
   setImageEncodeEffort(settings.IMAGE_ENCODE_EFFORT);
 
-  const connection = createRedis(settings.REDIS_URL, 'worker');
+  const connection = createRedis(settings, 'worker');
   connection.on('error', (error) => logger.warn({ err: error }, 'redis error'));
   const database = createDatabase({ url: settings.DATABASE_URL, poolSize: settings.DATABASE_POOL_SIZE });
   const queues = createQueueProducer(connection, settings.REDIS_PREFIX);

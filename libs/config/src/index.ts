@@ -4,6 +4,7 @@ export * from './variants';
 export * from './settings';
 export * from './validation';
 export * from './trust-proxy';
+export * from './redis-target';
 export * from './group-mapping';
 export * from './startup';
 export * from './listen';

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { RETENTION_PATTERN } from '@framedesk/domain';
 import { type Static, Type } from '@sinclair/typebox';
 import { type GroupMapping, parseGroupMapping } from './group-mapping';
+import { parseSentinels } from './redis-target';
 import { parseTrustProxy, type TrustProxy } from './trust-proxy';
 import { compileValidator, stringEnum, type Violation } from './validation';
 
@@ -33,7 +34,21 @@ export const settingsSchema = Type.Object(
     }),
     DATABASE_URL: str('postgresql://postgres@127.0.0.1:5432/framedesk', 'PostgreSQL connection string'),
     DATABASE_POOL_SIZE: int(10, 'Connections per process', 1),
-    REDIS_URL: str('redis://127.0.0.1:6379', 'Redis connection string (queues, rate limits)'),
+    REDIS_URL: str(
+      'redis://127.0.0.1:6379',
+      'Redis connection string (queues, rate limits) when one Redis serves; ignored when REDIS_SENTINELS is set',
+    ),
+    REDIS_SENTINELS: str(
+      '',
+      'Redis under Sentinel: comma-separated Sentinels (host:port,…); every connection of every process then asks them for the primary',
+    ),
+    REDIS_SENTINEL_NAME: str('framedesk', "The primary's name the Sentinels monitor (with REDIS_SENTINELS)"),
+    REDIS_SENTINEL_PASSWORD: optionalStr(
+      'Password of the Sentinels themselves (with REDIS_SENTINELS), when they require one',
+    ),
+    REDIS_PASSWORD: optionalStr(
+      'Password of the Redis servers under Sentinel (with REDIS_SENTINELS); with REDIS_URL put it in the URL',
+    ),
     REDIS_PREFIX: Type.String({
       default: '{framedesk}',
       pattern: '^(\\{[A-Za-z0-9_-]+\\}|[A-Za-z0-9_-]+)$',
@@ -339,6 +354,9 @@ export function loadSettings(env: NodeJS.ProcessEnv, workspaceRoot = process.cwd
   const groupMapping = parseGroupMapping(settings.OIDC_GROUP_MAPPING);
   if (!groupMapping.ok) violations.push({ path: '/OIDC_GROUP_MAPPING', message: groupMapping.message });
   violations.push(...signInProblems(settings));
+  if (settings.REDIS_SENTINELS && parseSentinels(settings.REDIS_SENTINELS) === null) {
+    violations.push({ path: '/REDIS_SENTINELS', message: 'must be host:port pairs separated by commas' });
+  }
   if (settings.VIDEO_PROVIDER === 'cloudflare') {
     for (const key of ['CLOUDFLARE_ACCOUNT_ID', 'CLOUDFLARE_API_TOKEN'] as const) {
       if (!settings[key]) violations.push({ path: `/${key}`, message: 'is required when VIDEO_PROVIDER=cloudflare' });

@@ -4,3 +4,4 @@ export * from './shutdown';
 export * from './tracing';
 export * from './pipeline-metrics';
 export * from './cluster-metrics';
+export * from './redis-outage-metrics';

@@ -1,12 +1,34 @@
+import { type RedisTarget, type RedisTargetSettings, redisTarget } from '@framedesk/config';
 import { Redis, type RedisOptions } from 'ioredis';
 
 export type { Redis };
 
+/** What to connect to: the settings (one Redis or Sentinel, `redisTarget`), a target, or a URL. */
+export type RedisWhere = string | RedisTarget | RedisTargetSettings;
+
+const targetOf = (where: RedisWhere): RedisTarget =>
+  typeof where === 'string' ? { kind: 'url', url: where } : 'kind' in where ? where : redisTarget(where);
+
 /**
- * A Redis connection for BullMQ and rate limiting. BullMQ workers need
- * `maxRetriesPerRequest: null`; producers fail fast so the API can answer 503.
+ * A demoted primary answers writes READONLY until Sentinel has moved its clients away: reconnect
+ * at once (through the Sentinels, to the new primary) and, under Sentinel, send the command again.
+ * With one Redis the command fails (a transient error, `redisUnreachableReason`) and the
+ * connection is opened again, as Redis may be promoted back.
  */
-export function createRedis(url: string, role: 'worker' | 'producer'): Redis {
+const reconnectOnReadonly =
+  (sentinel: boolean) =>
+  (error: Error): boolean | 1 | 2 =>
+    /^READONLY/.test(error.message) ? (sentinel ? 2 : 1) : false;
+
+/**
+ * The one factory of Redis connections for every process (BullMQ, the image intake, the live
+ * queue, rate limits, readiness, tus, the CLI): one Redis (`REDIS_URL`) or the primary the
+ * Sentinels name (`REDIS_SENTINELS`), found again by the client after a failover
+ * (`failoverDetector`: without it clients stay ~10 s on the demoted primary). BullMQ workers
+ * need `maxRetriesPerRequest: null`; producers fail fast so the API can answer 503.
+ */
+export function createRedis(where: RedisWhere, role: 'worker' | 'producer'): Redis {
+  const target = targetOf(where);
   const options: RedisOptions =
     role === 'worker'
       ? { maxRetriesPerRequest: null, enableReadyCheck: true }
@@ -16,7 +38,54 @@ export function createRedis(url: string, role: 'worker' | 'producer'): Redis {
           connectTimeout: 2_000,
           retryStrategy: (times) => Math.min(times * 200, 2_000),
         };
-  return new Redis(url, options);
+  if (target.kind === 'url') return new Redis(target.url, { ...options, reconnectOnError: reconnectOnReadonly(false) });
+  return new Redis({
+    ...options,
+    sentinels: target.sentinels.map(({ host, port }) => ({ host, port })),
+    name: target.name,
+    ...(target.sentinelPassword ? { sentinelPassword: target.sentinelPassword } : {}),
+    ...(target.password ? { password: target.password } : {}),
+    failoverDetector: true,
+    reconnectOnError: reconnectOnReadonly(true),
+    // While the Sentinels elect (a killed primary: ~2–4 s), keep asking them, never give up.
+    sentinelRetryStrategy: (times) => Math.min(times * 100, 1_000),
+  });
+}
+
+/** The primary and replicas the Sentinels name now (doctor), or null with one Redis. */
+export async function sentinelTopology(
+  where: RedisWhere,
+): Promise<{ primary: string; replicas: { address: string; state: string }[] } | null> {
+  const target = targetOf(where);
+  if (target.kind === 'url') return null;
+  let lastError: unknown = new Error('no Sentinel given');
+  for (const { host, port } of target.sentinels) {
+    const sentinel = new Redis({
+      host,
+      port,
+      ...(target.sentinelPassword ? { password: target.sentinelPassword } : {}),
+      maxRetriesPerRequest: 1,
+      connectTimeout: 2_000,
+      retryStrategy: () => null,
+      lazyConnect: true,
+    });
+    sentinel.on('error', () => undefined);
+    try {
+      await sentinel.connect();
+      const [ip, primaryPort] = (await sentinel.call('SENTINEL', 'get-master-addr-by-name', target.name)) as string[];
+      const rows = (await sentinel.call('SENTINEL', 'replicas', target.name)) as string[][];
+      const replicas = rows.map((row) => {
+        const field = (name: string) => row[row.indexOf(name) + 1] ?? '?';
+        return { address: `${field('ip')}:${field('port')}`, state: field('flags') };
+      });
+      return { primary: `${ip}:${primaryPort}`, replicas };
+    } catch (error) {
+      lastError = error;
+    } finally {
+      sentinel.disconnect();
+    }
+  }
+  throw lastError instanceof Error ? lastError : new Error(String(lastError));
 }
 
 /**

@@ -80,7 +80,16 @@ export interface ReviewChangeSubscriber {
    * Calls `listener` for each change after `lastEventId` (replayed from the stream) and then for
    * each new one. Returns the function that stops listening.
    */
-  listen(lastEventId: string | null, listener: (event: ReviewChangeEvent) => void): Promise<() => void>;
+  listen(
+    lastEventId: string | null,
+    listener: (event: ReviewChangeEvent) => void,
+    /**
+     * Changes may have been missed: the reading connection was cut or Redis switched primaries
+     * (a failover loses the last writes, and changes published meanwhile were dropped), or
+     * `lastEventId` is past the stream's end (the stream rolled back). The screen reads again.
+     */
+    onResync?: () => void,
+  ): Promise<() => void>;
   close(): Promise<void>;
 }
 
@@ -107,24 +116,44 @@ const BLOCK_MS = 5_000;
  * One reading connection per process (a duplicate of `redis`, opened with the first listener):
  * a loop of blocking XREADs from the stream's end, fanned out to every open event stream.
  */
-export function reviewChangeSubscriber(redis: Redis, prefix: string): ReviewChangeSubscriber {
+export function reviewChangeSubscriber(
+  redis: Redis,
+  prefix: string,
+): ReviewChangeSubscriber & {
+  /** How many times listeners were told to resync (the `framedesk_live_queue_resyncs_total` metric). */
+  readonly resyncs: { count: number };
+} {
+  const resyncs = { count: 0 };
   const keys = reviewChangesKeys(prefix);
   const local = new EventEmitter();
   local.setMaxListeners(0);
   let connection: Promise<Redis> | null = null;
 
+  /**
+   * Reads on until closed. A failed read (the connection cut, UNBLOCKED by a demotion, READONLY,
+   * LOADING) is retried; the first read that succeeds after one tells every listener to resync.
+   * A connection ioredis gave up on (`end`) is opened again: the stream never goes silent.
+   */
   async function follow(reader: Redis, from: string) {
     let last = from;
+    let broken = false;
     while (connection) {
       try {
+        if (reader.status === 'end') await reader.connect().catch(() => undefined);
         const read = await reader.xread('COUNT', 500, 'BLOCK', BLOCK_MS, 'STREAMS', keys.stream, last);
+        if (broken) {
+          broken = false;
+          resyncs.count++;
+          local.emit('resync');
+        }
         for (const entry of read?.[0]?.[1] ?? []) {
           last = entry[0];
           const event = parseEntry(entry);
           if (event) local.emit('change', event);
         }
       } catch {
-        if (reader.status === 'end') return;
+        broken = true;
+        if (connection === null) return;
         await new Promise((r) => setTimeout(r, 500));
       }
     }
@@ -134,6 +163,15 @@ export function reviewChangeSubscriber(redis: Redis, prefix: string): ReviewChan
     connection ??= (async () => {
       const reader = redis.duplicate({ maxRetriesPerRequest: null, enableOfflineQueue: true });
       reader.on('error', () => undefined);
+      // A reconnection (a failover moves every client to the new primary) may have missed changes.
+      let opened = false;
+      reader.on('ready', () => {
+        if (opened) {
+          resyncs.count++;
+          local.emit('resync');
+        }
+        opened = true;
+      });
       // From the newest entry now: what comes after it is live; what came before is replayed.
       const newest = await reader.xrevrange(keys.stream, '+', '-', 'COUNT', 1);
       void follow(reader, newest[0]?.[0] ?? '0-0');
@@ -143,8 +181,11 @@ export function reviewChangeSubscriber(redis: Redis, prefix: string): ReviewChan
   };
 
   return {
-    async listen(lastEventId, listener) {
+    resyncs,
+    async listen(lastEventId, listener, onResync) {
       let last = lastEventId;
+      const resync = () => onResync?.();
+      if (onResync) local.on('resync', resync);
       const buffered: ReviewChangeEvent[] = [];
       let replaying = true;
       const deliver = (event: ReviewChangeEvent) => {
@@ -156,6 +197,9 @@ export function reviewChangeSubscriber(redis: Redis, prefix: string): ReviewChan
       local.on('change', onChange);
       await connect();
       if (lastEventId && /^\d+-\d+$/.test(lastEventId)) {
+        // Past the newest entry: the stream lost what this client saw (a failover rolled it back).
+        const newest = (await redis.xrevrange(keys.stream, '+', '-', 'COUNT', 1))[0]?.[0];
+        if (!newest || afterId(lastEventId, newest)) resync();
         const rows = await redis.xrange(keys.stream, `(${lastEventId}`, '+', 'COUNT', KEEP);
         for (const row of rows) {
           const event = parseEntry(row);
@@ -164,7 +208,10 @@ export function reviewChangeSubscriber(redis: Redis, prefix: string): ReviewChan
       }
       replaying = false;
       buffered.splice(0).forEach(deliver);
-      return () => local.off('change', onChange);
+      return () => {
+        local.off('change', onChange);
+        local.off('resync', resync);
+      };
     },
     async close() {
       const reader = await connection?.catch(() => null);

@@ -53,13 +53,14 @@ export const notFoundHandler: RequestHandler = (req, _res, next) => {
 };
 
 export function errorHandler(
-  log: (error: unknown, req: Parameters<ErrorRequestHandler>[1]) => void,
+  /** `transient`: a dependency down or switching (a Redis failover): a warning, not a crash. */
+  log: (error: unknown, req: Parameters<ErrorRequestHandler>[1], transient: boolean) => void,
 ): ErrorRequestHandler {
   return (error, req, res, _next) => {
     const domain = isDomainError(error) ? error : fromFrameworkError(error);
     if (domain) return sendProblem(res, domain);
-    log(error, req);
     const unavailable = asUnavailable(error);
+    log(error, req, unavailable !== null);
     if (unavailable) return sendProblem(res, unavailable);
     sendProblem(
       res,

@@ -1,3 +1,4 @@
+import { countFailOpen } from '@framedesk/observability';
 import { type RequestHandler, Router } from 'express';
 import { createRateLimiter } from '@framedesk/access';
 import { createSemaphore } from '@framedesk/access';
@@ -36,10 +37,14 @@ export function agentApiRoutes(
       secret: deps.settings.SESSION_SECRET,
       submissions: deps.submissions,
       viewerMaySee: (reviewerId, submissionId) => deps.db.repos.review.visibleTo(reviewerId, submissionId),
-      limiter: createRateLimiter(deps.redis, {
-        prefix: deps.settings.REDIS_PREFIX,
-        limit: deps.settings.MEDIA_RATE_LIMIT_PER_MINUTE,
-      }),
+      limiter: countFailOpen(
+        createRateLimiter(deps.redis, {
+          prefix: deps.settings.REDIS_PREFIX,
+          limit: deps.settings.MEDIA_RATE_LIMIT_PER_MINUTE,
+        }),
+        'media',
+        deps.redisOutage,
+      ),
       logger: deps.logger,
       // One `public` made at a time in this process (a few requests wait for it); more are 202.
       publicOnRequest: publicOnRequest({

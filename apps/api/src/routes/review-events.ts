@@ -89,6 +89,8 @@ export interface ReviewEventsOptions {
   readonly limits: StreamLimits;
   /** Where `framedesk_review_streams` (open streams in this process) is registered. */
   readonly metrics?: Registry;
+  /** Counts each `event: resync` sent (framedesk_live_queue_resyncs_total). */
+  readonly onResync?: () => void;
 }
 
 async function scopeOf(access: StreamAccess, me: ReviewerPrincipal): Promise<Scope> {
@@ -196,12 +198,21 @@ export function reviewEventsHandler(
     // Listening first, then reading: a change that lands in between is re-read after this read.
     then(() => reread(false));
     keep(
-      await subscriber.listen(lastId || null, ({ id, change }) =>
-        then(async () => {
-          if (ended || !(await inScope(change))) return;
-          const { channel: _channel, ...visible } = change;
-          write(`id: ${id}\nevent: change\ndata: ${JSON.stringify(visible)}\n\n`);
-        }),
+      await subscriber.listen(
+        lastId || null,
+        ({ id, change }) =>
+          then(async () => {
+            if (ended || !(await inScope(change))) return;
+            const { channel: _channel, ...visible } = change;
+            write(`id: ${id}\nevent: change\ndata: ${JSON.stringify(visible)}\n\n`);
+          }),
+        // Redis switched (a failover) or the stream lost what this client saw: refresh everything.
+        () =>
+          then(async () => {
+            if (ended) return;
+            options.onResync?.();
+            write(`event: resync\ndata: ${JSON.stringify({ reason: 'redis_switched' })}\n\n`);
+          }),
       ),
     );
     if (closed) return;

@@ -1,3 +1,4 @@
+import { countFailOpen } from '@framedesk/observability';
 import express, { type Request, Router } from 'express';
 import {
   createRateLimiter,
@@ -187,10 +188,14 @@ export function reviewRoutes(deps: ApiDependencies, options: ReviewRoutesOptions
     res.json(await review.detail(submissionId(req), reviewerOf(res)));
   });
 
-  const mediaLimiter = createRateLimiter(deps.redis, {
-    prefix: deps.settings.REDIS_PREFIX,
-    limit: deps.settings.MEDIA_RATE_LIMIT_PER_MINUTE,
-  });
+  const mediaLimiter = countFailOpen(
+    createRateLimiter(deps.redis, {
+      prefix: deps.settings.REDIS_PREFIX,
+      limit: deps.settings.MEDIA_RATE_LIMIT_PER_MINUTE,
+    }),
+    'reviewer_media',
+    deps.redisOutage,
+  );
   router.get(
     '/submissions/:id/original',
     rateLimitMedia(mediaLimiter, deps.logger, (_req, res) => `reviewer:${reviewerOf(res).reviewerId}`),
@@ -237,6 +242,7 @@ export function reviewRoutes(deps: ApiDependencies, options: ReviewRoutesOptions
         perReviewer: deps.settings.REVIEW_STREAMS_PER_REVIEWER,
       },
       metrics: deps.metrics,
+      onResync: deps.redisOutage.resynced,
     }),
   );
 

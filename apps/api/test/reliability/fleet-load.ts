@@ -52,6 +52,8 @@ export interface Decided {
 export interface LiveEvent {
   readonly id: string;
   readonly data: { kind: string; id: string; status?: string };
+  /** When the client received it (ms since the epoch). */
+  readonly at?: number;
 }
 
 export const NO_HEADERS = new Headers();
@@ -269,7 +271,8 @@ export async function liveStream(
   ctx: LoadContext,
   email: string,
   events: LiveEvent[],
-  stats: { reconnects: number },
+  /** `resyncs`: `event: resync` received (the server's Redis switched; a screen reads everything again). */
+  stats: { reconnects: number; resyncs?: number },
   until: () => boolean,
 ): Promise<void> {
   const client = new ReviewerClient(ctx.fleet.url);
@@ -302,9 +305,10 @@ export async function liveStream(
           const id = /^id: (.+)$/m.exec(block)?.[1];
           const data = /^data: (.+)$/m.exec(block)?.[1];
           if (id && data && /^event: change$/m.test(block)) {
-            events.push({ id, data: JSON.parse(data) as LiveEvent['data'] });
+            events.push({ id, data: JSON.parse(data) as LiveEvent['data'], at: Date.now() });
             last = id;
           } else if (id) last = id;
+          else if (/^event: resync$/m.test(block)) stats.resyncs = (stats.resyncs ?? 0) + 1;
         }
       }
     } catch {

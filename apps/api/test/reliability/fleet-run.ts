@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { makeClip, makePng } from '@framedesk/testing';
 import { Redis } from 'ioredis';
-import { type Fleet, REVIEWERS, startFleet } from './fleet';
+import { type Fleet, type FleetOptions, REVIEWERS, startFleet } from './fleet';
 import {
   type Acked,
   type Decided,
@@ -33,9 +33,13 @@ export interface FleetRunOptions {
   readonly faultEverySeconds: number;
   /** Written to test-results/reliability-figures.jsonl under this name. */
   readonly name: string;
+  /** The fleet's set-up (another Redis: the Sentinel drill). */
+  readonly fleet?: FleetOptions;
+  /** Faults to rotate instead of the default rotation (each at least once). */
+  readonly faults?: Record<string, Fault>;
 }
 
-type Fault = (fleet: Fleet) => Promise<void>;
+export type Fault = (fleet: Fleet) => Promise<void>;
 
 /** The rotation. Each returns once the fault is over (the process restarted, the door open again). */
 const restartApi =
@@ -194,7 +198,7 @@ async function driveLoad(fleet: Fleet, options: FleetRunOptions, clip: Buffer) {
   const decided: Decided[] = [];
   const uploads: Upload[] = [];
   const live: LiveEvent[] = [];
-  const liveStats = { reconnects: 0 };
+  const liveStats: { reconnects: number; resyncs?: number } = { reconnects: 0 };
   const loadStart = Date.now();
   const ctx: LoadContext = {
     fleet,
@@ -222,12 +226,13 @@ async function driveLoad(fleet: Fleet, options: FleetRunOptions, clip: Buffer) {
   const injected: Record<string, number[]> = {};
   // When each fault ran, to place the clients' unexpected answers (each carries its time).
   const timeline: string[] = [];
-  const names = Object.keys(FAULTS);
+  const faults = options.faults ?? FAULTS;
+  const names = Object.keys(faults);
   // Every kind at least once, however short the run; the load goes on a little after the last.
   for (let i = 0; i < names.length || Date.now() + 12_000 < ctx.stopAt; i++) {
     const name = names[i % names.length]!;
     const at = Date.now();
-    await FAULTS[name]!(fleet);
+    await faults[name]!(fleet);
     timeline.push(`${new Date(at).toISOString()} → ${new Date().toISOString()} ${name}`);
     const recovered = await recoveryProbe(fleet, ctx, new Date());
     (injected[name] ??= []).push(recovered ? Date.now() - at : Number.POSITIVE_INFINITY);
@@ -373,6 +378,7 @@ async function countRun(fleet: Fleet, load: Awaited<ReturnType<typeof driveLoad>
     live_stream: {
       events: live.length,
       reconnects: liveStats.reconnects,
+      resyncs: liveStats.resyncs ?? 0,
       stream_entries_recorded: recorder.seen.size,
       missed: missedLive.length,
     },
@@ -396,6 +402,8 @@ async function countRun(fleet: Fleet, load: Awaited<ReturnType<typeof driveLoad>
       decisionsLost,
       decisionsTwice,
       missedLive,
+      /** When the live client received each change (after a Redis switch, events must come again). */
+      liveEventTimes: live.map((e) => e.at ?? 0),
       serverErrors: tally.serverErrors,
       unexpected: tally.unexpected,
       lockKeys: end.redis.lockKeys,
@@ -409,7 +417,7 @@ async function countRun(fleet: Fleet, load: Awaited<ReturnType<typeof driveLoad>
 
 export async function runFleetFaults(options: FleetRunOptions) {
   const started = Date.now();
-  const fleet = await startFleet();
+  const fleet = await startFleet(options.fleet);
   const scratch = await mkdtemp(join(tmpdir(), 'fd-fleet-clip-'));
   try {
     const clip = readFileSync(makeClip(scratch, 'clip.mp4', 1, '160x120'));

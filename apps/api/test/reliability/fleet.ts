@@ -115,15 +115,25 @@ async function seedAccounts(databaseUrl: string): Promise<string> {
   }
 }
 
-export async function startFleet(options: { env?: Record<string, string> } = {}): Promise<Fleet> {
+export interface FleetOptions {
+  readonly env?: Record<string, string>;
+  /**
+   * Another Redis than a private one (the Sentinel drill): `url` is where the test itself reads
+   * (the current primary), `env` what the app processes get on top (REDIS_SENTINELS…). The fleet
+   * does not close it.
+   */
+  readonly redis?: PrivateRedis & { readonly env?: Record<string, string> };
+}
+
+export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
   const work = await mkdtemp(join(tmpdir(), 'fd-fleet-'));
   const cleanups: (() => Promise<unknown>)[] = [async () => rm(work, { recursive: true, force: true })];
   const cleanup = async () => {
     for (const fn of cleanups.splice(0).reverse()) await fn().catch(() => undefined);
   };
   try {
-    const redis = await startPrivateRedis();
-    cleanups.push(() => redis.close());
+    const redis = options.redis ?? (await startPrivateRedis());
+    if (!options.redis) cleanups.push(() => redis.close());
     const postgres = await startPrivatePostgres();
     cleanups.push(() => postgres.close());
     const databaseUrl = await postgres.createDatabase();
@@ -140,6 +150,7 @@ export async function startFleet(options: { env?: Record<string, string> } = {})
     const prefix = `fdfleet_${Math.random().toString(36).slice(2, 8)}`;
     const env = {
       ...(await fleetEnv({ work, databaseUrl, redis, prefix, s3, storageDoor, balancer })),
+      ...options.redis?.env,
       ...options.env,
     };
 

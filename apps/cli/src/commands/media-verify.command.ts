@@ -54,7 +54,7 @@ export const mediaVerifyCommands: Record<string, Command> = {
         );
       const { settings, config, storage, bucket } = mediaContext(io.env);
       const repair = values['repair'] === true;
-      const redis = repair ? createRedis(settings.REDIS_URL, 'producer') : null;
+      const redis = repair ? createRedis(settings, 'producer') : null;
       redis?.on('error', () => undefined); // said once, by redisReady below
       let queues: QueueProducer | undefined;
       try {

@@ -18,7 +18,7 @@ export async function serviceReviewer(
 ): Promise<{ reviewer: SampleReviewer; close(): Promise<void> }> {
   const me = await db.repos.reviewers.findByEmail(email);
   if (!me) throw new Error(`there is no reviewer ${email} to decide the sample frames`);
-  const redis = createRedis(settings.REDIS_URL, 'producer');
+  const redis = createRedis(settings, 'producer');
   redis.on('error', () => undefined); // announcing is best effort: workbenches also poll
   const changes = reviewChangePublisher(redis, settings.REDIS_PREFIX);
   // A promoted sample gets its `public` variant made by the workers, as any promotion.

@@ -25,6 +25,7 @@ import { type CheckResult, fail, firstLine, ok, warn } from './check-result';
 import { checkMediaSample, checkPendingDeletions } from './media-check';
 import { checkMetrics } from './metrics';
 import { checkPolicies } from './policy-check';
+import { checkSentinel, redisWhere } from './sentinel-check';
 import { checkSignIn } from './sign-in';
 
 export type { CheckResult, CheckStatus } from './check-result';
@@ -171,14 +172,17 @@ export async function checkRedis(settings: Settings, redis: Redis): Promise<{ re
       results: [
         fail(
           'redis',
-          `not reachable at ${where(settings.REDIS_URL)} (${firstLine(error)})`,
-          'start Redis (npm start does) or fix REDIS_URL',
+          `not reachable at ${redisWhere(settings)} (${firstLine(error)})`,
+          settings.REDIS_SENTINELS
+            ? 'check the Sentinels (REDIS_SENTINELS, REDIS_SENTINEL_NAME) and that they name a primary'
+            : 'start Redis (npm start does) or fix REDIS_URL',
         ),
       ],
     };
   }
   const field = (name: string) => new RegExp(`^${name}:(.*)$`, 'm').exec(info)?.[1]?.trim();
-  const results = [ok('redis', `Redis ${field('redis_version') ?? '?'} at ${where(settings.REDIS_URL)}`)];
+  const results = [ok('redis', `Redis ${field('redis_version') ?? '?'} at ${redisWhere(settings)}`)];
+  if (settings.REDIS_SENTINELS) results.push(await checkSentinel(settings));
   const policy = await configValue(redis, 'maxmemory-policy');
   const maxmemory = Number(await configValue(redis, 'maxmemory')) || 0;
   if (policy === null) results.push(warn('redis eviction', 'cannot read maxmemory-policy (CONFIG disabled?)'));
@@ -320,7 +324,7 @@ export async function runDoctor(env: NodeJS.ProcessEnv): Promise<CheckResult[]> 
   if (!settings) return results;
   const { result, config } = checkConfig(settings);
   results.push(result, checkMetrics(settings));
-  const redis = createRedis(settings.REDIS_URL, 'producer');
+  const redis = createRedis(settings, 'producer');
   redis.on('error', () => undefined);
   try {
     const [postgres, redisChecks, storage, tools, provider, signIn, scoring] = await Promise.all([

@@ -33,7 +33,8 @@ interface Change {
 /**
  * Listens to `GET /review/events` (Server-Sent Events; the browser reconnects by itself and
  * sends Last-Event-ID) and refreshes what a change touches: the queue, the counts, that frame;
- * a change of the reviewer's own access (`event: access`) refreshes everything.
+ * a change of the reviewer's own access (`event: access`) or a Redis switch (`event: resync`)
+ * refreshes everything.
  */
 export function useReviewEvents(): void {
   const client = useQueryClient();
@@ -59,6 +60,8 @@ export function useReviewEvents(): void {
     });
     // The reviewer's own role or channels changed: everything on screen is read again.
     source.addEventListener('access', () => void client.invalidateQueries());
+    // Redis switched primaries (a failover) under the stream: changes may have been missed.
+    source.addEventListener('resync', () => void client.invalidateQueries());
     // Too many streams open for this session (other tabs): the server closed this one; this tab
     // polls rather than reconnect and close another tab's.
     source.addEventListener('closed', () => {

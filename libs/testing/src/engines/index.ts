@@ -5,6 +5,15 @@ import { rgw } from './rgw';
 import { sentinel } from './sentinel';
 
 export * from './engine';
+export {
+  killSentinelRedis,
+  sentinelProcessNames,
+  restartSentinelRedis,
+  SENTINEL_MASTER,
+  SENTINEL_PORTS,
+  SENTINEL_REDIS_PORTS,
+  sentinelPrimaryPort,
+} from './sentinel';
 
 /** Every engine the project can start: `npm run engines -- start <name>`, `useEngine(name)` in tests. */
 export const engines = { patroni, sentinel, rgw } as const satisfies Record<string, Engine>;
