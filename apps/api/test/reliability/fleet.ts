@@ -56,14 +56,13 @@ export interface Fleet {
   stop(): Promise<void>;
 }
 
-const VARIANT_PUT = new RegExp(`PUT /${ORIGINALS_BUCKET}/variants/(sub_[0-9A-Za-z]+)/[\\w-]+\\.webp`, 'g');
-
 /** Counts variant PUTs per submission from the bytes clients send to S3 (request lines are ASCII). */
-function variantCounter(into: Map<string, number>) {
+function variantCounter(into: Map<string, number>, bucket: string) {
+  const variantPut = new RegExp(`PUT /${bucket}/variants/(sub_[0-9A-Za-z]+)/[\\w-]+\\.webp`, 'g');
   const tails = new Map<number, string>();
   return (connection: number, chunk: Buffer) => {
     const text = (tails.get(connection) ?? '') + chunk.toString('latin1');
-    for (const match of text.matchAll(VARIANT_PUT)) into.set(match[1]!, (into.get(match[1]!) ?? 0) + 1);
+    for (const match of text.matchAll(variantPut)) into.set(match[1]!, (into.get(match[1]!) ?? 0) + 1);
     // Keep a tail shorter than one request line, so a line cut across chunks is seen once.
     const cut = text.lastIndexOf('\r\n');
     tails.set(connection, cut >= 0 ? text.slice(cut).slice(-200) : text.slice(-200));
@@ -90,6 +89,7 @@ async function fleetEnv(at: {
     // Behind a balancer, the public URL is the balancer's.
     FRAMEDESK_CONFIG: await writeTestConfig(at.work, at.balancer.url, (config) => {
       config.media.small_video_max_bytes = 1000; // every clip goes over tus
+      config.storage.vendor_originals_bucket = at.s3.buckets[ORIGINALS_BUCKET]!;
     }),
     API_HOST: '127.0.0.1',
     LOG_LEVEL: 'warn',
@@ -127,11 +127,12 @@ export async function startFleet(options: { env?: Record<string, string> } = {})
     const postgres = await startPrivatePostgres();
     cleanups.push(() => postgres.close());
     const databaseUrl = await postgres.createDatabase();
-    const s3: TestS3 = await startTestS3(join(work, 's3'), [ORIGINALS_BUCKET]);
+    // A real S3 server (RGW), a bucket of this fleet's own.
+    const s3: TestS3 = await startTestS3([ORIGINALS_BUCKET]);
     cleanups.push(() => s3.close());
     const variantWrites = new Map<string, number>();
     const storageDoor = await startTcpProxy([Number(new URL(s3.endpoint).port)], {
-      onClientData: variantCounter(variantWrites),
+      onClientData: variantCounter(variantWrites, s3.buckets[ORIGINALS_BUCKET]!),
     });
     cleanups.push(() => storageDoor.close());
     const ports: Record<ApiName, number> = { A: await freePort(), B: await freePort() };
