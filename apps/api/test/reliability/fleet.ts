@@ -1,6 +1,6 @@
 // A fleet on services a test may break: two API processes behind a round-robin TCP balancer
-// (tcp-proxy.ts), two worker processes, S3 storage (the test S3 server, reached through a proxy
-// that can refuse), one private PostgreSQL cluster and one private Redis. Faults are real:
+// (tcp-proxy.ts), two worker processes, S3 storage (a real S3 server, Ceph RGW, reached through a
+// proxy that can refuse; optionally a radosgw of its own to kill), one private PostgreSQL cluster and one private Redis. Faults are real:
 // SIGKILL, crash-restarts, refused connections.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { mkdirSync } from 'node:fs';
@@ -10,10 +10,13 @@ import { apiKeysService, createReviewer } from '@framedesk/access';
 import { createDatabase } from '@framedesk/db';
 import {
   freePort,
+  killGateway,
   type PrivatePostgres,
   type PrivateRedis,
+  RGW_PORTS,
   type RunningProcess,
   startApp,
+  startGateway,
   startPrivatePostgres,
   startPrivateRedis,
   startTestS3,
@@ -22,7 +25,7 @@ import {
   writeTestConfig,
 } from '@framedesk/testing';
 import pg from 'pg';
-import { ORIGINALS_BUCKET } from './harness';
+import { ORIGINALS_BUCKET, sleep } from './harness';
 import { openFds } from './raw-http';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy';
 
@@ -37,6 +40,13 @@ export interface Fleet {
   readonly url: string;
   readonly balancer: TcpProxy;
   readonly storageDoor: TcpProxy;
+  /** The S3 server (RGW) and this fleet's bucket (`s3.buckets[ORIGINALS_BUCKET]`). */
+  readonly s3: TestS3;
+  /**
+   * With `storage: 'own-gateway'`: SIGKILLs the fleet's own radosgw and starts it again after
+   * `downMs`; resolves with the seconds S3 did not answer. Other test files' gateway is untouched.
+   */
+  restartStorage(downMs: number): Promise<number>;
   readonly redis: PrivateRedis;
   readonly postgres: PrivatePostgres;
   readonly prefix: string;
@@ -115,7 +125,16 @@ async function seedAccounts(databaseUrl: string): Promise<string> {
   }
 }
 
-export async function startFleet(options: { env?: Record<string, string> } = {}): Promise<Fleet> {
+export interface FleetOptions {
+  readonly env?: Record<string, string>;
+  /**
+   * `shared` (default): the run's shared radosgw. `own-gateway`: a radosgw of the fleet's own over
+   * the same cluster (RGW_PORTS.drillS3), which `restartStorage` may kill.
+   */
+  readonly storage?: 'shared' | 'own-gateway';
+}
+
+export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
   const work = await mkdtemp(join(tmpdir(), 'fd-fleet-'));
   const cleanups: (() => Promise<unknown>)[] = [async () => rm(work, { recursive: true, force: true })];
   const cleanup = async () => {
@@ -131,7 +150,13 @@ export async function startFleet(options: { env?: Record<string, string> } = {})
     const s3: TestS3 = await startTestS3([ORIGINALS_BUCKET]);
     cleanups.push(() => s3.close());
     const variantWrites = new Map<string, number>();
-    const storageDoor = await startTcpProxy([Number(new URL(s3.endpoint).port)], {
+    const ownGateway = options.storage === 'own-gateway';
+    if (ownGateway) {
+      await startGateway(s3.dir, RGW_PORTS.drillS3);
+      cleanups.push(async () => killGateway(s3.dir, RGW_PORTS.drillS3));
+    }
+    const s3Port = ownGateway ? RGW_PORTS.drillS3 : Number(new URL(s3.endpoint).port);
+    const storageDoor = await startTcpProxy([s3Port], {
       onClientData: variantCounter(variantWrites, s3.buckets[ORIGINALS_BUCKET]!),
     });
     cleanups.push(() => storageDoor.close());
@@ -185,6 +210,15 @@ export async function startFleet(options: { env?: Record<string, string> } = {})
       url: balancer.url,
       balancer,
       storageDoor,
+      s3,
+      async restartStorage(downMs) {
+        if (!ownGateway) throw new Error("restartStorage needs startFleet({ storage: 'own-gateway' })");
+        const from = Date.now();
+        killGateway(s3.dir, RGW_PORTS.drillS3);
+        await sleep(downMs);
+        await startGateway(s3.dir, RGW_PORTS.drillS3);
+        return (Date.now() - from) / 1000;
+      },
       redis,
       postgres,
       prefix,
