@@ -93,4 +93,15 @@ describe('DurableS3Store: a PATCH killed at any S3 call', { timeout: 240_000 }, 
     }
     expect(offsets).toContain(0);
   });
+
+  it('an upload asked for while S3 does not answer is an error, not "not found" (upstream says 404)', async () => {
+    const id = `up-${randomBytes(6).toString('hex')}`;
+    await new DurableS3Store(options()).create(new Upload({ id, size: 10, offset: 0 }));
+    // A store of another instance (nothing cached) whose S3 calls all fail, as during an outage.
+    const outage = (Store: typeof S3Store) => dyingStore(Store, 1).store.getUpload(id);
+    await expect(outage(DurableS3Store)).rejects.toThrow('killed');
+    await expect(outage(S3Store)).rejects.toMatchObject({ status_code: 404 });
+    expect((await new DurableS3Store(options()).getUpload(id)).offset).toBe(0);
+    await expect(new DurableS3Store(options()).getUpload(`${id}-none`)).rejects.toMatchObject({ status_code: 404 });
+  });
 });
