@@ -13,7 +13,7 @@ import {
   freePort,
   type RunningProcess,
   startApp,
-  startEngine,
+  startTestS3,
   type TestDatabase,
   testRedisUrl,
   waitForHttp,
@@ -43,7 +43,7 @@ describe('storage problems on a real S3 server (RGW): a missing bucket', { timeo
   const processes: RunningProcess[] = [];
 
   beforeAll(async () => {
-    const rgw = await startEngine('rgw');
+    const rgw = await startTestS3([]); // the shared RGW; this file's bucket is one that does not exist
     database = await createTestDatabase();
     const apiPort = await freePort();
     env = {
