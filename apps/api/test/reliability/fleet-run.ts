@@ -37,6 +37,11 @@ export interface FleetRunOptions {
   readonly faults?: Readonly<Record<string, Fault>>;
   /** How the fleet is started (e.g. `storage: 'own-gateway'` for a radosgw drill). */
   readonly fleet?: FleetOptions;
+  /**
+   * Seconds of load before the baseline (Redis clients and keys, fds) is taken and the first fault
+   * runs (default 6); on a loaded machine every process may not have served each kind by then.
+   */
+  readonly warmupSeconds?: number;
   /** The tus uploaders' clip (default 1 s at 160x120); a longer one keeps an upload in progress. */
   readonly clip?: { readonly seconds: number; readonly size: string };
 }
@@ -222,7 +227,7 @@ async function driveLoad(fleet: Fleet, options: FleetRunOptions, clip: Buffer) {
     reviewer(ctx, REVIEWERS[1], decided, 1),
   ]);
 
-  await sleep(6_000); // every process has served some of each kind of request
+  await sleep((options.warmupSeconds ?? 6) * 1000); // every process has served some of each kind of request
   const baseline = { redis: await redisFigures(fleet), fds: fleet.fds() };
   // Faults rotate until the load stops; each is followed by a probe timing the recovery.
   const injected: Record<string, number[]> = {};
