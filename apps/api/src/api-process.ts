@@ -5,7 +5,7 @@ import { VideoProviderConfigError } from '@framedesk/video-provider';
 import { createApp } from './app';
 import { closeApiDependencies, createApiDependencies } from './dependencies';
 import { metricsExposure } from './routes/health.routes';
-import { sweepAtStart } from './startup';
+import { storageProblemAtStart, sweepAtStart } from './startup';
 
 function boot() {
   try {
@@ -36,10 +36,17 @@ server.requestTimeout = settings.REQUEST_TIMEOUT_SECONDS * 1000;
 server.headersTimeout = 30_000;
 server.keepAliveTimeout = 5_000;
 
-sweepAtStart(deps).then(
-  (removed) => removed > 0 && logger.info({ removed }, 'removed temporary files of unfinished uploads'),
-  (error: unknown) => logger.warn({ err: error }, 'could not sweep temporary files of unfinished uploads'),
-);
+// Storage first: when it refuses, the log says why in one line (and /readyz says the same).
+void storageProblemAtStart(deps).then((problem) => {
+  if (problem) {
+    logger.error({ check: 'storage', cause: problem.cause }, problem.line);
+    return;
+  }
+  sweepAtStart(deps).then(
+    (removed) => removed > 0 && logger.info({ removed }, 'removed temporary files of unfinished uploads'),
+    (error: unknown) => logger.warn({ err: error }, 'could not sweep temporary files of unfinished uploads'),
+  );
+});
 
 server.once('error', (error: NodeJS.ErrnoException) =>
   refuse(new Error(listenFailure(error, { setting: 'API_PORT', host: settings.API_HOST, port: settings.API_PORT }))),

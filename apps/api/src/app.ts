@@ -1,6 +1,7 @@
 import express from 'express';
 import helmet from 'helmet';
 import { Histogram, registerReadinessGauge } from '@framedesk/observability';
+import { describeStorageProblem } from '@framedesk/storage';
 import type { ApiDependencies } from './dependencies';
 import { errorHandler, notFoundHandler } from './http/problem';
 import { agentCors } from './http/cors';
@@ -65,7 +66,12 @@ export function createApp(deps: ApiDependencies): express.Express {
   const readiness: ReadinessCheck[] = [
     { name: 'postgres', check: () => deps.db.ping() },
     { name: 'redis', check: () => deps.redis.ping() },
-    { name: 'storage', check: () => deps.storage.ping(deps.config.storage.vendor_originals_bucket) },
+    {
+      name: 'storage',
+      check: () => deps.storage.ping(deps.config.storage.vendor_originals_bucket),
+      explain: (error) =>
+        describeStorageProblem(error, deps.storage.driver, deps.config.storage.vendor_originals_bucket).line,
+    },
   ];
   const log = (details: object, message: string) => deps.logger.warn(details, message);
   const probe = readinessProbe(readiness, log);

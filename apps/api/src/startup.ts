@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { sweepStaleFiles } from '@framedesk/storage';
+import { describeStorageProblem, type StorageProblem, sweepStaleFiles } from '@framedesk/storage';
 import type { ApiDependencies } from './dependencies';
 
 /**
@@ -13,4 +13,20 @@ export async function sweepAtStart(deps: Pick<ApiDependencies, 'settings' | 'con
   const temporary = await deps.storage.sweepTemporary(deps.config.storage.vendor_originals_bucket, olderThan);
   const spooled = await sweepStaleFiles(join(deps.settings.STORAGE_FS_ROOT, '.spool'), olderThan);
   return temporary + spooled;
+}
+
+/**
+ * Run at start, before anything else touches storage: what is wrong with it, as the one line
+ * `/readyz` serves (naming the setting and the fix), or null when the bucket answers.
+ */
+export async function storageProblemAtStart(
+  deps: Pick<ApiDependencies, 'config' | 'storage'>,
+): Promise<StorageProblem | null> {
+  const bucket = deps.config.storage.vendor_originals_bucket;
+  try {
+    await deps.storage.ping(bucket);
+    return null;
+  } catch (error) {
+    return describeStorageProblem(error, deps.storage.driver, bucket);
+  }
 }

@@ -1,5 +1,5 @@
 // Several instances for real: two API processes (each with its own STORAGE_FS_ROOT, as on two
-// machines) and two worker processes, on S3 storage (s3rver), one database and one Redis
+// machines) and two worker processes, on S3 storage (a real S3 server: Ceph RGW, the rgw engine), one database and one Redis
 // prefix. Resumable uploads move between instances, one writer per upload holds across
 // processes, a killed API loses only the bytes in flight, and both workers share the jobs.
 import { execFileSync } from 'node:child_process';
@@ -200,7 +200,7 @@ describe('scale-out: two APIs, two workers, S3 storage, one database and Redis p
   beforeAll(async () => {
     execFileSync(process.execPath, ['tools/build.mjs', 'api', 'worker', `--out=${build}`], { cwd: root });
     clip = readFileSync(makeClip(work, 'clip.mp4', 2));
-    s3 = await startTestS3(join(work, 's3'), ['framedesk-originals']);
+    s3 = await startTestS3(['framedesk-originals']);
     database = await createTestDatabase();
     redisPrefix = createTestRedisPrefix();
     redis = new Redis(testRedisUrl());
@@ -220,6 +220,7 @@ describe('scale-out: two APIs, two workers, S3 storage, one database and Redis p
       FRAMEDESK_CONFIG: await writeTestConfig(work, api.A.url, (config) => {
         // Every clip above 1 kB goes over tus.
         config.media.small_video_max_bytes = 1000;
+        config.storage.vendor_originals_bucket = s3.buckets['framedesk-originals']!;
       }),
       API_HOST: '127.0.0.1',
       LOG_LEVEL: 'info',

@@ -83,13 +83,17 @@ describe('video size and upload quotas', () => {
 });
 
 describe('probes and keys', () => {
-  it('/readyz tells anonymous callers only ok or unavailable per dependency', async () => {
+  it('/readyz tells anonymous callers ok or unavailable per dependency, and the setting to fix, no host or path', async () => {
     const res = await api.call('GET', '/readyz');
     expect(res.status).toBe(503);
     expect(res.body.checks).toEqual({
       postgres: { status: 'ok' },
       redis: { status: 'ok' },
-      storage: { status: 'unavailable' },
+      storage: {
+        status: 'unavailable',
+        detail:
+          'storage (fs): bucket folder framedesk-originals not writable (Error); make STORAGE_FS_ROOT writable by this user',
+      },
     });
     expect(res.text).not.toMatch(/10\.1\.2\.3|ECONNREFUSED|private/);
   });

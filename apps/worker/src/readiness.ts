@@ -2,7 +2,7 @@ import { describeRedisTarget, redisTarget, type RedisTargetSettings, type Settin
 import type { Database } from '@framedesk/db';
 import { videoToolVersion } from '@framedesk/media';
 import type { QueueName, Redis } from '@framedesk/queues';
-import type { ObjectStorage } from '@framedesk/storage';
+import { describeStorageProblem, type ObjectStorage } from '@framedesk/storage';
 
 /** What a queue's jobs need from this machine before a worker takes them. */
 export type Need = 'postgres' | 'redis' | 'storage' | 'ffprobe' | 'ffmpeg';
@@ -81,7 +81,7 @@ export async function checkNeeds(needs: ReadonlySet<Need>, deps: NeedCheckDeps):
         () => ({ ok: true }),
         (error: unknown) => ({
           ok: false,
-          reason: `storage (${settings.STORAGE_DRIVER}) not writable: ${message(error)}; check STORAGE_FS_ROOT or the S3 settings`,
+          reason: describeStorageProblem(error, settings.STORAGE_DRIVER, deps.bucket).line,
         }),
       ),
     ffprobe: () =>

@@ -92,7 +92,7 @@ export const settingsSchema = Type.Object(
     S3_REGION: str('auto', 'S3 region (auto for R2)'),
     S3_ACCESS_KEY_ID: optionalStr('S3 access key id'),
     S3_SECRET_ACCESS_KEY: optionalStr('S3 secret access key'),
-    S3_FORCE_PATH_STYLE: bool(true, 'Path-style bucket addressing (MinIO, s3rver)'),
+    S3_FORCE_PATH_STYLE: bool(true, 'Path-style bucket addressing (Ceph RGW, MinIO)'),
     VIDEO_PROVIDER: stringEnum(['local', 'cloudflare'] as const, {
       default: 'local',
       description: 'local (served by the API) or cloudflare (Cloudflare Stream)',

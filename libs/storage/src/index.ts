@@ -5,3 +5,4 @@ export * from './create-storage';
 export * from './keys';
 export * from './tus-store';
 export * from './unavailable';
+export * from './storage-problem';

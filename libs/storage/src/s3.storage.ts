@@ -6,7 +6,6 @@ import {
   CreateMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
-  HeadBucketCommand,
   HeadObjectCommand,
   ListMultipartUploadsCommand,
   ListObjectsV2Command,
@@ -221,7 +220,9 @@ export function createS3Storage(
     },
     // HeadBucket: reachable and allowed, without writing (readiness probes run every few seconds).
     async ping(bucket) {
-      await client.send(new HeadBucketCommand({ Bucket: bucket }));
+      // A GET, not HeadBucket: a HEAD's error has no body, so a refusal (403) could not say whether
+      // the credentials or the clock are wrong (describeStorageProblem).
+      await client.send(new ListObjectsV2Command({ Bucket: bucket, MaxKeys: 1 }));
     },
     presignGet: (bucket, key, ttlSeconds) =>
       getSignedUrl(client, new GetObjectCommand({ Bucket: bucket, Key: assertSafeKey(key) }), {

@@ -1,9 +1,6 @@
-// DurableS3Store against the test S3: a process dying at any S3 call of a PATCH leaves the bytes
+// DurableS3Store against a real S3 server (Ceph RGW, the rgw engine): a process dying at any S3 call of a PATCH leaves the bytes
 // acknowledged before it readable, and the offset a new process reports is one it acknowledged.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { startTestS3, type TestS3 } from '@framedesk/testing';
 import { S3Store } from '@tus/s3-store';
@@ -17,17 +14,17 @@ const BUCKET = 'tus-partials';
 const MiB = 1024 * 1024;
 
 describe('DurableS3Store: a PATCH killed at any S3 call', { timeout: 240_000 }, () => {
-  let dir: string;
   let s3: TestS3;
   const s3Options = () => ({
     endpoint: s3.env['S3_ENDPOINT'],
-    region: 'us-east-1',
-    accessKeyId: 'S3RVER',
-    secretAccessKey: 'S3RVER',
+    region: s3.env['S3_REGION']!,
+    accessKeyId: s3.env['S3_ACCESS_KEY_ID'],
+    secretAccessKey: s3.env['S3_SECRET_ACCESS_KEY'],
     forcePathStyle: true,
   });
+  const bucket = () => s3.buckets[BUCKET]!;
   // As createTusStore configures it.
-  const options = () => ({ s3ClientConfig: { ...s3ClientConfig(s3Options()), bucket: BUCKET }, useTags: false });
+  const options = () => ({ s3ClientConfig: { ...s3ClientConfig(s3Options()), bucket: bucket() }, useTags: false });
 
   /** A store whose S3 calls fail from the `dieAt`-th on, as if its process had been killed there. */
   const dyingStore = (Store: typeof S3Store, dieAt: number) => {
@@ -62,19 +59,15 @@ describe('DurableS3Store: a PATCH killed at any S3 call', { timeout: 240_000 }, 
     const fresh = new DurableS3Store(options());
     const offset = (await fresh.getUpload(id)).offset;
     if (offset < total) await fresh.write(Readable.from([bytes.subarray(offset)]), id, offset);
-    const stored = await readObject(storage(), BUCKET, id);
+    const stored = await readObject(storage(), bucket(), id);
     return { died, calls: calls(), offset, intact: stored.equals(bytes) };
   };
   const storage = () => createS3Storage(s3Options());
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'fd-tus-s3-'));
-    s3 = await startTestS3(dir, [BUCKET]);
-  });
-  afterAll(async () => {
-    await s3?.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+    s3 = await startTestS3([BUCKET]);
+  }, 120_000);
+  afterAll(() => s3?.close());
 
   // 3 MiB acknowledged (an incomplete part), then 1 MiB (still incomplete) or 4 MiB (a whole part).
   it.each([
@@ -99,5 +92,16 @@ describe('DurableS3Store: a PATCH killed at any S3 call', { timeout: 240_000 }, 
       if (!result.died) break;
     }
     expect(offsets).toContain(0);
+  });
+
+  it('an upload asked for while S3 does not answer is an error, not "not found" (upstream says 404)', async () => {
+    const id = `up-${randomBytes(6).toString('hex')}`;
+    await new DurableS3Store(options()).create(new Upload({ id, size: 10, offset: 0 }));
+    // A store of another instance (nothing cached) whose S3 calls all fail, as during an outage.
+    const outage = (Store: typeof S3Store) => dyingStore(Store, 1).store.getUpload(id);
+    await expect(outage(DurableS3Store)).rejects.toThrow('killed');
+    await expect(outage(S3Store)).rejects.toMatchObject({ status_code: 404 });
+    expect((await new DurableS3Store(options()).getUpload(id)).offset).toBe(0);
+    await expect(new DurableS3Store(options()).getUpload(`${id}-none`)).rejects.toMatchObject({ status_code: 404 });
   });
 });

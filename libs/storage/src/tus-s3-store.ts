@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { type Options, S3Store } from '@tus/s3-store';
+import type { Upload } from '@tus/utils';
 
 /** Metadata on the `.part` object: the offset of the whole parts it follows. */
 const BASE_OFFSET = 'tus-base-offset';
@@ -72,6 +73,20 @@ export class DurableS3Store extends S3Store {
 
   /** Upstream calls this before the bytes are stored again: keep them until they are. */
   protected override async deleteIncompletePart(): Promise<void> {}
+
+  /**
+   * Upstream answers FILE_NOT_FOUND for any failure to read an upload's metadata, an outage
+   * included: a HEAD while S3 was down said 404 and the client gave the upload up (the radosgw
+   * drill). Only S3's own "no such key" means not found; anything else is thrown as it is.
+   */
+  override async getUpload(id: string): Promise<Upload> {
+    try {
+      await this.getMetadata(id); // cached on success: upstream reads it from the cache
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+    return super.getUpload(id);
+  }
 
   override async write(src: Readable, id: string, offset: number): Promise<number> {
     const newOffset = await super.write(src, id, offset);

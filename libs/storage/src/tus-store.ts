@@ -48,7 +48,7 @@ export function createTusStore(settings: StorageSettings, options: TusStoreOptio
       : new MemoryKvStore<MetadataValue>();
     const store = new DurableS3Store({
       s3ClientConfig: { ...clientConfig, bucket: options.bucket },
-      // Object tags (for lifecycle-based expiry) are not implemented by R2 or s3rver: expire
+      // Object tags (for lifecycle-based expiry) are not implemented by R2: expire
       // with deleteExpired and a bucket rule that aborts incomplete multipart uploads instead.
       useTags: false,
       cache,

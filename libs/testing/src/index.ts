@@ -16,3 +16,4 @@ export * from './status-paths';
 export * from './policies';
 export * from './engines/index';
 export * from './project-config';
+export * from './engines/rgw';

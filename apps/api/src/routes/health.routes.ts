@@ -8,6 +8,16 @@ import { problemBody } from '../http/problem';
 export interface ReadinessCheck {
   readonly name: string;
   check(): Promise<unknown>;
+  /**
+   * A failure as one line naming the setting and the fix, served in `/readyz`'s detail and logged:
+   * it must name no host, path or secret (the raw error goes only to the log).
+   */
+  explain?(error: unknown): string;
+}
+
+export interface ReadinessResult {
+  readonly status: 'ok' | 'unavailable';
+  readonly detail?: string;
 }
 
 export interface HealthRoutesOptions {
@@ -68,18 +78,19 @@ function sameToken(given: string, expected: string): boolean {
 export async function runReadinessChecks(
   checks: readonly ReadinessCheck[],
   log: HealthRoutesOptions['log'],
-): Promise<(readonly [string, { status: 'ok' | 'unavailable' }])[]> {
+): Promise<(readonly [string, ReadinessResult])[]> {
   return Promise.all(
-    checks.map(async ({ name, check }) => {
+    checks.map(async ({ name, check, explain }): Promise<readonly [string, ReadinessResult]> => {
       const timeout = new Promise((_, reject) =>
         setTimeout(() => reject(new Error('timed out after 2s')), 2_000).unref(),
       );
       try {
         await Promise.race([check(), timeout]);
-        return [name, { status: 'ok' }] as const;
+        return [name, { status: 'ok' }];
       } catch (error) {
-        log({ check: name, err: error }, 'readiness check failed');
-        return [name, { status: 'unavailable' }] as const;
+        const detail = explain?.(error);
+        log({ check: name, err: error }, detail ?? 'readiness check failed');
+        return [name, detail ? { status: 'unavailable', detail } : { status: 'unavailable' }];
       }
     }),
   );
@@ -128,9 +139,10 @@ export function healthRoutes(
       res.json({ status: 'ok', checks: checked });
       return;
     }
-    const down = results.filter(([, r]) => r.status !== 'ok').map(([name]) => name);
+    const down = results.filter(([, r]) => r.status !== 'ok');
+    const why = down.flatMap(([, r]) => (r.detail ? [` ${r.detail}.`] : [])).join('');
     const problem = problemBody(
-      new DomainError('service_unavailable', `Not ready: ${down.join(', ')} unavailable.`),
+      new DomainError('service_unavailable', `Not ready: ${down.map(([name]) => name).join(', ')} unavailable.${why}`),
       res.locals['requestId'] as string,
     );
     res

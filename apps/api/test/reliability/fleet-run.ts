@@ -33,10 +33,17 @@ export interface FleetRunOptions {
   readonly faultEverySeconds: number;
   /** Written to test-results/reliability-figures.jsonl under this name. */
   readonly name: string;
-  /** The fleet's set-up (another Redis: the Sentinel drill). */
+  /** The faults to rotate (default: every one of FAULTS). */
+  readonly faults?: Readonly<Record<string, Fault>>;
+  /** How the fleet is started (e.g. `storage: 'own-gateway'` for a radosgw drill). */
   readonly fleet?: FleetOptions;
-  /** Faults to rotate instead of the default rotation (each at least once). */
-  readonly faults?: Record<string, Fault>;
+  /**
+   * Seconds of load before the baseline (Redis clients and keys, fds) is taken and the first fault
+   * runs (default 6); on a loaded machine every process may not have served each kind by then.
+   */
+  readonly warmupSeconds?: number;
+  /** The tus uploaders' clip (default 1 s at 160x120); a longer one keeps an upload in progress. */
+  readonly clip?: { readonly seconds: number; readonly size: string };
 }
 
 export type Fault = (fleet: Fleet) => Promise<void>;
@@ -220,7 +227,7 @@ async function driveLoad(fleet: Fleet, options: FleetRunOptions, clip: Buffer) {
     reviewer(ctx, REVIEWERS[1], decided, 1),
   ]);
 
-  await sleep(6_000); // every process has served some of each kind of request
+  await sleep((options.warmupSeconds ?? 6) * 1000); // every process has served some of each kind of request
   const baseline = { redis: await redisFigures(fleet), fds: fleet.fds() };
   // Faults rotate until the load stops; each is followed by a probe timing the recovery.
   const injected: Record<string, number[]> = {};
@@ -420,7 +427,9 @@ export async function runFleetFaults(options: FleetRunOptions) {
   const fleet = await startFleet(options.fleet);
   const scratch = await mkdtemp(join(tmpdir(), 'fd-fleet-clip-'));
   try {
-    const clip = readFileSync(makeClip(scratch, 'clip.mp4', 1, '160x120'));
+    const clip = readFileSync(
+      makeClip(scratch, 'clip.mp4', options.clip?.seconds ?? 1, options.clip?.size ?? '160x120'),
+    );
     const load = await driveLoad(fleet, options, clip);
     const { figures, details } = await countRun(fleet, load, clip, started);
     reportFigures(options.name, figures);

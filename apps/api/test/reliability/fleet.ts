@@ -1,6 +1,6 @@
 // A fleet on services a test may break: two API processes behind a round-robin TCP balancer
-// (tcp-proxy.ts), two worker processes, S3 storage (the test S3 server, reached through a proxy
-// that can refuse), one private PostgreSQL cluster and one private Redis. Faults are real:
+// (tcp-proxy.ts), two worker processes, S3 storage (a real S3 server, Ceph RGW, reached through a
+// proxy that can refuse; optionally a radosgw of its own to kill), one private PostgreSQL cluster and one private Redis. Faults are real:
 // SIGKILL, crash-restarts, refused connections.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { mkdirSync } from 'node:fs';
@@ -10,10 +10,13 @@ import { apiKeysService, createReviewer } from '@framedesk/access';
 import { createDatabase } from '@framedesk/db';
 import {
   freePort,
+  killGateway,
   type PrivatePostgres,
   type PrivateRedis,
+  RGW_PORTS,
   type RunningProcess,
   startApp,
+  startGateway,
   startPrivatePostgres,
   startPrivateRedis,
   startTestS3,
@@ -22,7 +25,7 @@ import {
   writeTestConfig,
 } from '@framedesk/testing';
 import pg from 'pg';
-import { ORIGINALS_BUCKET } from './harness';
+import { ORIGINALS_BUCKET, sleep } from './harness';
 import { openFds } from './raw-http';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy';
 
@@ -37,6 +40,13 @@ export interface Fleet {
   readonly url: string;
   readonly balancer: TcpProxy;
   readonly storageDoor: TcpProxy;
+  /** The S3 server (RGW) and this fleet's bucket (`s3.buckets[ORIGINALS_BUCKET]`). */
+  readonly s3: TestS3;
+  /**
+   * With `storage: 'own-gateway'`: SIGKILLs the fleet's own radosgw and starts it again after
+   * `downMs`; resolves with the seconds S3 did not answer. Other test files' gateway is untouched.
+   */
+  restartStorage(downMs: number): Promise<number>;
   readonly redis: PrivateRedis;
   readonly postgres: PrivatePostgres;
   readonly prefix: string;
@@ -56,14 +66,13 @@ export interface Fleet {
   stop(): Promise<void>;
 }
 
-const VARIANT_PUT = new RegExp(`PUT /${ORIGINALS_BUCKET}/variants/(sub_[0-9A-Za-z]+)/[\\w-]+\\.webp`, 'g');
-
 /** Counts variant PUTs per submission from the bytes clients send to S3 (request lines are ASCII). */
-function variantCounter(into: Map<string, number>) {
+function variantCounter(into: Map<string, number>, bucket: string) {
+  const variantPut = new RegExp(`PUT /${bucket}/variants/(sub_[0-9A-Za-z]+)/[\\w-]+\\.webp`, 'g');
   const tails = new Map<number, string>();
   return (connection: number, chunk: Buffer) => {
     const text = (tails.get(connection) ?? '') + chunk.toString('latin1');
-    for (const match of text.matchAll(VARIANT_PUT)) into.set(match[1]!, (into.get(match[1]!) ?? 0) + 1);
+    for (const match of text.matchAll(variantPut)) into.set(match[1]!, (into.get(match[1]!) ?? 0) + 1);
     // Keep a tail shorter than one request line, so a line cut across chunks is seen once.
     const cut = text.lastIndexOf('\r\n');
     tails.set(connection, cut >= 0 ? text.slice(cut).slice(-200) : text.slice(-200));
@@ -90,6 +99,7 @@ async function fleetEnv(at: {
     // Behind a balancer, the public URL is the balancer's.
     FRAMEDESK_CONFIG: await writeTestConfig(at.work, at.balancer.url, (config) => {
       config.media.small_video_max_bytes = 1000; // every clip goes over tus
+      config.storage.vendor_originals_bucket = at.s3.buckets[ORIGINALS_BUCKET]!;
     }),
     API_HOST: '127.0.0.1',
     LOG_LEVEL: 'warn',
@@ -123,6 +133,11 @@ export interface FleetOptions {
    * does not close it.
    */
   readonly redis?: PrivateRedis & { readonly env?: Record<string, string> };
+  /**
+   * `shared` (default): the run's shared radosgw. `own-gateway`: a radosgw of the fleet's own over
+   * the same cluster (RGW_PORTS.drillS3), which `restartStorage` may kill.
+   */
+  readonly storage?: 'shared' | 'own-gateway';
 }
 
 export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
@@ -137,11 +152,18 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
     const postgres = await startPrivatePostgres();
     cleanups.push(() => postgres.close());
     const databaseUrl = await postgres.createDatabase();
-    const s3: TestS3 = await startTestS3(join(work, 's3'), [ORIGINALS_BUCKET]);
+    // A real S3 server (RGW), a bucket of this fleet's own.
+    const s3: TestS3 = await startTestS3([ORIGINALS_BUCKET]);
     cleanups.push(() => s3.close());
     const variantWrites = new Map<string, number>();
-    const storageDoor = await startTcpProxy([Number(new URL(s3.endpoint).port)], {
-      onClientData: variantCounter(variantWrites),
+    const ownGateway = options.storage === 'own-gateway';
+    if (ownGateway) {
+      await startGateway(s3.dir, RGW_PORTS.drillS3);
+      cleanups.push(async () => killGateway(s3.dir, RGW_PORTS.drillS3));
+    }
+    const s3Port = ownGateway ? RGW_PORTS.drillS3 : Number(new URL(s3.endpoint).port);
+    const storageDoor = await startTcpProxy([s3Port], {
+      onClientData: variantCounter(variantWrites, s3.buckets[ORIGINALS_BUCKET]!),
     });
     cleanups.push(() => storageDoor.close());
     const ports: Record<ApiName, number> = { A: await freePort(), B: await freePort() };
@@ -195,6 +217,15 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
       url: balancer.url,
       balancer,
       storageDoor,
+      s3,
+      async restartStorage(downMs) {
+        if (!ownGateway) throw new Error("restartStorage needs startFleet({ storage: 'own-gateway' })");
+        const from = Date.now();
+        killGateway(s3.dir, RGW_PORTS.drillS3);
+        await sleep(downMs);
+        await startGateway(s3.dir, RGW_PORTS.drillS3);
+        return (Date.now() - from) / 1000;
+      },
       redis,
       postgres,
       prefix,

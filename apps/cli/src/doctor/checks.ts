@@ -19,7 +19,7 @@ import {
   type Redis,
   redisReady,
 } from '@framedesk/queues';
-import { createStorage } from '@framedesk/storage';
+import { createStorage, describeStorageProblem } from '@framedesk/storage';
 import pg from 'pg';
 import { type CheckResult, fail, firstLine, ok, warn } from './check-result';
 import { checkMediaSample, checkPendingDeletions } from './media-check';
@@ -223,13 +223,14 @@ export async function checkStorage(settings: Settings, config: ProjectConfig): P
     await withTimeout(createStorage(settings).ping(bucket), 10_000, 'storage');
     return ok('storage', `${settings.STORAGE_DRIVER}: ${target} writable`);
   } catch (error) {
-    return fail(
-      'storage',
-      `${settings.STORAGE_DRIVER}: ${target} not writable (${firstLine(error)})`,
-      settings.STORAGE_DRIVER === 'fs'
-        ? 'make STORAGE_FS_ROOT writable by this user'
-        : 'check S3_ENDPOINT, the credentials and that the bucket exists',
-    );
+    if (settings.STORAGE_DRIVER === 'fs')
+      return fail(
+        'storage',
+        `fs: ${target} not writable (${firstLine(error)})`,
+        'make STORAGE_FS_ROOT writable by this user',
+      );
+    const { problem, fix } = describeStorageProblem(error, 's3', bucket);
+    return fail('storage', problem, fix);
   }
 }
 
