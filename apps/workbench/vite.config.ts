@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Plugin } from 'vite';
 import { defineProject, workspaceAliases } from '../../tools/vitest.shared.ts';
+import { javaScriptBudget } from './javascript-budget.ts';
 
 /** Writes `<file>.gz` beside each script and style of the build; the API sends it to browsers that accept gzip. */
 function precompress(): Plugin {
@@ -29,7 +30,13 @@ const proxied = ['/review', '/v1', '/media', '/healthz', '/readyz'];
 
 export default defineProject(import.meta.dirname, {
   // React Aria ships its strings in 34 languages; the workbench speaks English only.
-  plugins: [react(), optimizeLocales.vite({ locales: ['en-US'] }), precompress()],
+  // The build measures what the queue's first load downloads (javascript-budget.ts).
+  plugins: [
+    react(),
+    optimizeLocales.vite({ locales: ['en-US'] }),
+    precompress(),
+    javaScriptBudget(import.meta.dirname),
+  ],
   resolve: {
     alias: [
       ...Object.entries(workspaceAliases()).map(([find, replacement]) => ({ find, replacement })),
