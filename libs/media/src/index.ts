@@ -53,6 +53,16 @@ export {
   videoToolVersion,
 } from './video';
 export {
+  MEASURE_FILTERS,
+  type MeasuredSignals,
+  measureVideo,
+  parseMeasurement,
+  type Stretch,
+  type StretchSummary,
+  type VideoMeasurement,
+  videoSignals,
+} from './video-measure';
+export {
   BLANK_SPREAD,
   greyCopy,
   type PixelSignals,

@@ -5,7 +5,17 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { ProjectConfig } from '@framedesk/config';
 import type { Database, SubmissionWithSlugs } from '@framedesk/db';
-import { extractPoster, InvalidVideoError, posterTime, probeVideo, type VideoToolOptions } from '@framedesk/media';
+import {
+  extractPoster,
+  InvalidVideoError,
+  type MeasuredSignals,
+  measureVideo,
+  posterTime,
+  probeVideo,
+  type VideoProbe,
+  videoSignals,
+  type VideoToolOptions,
+} from '@framedesk/media';
 import type { ObjectStorage } from '@framedesk/storage';
 import type { StorePoster } from './video-poster';
 import type { VideoOutcome, VideoTransitions } from './video-transitions';
@@ -19,7 +29,24 @@ export interface LocalVideoDeps {
   readonly storePoster: StorePoster;
 }
 
-/** The local driver: the original probed with ffprobe, a poster made with ffmpeg, then finished. */
+/**
+ * Black, frozen and silent stretches (docs/video.md). A video ffmpeg cannot measure still goes on
+ * to review: no signals, and why is recorded in the status change's `data` (`measure_error`).
+ */
+async function measured(
+  path: string,
+  probe: VideoProbe,
+  tools: VideoToolOptions | undefined,
+): Promise<{ signals: MeasuredSignals } | { error: string }> {
+  try {
+    return { signals: videoSignals(await measureVideo(path, probe, tools)) };
+  } catch (error) {
+    if (error instanceof InvalidVideoError) return { error: [error.message, error.detail].filter(Boolean).join(' ') };
+    throw error;
+  }
+}
+
+/** The local driver: the original probed with ffprobe, measured and a poster made with ffmpeg, then finished. */
 export function localVideoProcessor(deps: LocalVideoDeps) {
   const { fail, finish } = deps.transitions;
   return async function processLocal(submission: SubmissionWithSlugs): Promise<VideoOutcome> {
@@ -54,6 +81,7 @@ export function localVideoProcessor(deps: LocalVideoDeps) {
           return fail(submission.id, 'invalid_video', error.message, error.detail);
         throw error;
       }
+      const measurement = await measured(path, probe, deps.tools);
       const preview = await deps.storePoster(submission.id, poster, probe.width, probe.height);
       if (!preview) return 'skipped';
       return finish(
@@ -64,8 +92,13 @@ export function localVideoProcessor(deps: LocalVideoDeps) {
           height: probe.height,
           bytes: Number(original.byteSize),
           preview,
+          signals: 'signals' in measurement ? measurement.signals : null,
         },
-        { codec: probe.codec, container: probe.formatName },
+        {
+          codec: probe.codec,
+          container: probe.formatName,
+          ...('error' in measurement ? { measure_error: measurement.error } : {}),
+        },
       );
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -15,3 +15,4 @@ export * from './seed';
 export * from './status-paths';
 export * from './policies';
 export * from './engines/index';
+export * from './video-clips';
