@@ -136,4 +136,24 @@ describe('local video provider: black, frozen and silent stretches measured and 
     const events = await h.db.repos.submissions.events(black);
     expect(events.at(-1)?.data).toMatchObject({ measure_error: expect.stringContaining('corrupt stream') });
   });
+
+  it('stores a thumbnail sprite and its WebVTT track as variants, linked from GET and served like the preview', async () => {
+    await policyAdmin(h.db).clear('news', 'test');
+    const id = await uploaded(clips.pattern);
+    expect(await service().processVideo(id)).toBe('needs_review');
+    const sprite = await h.db.repos.mediaObjects.find(id, 'variant', 'sprite');
+    expect(sprite).toMatchObject({ contentType: 'image/webp', width: 480, height: 120 });
+    const resource = (await (
+      await fetch(`${h.url}/v1/frame-submissions/${id}`, { headers: { Authorization: `Bearer ${key}` } })
+    ).json()) as { variants: Record<string, string> };
+    const spriteResponse = await fetch(resource.variants['sprite']!);
+    expect(spriteResponse.status).toBe(200);
+    expect(spriteResponse.headers.get('content-type')).toBe('image/webp');
+    const track = await fetch(resource.variants['sprite_vtt']!);
+    expect(track.status).toBe(200);
+    expect(track.headers.get('content-type')).toContain('text/vtt');
+    const text = await track.text();
+    expect(text.startsWith('WEBVTT\n')).toBe(true);
+    expect(text).toContain('00:00:02.000 --> 00:00:03.000\nsprite.webp#xywh=320,0,160,120');
+  });
 });

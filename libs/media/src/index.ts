@@ -53,6 +53,15 @@ export {
   videoToolVersion,
 } from './video';
 export {
+  makeSprite,
+  SPRITE_LIMITS,
+  type SpriteLayout,
+  spriteLayout,
+  spriteVtt,
+  type VideoSprite,
+  vttTime,
+} from './video-sprite';
+export {
   MEASURE_FILTERS,
   type MeasuredSignals,
   measureVideo,

@@ -8,6 +8,7 @@ import type { Database, SubmissionWithSlugs } from '@framedesk/db';
 import {
   extractPoster,
   InvalidVideoError,
+  makeSprite,
   type MeasuredSignals,
   measureVideo,
   posterTime,
@@ -18,6 +19,7 @@ import {
 } from '@framedesk/media';
 import type { ObjectStorage } from '@framedesk/storage';
 import type { StorePoster } from './video-poster';
+import type { StoreSprite } from './video-sprite';
 import type { VideoOutcome, VideoTransitions } from './video-transitions';
 
 export interface LocalVideoDeps {
@@ -27,6 +29,7 @@ export interface LocalVideoDeps {
   readonly tools?: VideoToolOptions;
   readonly transitions: VideoTransitions;
   readonly storePoster: StorePoster;
+  readonly storeSprite: StoreSprite;
 }
 
 /**
@@ -41,12 +44,30 @@ async function measured(
   try {
     return { signals: videoSignals(await measureVideo(path, probe, tools)) };
   } catch (error) {
-    if (error instanceof InvalidVideoError) return { error: [error.message, error.detail].filter(Boolean).join(' ') };
+    if (error instanceof InvalidVideoError) return { error: reasonOf(error) };
     throw error;
   }
 }
 
-/** The local driver: the original probed with ffprobe, measured and a poster made with ffmpeg, then finished. */
+const reasonOf = (error: InvalidVideoError) => [error.message, error.detail].filter(Boolean).join(' ');
+
+/** The scrubbing sprite and its WebVTT track, stored; a reason when ffmpeg could not make it (review goes on). */
+async function sprited(
+  deps: LocalVideoDeps,
+  submissionId: string,
+  path: string,
+  probe: VideoProbe,
+): Promise<{ sprite_error: string } | Record<string, never>> {
+  try {
+    await deps.storeSprite(submissionId, await makeSprite(path, probe, deps.tools));
+    return {};
+  } catch (error) {
+    if (error instanceof InvalidVideoError) return { sprite_error: reasonOf(error) };
+    throw error;
+  }
+}
+
+/** The local driver: the original probed with ffprobe; measured, a poster and a sprite made with ffmpeg; then finished. */
 export function localVideoProcessor(deps: LocalVideoDeps) {
   const { fail, finish } = deps.transitions;
   return async function processLocal(submission: SubmissionWithSlugs): Promise<VideoOutcome> {
@@ -84,6 +105,7 @@ export function localVideoProcessor(deps: LocalVideoDeps) {
       const measurement = await measured(path, probe, deps.tools);
       const preview = await deps.storePoster(submission.id, poster, probe.width, probe.height);
       if (!preview) return 'skipped';
+      const sprite = await sprited(deps, submission.id, path, probe);
       return finish(
         submission,
         {
@@ -98,6 +120,7 @@ export function localVideoProcessor(deps: LocalVideoDeps) {
           codec: probe.codec,
           container: probe.formatName,
           ...('error' in measurement ? { measure_error: measurement.error } : {}),
+          ...sprite,
         },
       );
     } finally {
