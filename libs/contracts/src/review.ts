@@ -120,6 +120,23 @@ export interface ReviewRegion {
   readonly label: string;
 }
 
+/** A box on a video's frame a time-coded item points at: fractions (0–1), origin top left. */
+export interface ReviewMomentRegion {
+  readonly x: number;
+  readonly y: number;
+  readonly width: number;
+  readonly height: number;
+}
+
+/**
+ * A time-coded feedback item on a video (docs/video.md, "Feedback pinned to a moment"): a moment
+ * (`at`) or a stretch (`start`, `end`), in seconds from the start, with a label and optionally a
+ * region on that frame.
+ */
+export type ReviewMoment =
+  | { readonly at: number; readonly label: string; readonly region?: ReviewMomentRegion }
+  | { readonly start: number; readonly end: number; readonly label: string; readonly region?: ReviewMomentRegion };
+
 export interface ReviewEvent {
   readonly id: string;
   readonly type: string;
@@ -132,6 +149,8 @@ export interface ReviewEvent {
   readonly note?: string | null;
   /** A decision's regions (empty when none). */
   readonly regions?: ReviewRegion[];
+  /** A video decision's time-coded items (absent when none). */
+  readonly moments?: ReviewMoment[];
   readonly created_at: string;
   /** The review policy rule an event of the policy's names (an automatic decision: actor system); null otherwise. */
   readonly rule?: string | null;
@@ -157,6 +176,8 @@ export interface ReviewVersion {
     readonly reason: string | null;
     readonly note: string | null;
     readonly regions: ReviewRegion[];
+    /** A video's time-coded items (empty when none). */
+    readonly moments: ReviewMoment[];
     readonly reviewed_at: string | null;
     readonly decided_by: 'person' | 'policy';
   } | null;
@@ -167,6 +188,8 @@ export interface ReviewInternalNote {
   readonly id: string;
   readonly author_email: string;
   readonly body: string;
+  /** A video's time-coded items the note points at (the API always sends it; empty when none). */
+  readonly moments?: ReviewMoment[];
   readonly created_at: string;
 }
 
@@ -193,6 +216,8 @@ export interface ReviewSubmissionDetail extends ReviewQueueItem {
     /** The note to the agent. */
     readonly note: string | null;
     readonly regions: ReviewRegion[];
+    /** A video's time-coded items (empty when none). */
+    readonly moments: ReviewMoment[];
     /** The review policy rule that decided without a person; null for a person's decision. */
     readonly rule: string | null;
   } | null;
@@ -218,6 +243,8 @@ export type ReviewDecisionInput =
       readonly reason: string;
       readonly note?: string;
       readonly regions?: readonly ReviewRegion[];
+      /** A video's time-coded items (at most 20; times within the video). */
+      readonly moments?: readonly ReviewMoment[];
       /** With the reason "Duplicate of an earlier frame": the frame this one duplicates. */
       readonly duplicate_of?: string;
     };

@@ -5,6 +5,7 @@ import type {
   ReviewFailedSubmission,
   ReviewPolicyView,
   ReviewQueueItem,
+  ReviewMoment,
   ReviewRegion,
   ReviewSubmissionDetail,
   ReviewVersion,
@@ -144,6 +145,7 @@ export function detailView(
           reviewer_email: row.reviewerId ? (emails.get(row.reviewerId) ?? null) : null,
           note: row.reviewNote ?? null,
           regions: regionsOf(row.reviewRegions),
+          moments: momentsOf(row.reviewMoments),
           rule: row.reviewRule ?? null,
         }
       : null,
@@ -188,11 +190,17 @@ export function versionView(row: SubmissionWithMedia, mediaUrl: MediaUrlFn, curr
           reason: row.reviewReason,
           note: row.reviewNote ?? null,
           regions: regionsOf(row.reviewRegions),
+          moments: momentsOf(row.reviewMoments),
           reviewed_at: row.reviewedAt?.toISOString() ?? null,
           decided_by: row.reviewerId ? 'person' : 'policy',
         }
       : null,
   };
+}
+
+/** A video's time-coded items as stored (jsonb written by the review service). */
+export function momentsOf(value: unknown): ReviewMoment[] {
+  return Array.isArray(value) ? (value as ReviewMoment[]) : [];
 }
 
 /** Regions as stored (jsonb written by the review service). */
@@ -201,11 +209,12 @@ export function regionsOf(value: unknown): ReviewRegion[] {
 }
 
 /** A decision event's note and regions, when it has them. */
-function eventFeedback(data: unknown): { note?: string; regions?: ReviewRegion[] } {
+function eventFeedback(data: unknown): { note?: string; regions?: ReviewRegion[]; moments?: ReviewMoment[] } {
   const d = data && typeof data === 'object' ? (data as Record<string, unknown>) : {};
   return {
     ...(typeof d['note'] === 'string' ? { note: d['note'] } : {}),
     ...(Array.isArray(d['regions']) ? { regions: regionsOf(d['regions']) } : {}),
+    ...(Array.isArray(d['moments']) ? { moments: momentsOf(d['moments']) } : {}),
   };
 }
 

@@ -3,7 +3,7 @@ import { API_SUBMISSION_STATUSES, type AgentFeedback, LIST_LIMIT_DEFAULT, LIST_L
 import type { AgentRejectionRow, Database } from '@framedesk/db';
 import { DomainError, type FieldError } from '@framedesk/domain';
 import { decodeCursor, encodeCursor } from './cursor';
-import type { ReviewRegionJson } from '@framedesk/contracts';
+import type { ReviewMomentJson, ReviewRegionJson } from '@framedesk/contracts';
 
 const DEFAULT_WINDOW_MS = 30 * 86_400_000;
 const TOP_REASONS = 10;
@@ -69,6 +69,7 @@ function rejectionView(r: AgentRejectionRow): AgentFeedback['rejections'][number
     reason: r.reviewReason,
     note: r.reviewNote,
     regions: Array.isArray(r.reviewRegions) ? (r.reviewRegions as ReviewRegionJson[]) : [],
+    moments: Array.isArray(r.reviewMoments) ? (r.reviewMoments as ReviewMomentJson[]) : [],
     revision_of: r.revisionOf,
   };
 }

@@ -1,4 +1,4 @@
-import type { ClickZone, FrameSubmission, MediaUpload, ReviewRegionJson } from '@framedesk/contracts';
+import type { ClickZone, FrameSubmission, MediaUpload, ReviewMomentJson, ReviewRegionJson } from '@framedesk/contracts';
 import type { MediaUploadWithSubmission, SubmissionResourceRow } from '@framedesk/db';
 
 /** Builds the signed URL of a delivered variant (or poster) of a submission. */
@@ -70,6 +70,7 @@ function reviewOf(row: SubmissionResourceRow, decidedAt: Date): NonNullable<Fram
     rule: row.reviewRule ?? null,
     note: row.reviewNote ?? null,
     regions: Array.isArray(row.reviewRegions) ? (row.reviewRegions as ReviewRegionJson[]) : [],
+    moments: Array.isArray(row.reviewMoments) ? (row.reviewMoments as ReviewMomentJson[]) : [],
   };
 }
 
