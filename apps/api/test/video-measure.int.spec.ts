@@ -8,6 +8,7 @@ import { compilePolicy, policyAdmin, policyCache, simulatePolicy } from '@framed
 import { createVideoService } from '@framedesk/submissions';
 import { makeMeasuredClip } from '@framedesk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signIn } from './review-harness';
 import { useVideoHarness, type VideoHarness } from './video-harness';
 
 function basicForm(bytes: Buffer): FormData {
@@ -155,5 +156,16 @@ describe('local video provider: black, frozen and silent stretches measured and 
     const text = await track.text();
     expect(text.startsWith('WEBVTT\n')).toBe(true);
     expect(text).toContain('00:00:02.000 --> 00:00:03.000\nsprite.webp#xywh=320,0,160,120');
+
+    // The reviewer's detail: the sprite, its track and the measured stretches for the player.
+    const reviewer = await signIn(h, 'player@example.com', 'a long password here');
+    const detail = (await (await reviewer.call('GET', `/review/submissions/${id}`)).json()) as {
+      variants: Record<string, string>;
+      measurement: Record<string, unknown> | null;
+      duration_ms: number;
+    };
+    expect(Object.keys(detail.variants)).toEqual(expect.arrayContaining(['sprite', 'sprite_vtt']));
+    expect(detail.measurement).toEqual(await signalsOf(id));
+    expect(detail.measurement).toMatchObject({ black_share: 0, has_audio: true, stretches: { black: [], frozen: [] } });
   });
 });

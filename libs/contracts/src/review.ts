@@ -193,6 +193,31 @@ export interface ReviewInternalNote {
   readonly created_at: string;
 }
 
+/** One measured stretch of a video, in seconds. */
+export interface ReviewStretch {
+  readonly start: number;
+  readonly end: number;
+}
+
+/**
+ * What the worker measured over a video (docs/video.md, "Measured stretches"): the values a policy
+ * reads and the stretches to draw on the player's timeline. `silent_*` absent without audio.
+ */
+export interface ReviewVideoMeasurement {
+  readonly black_seconds: number;
+  readonly black_share: number;
+  readonly frozen_seconds: number;
+  readonly frozen_share: number;
+  readonly silent_seconds?: number;
+  readonly silent_share?: number;
+  readonly has_audio: boolean;
+  readonly stretches: {
+    readonly black: ReviewStretch[];
+    readonly frozen: ReviewStretch[];
+    readonly silent?: ReviewStretch[];
+  };
+}
+
 export interface ReviewSubmissionDetail extends ReviewQueueItem {
   readonly status: string;
   readonly caption: string | null;
@@ -206,6 +231,9 @@ export interface ReviewSubmissionDetail extends ReviewQueueItem {
   readonly image_url: string | null;
   readonly poster_url: string | null;
   readonly video_url: string | null;
+  /** A video's measurement by the worker; null for an image or a video not measured (docs/video.md). */
+  readonly measurement?: ReviewVideoMeasurement | null;
+  /** Signed URLs by variant name; a local video's `sprite` and `sprite_vtt` for scrubbing (docs/video.md). */
   readonly variants: Record<string, string>;
   readonly failure: { readonly code: string; readonly message: string | null } | null;
   readonly review: {

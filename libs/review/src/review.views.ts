@@ -9,6 +9,7 @@ import type {
   ReviewRegion,
   ReviewSubmissionDetail,
   ReviewVersion,
+  ReviewVideoMeasurement,
 } from '@framedesk/contracts';
 import type { SubmissionDetailRow, SubmissionWithMedia, SubmissionWithSlugs } from '@framedesk/db';
 
@@ -130,6 +131,7 @@ export function detailView(
     image_url: image ? mediaUrl(row.id, image) : null,
     poster_url: poster ? mediaUrl(row.id, poster) : null,
     video_url: video,
+    measurement: measurementOf(row),
     variants: Object.fromEntries(
       servedMedia(row)
         .filter((m) => m.kind === 'variant')
@@ -196,6 +198,14 @@ export function versionView(row: SubmissionWithMedia, mediaUrl: MediaUrlFn, curr
         }
       : null,
   };
+}
+
+/** A video's measurement as recorded in `signals` (libs/media videoSignals); null when not measured. */
+export function measurementOf(row: { mediaType: string; signals?: unknown }): ReviewVideoMeasurement | null {
+  const s = row.signals;
+  if (row.mediaType !== 'video' || !s || typeof s !== 'object') return null;
+  const m = s as Partial<ReviewVideoMeasurement>;
+  return typeof m.black_share === 'number' && m.stretches ? (s as ReviewVideoMeasurement) : null;
 }
 
 /** A video's time-coded items as stored (jsonb written by the review service). */
