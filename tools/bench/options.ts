@@ -1,6 +1,16 @@
 /** What one `npm run bench` does: the full run, or `--quick` (under two minutes, fewer samples). */
 
-export const SCENARIOS = ['pipeline', 'policy', 'memory', 'ingest', 'review', 'similar', 'variants', 'team'] as const;
+export const SCENARIOS = [
+  'pipeline',
+  'policy',
+  'memory',
+  'ingest',
+  'review',
+  'similar',
+  'variants',
+  'team',
+  'video',
+] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 export interface BenchOptions {
@@ -64,6 +74,11 @@ export interface BenchOptions {
     readonly frames: number;
     readonly reviewers: number;
     readonly iterations: number;
+  };
+  /** The local video driver's ffmpeg CPU per second of video (video.scenario.ts). */
+  readonly video: {
+    readonly reps: number;
+    readonly seconds: number;
   };
 }
 
@@ -136,6 +151,10 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       frames: Number(value('frames') ?? (quick ? 50_000 : 500_000)),
       reviewers: 20,
       iterations: quick ? 10 : 30,
+    },
+    video: {
+      reps: reps(2, 5),
+      seconds: quick ? 10 : 30,
     },
   };
 }
