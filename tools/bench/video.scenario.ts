@@ -7,7 +7,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-// eslint-disable-next-line @nx/enforce-module-boundaries -- the bench times the very ffmpeg wrappers the worker runs.
 import { extractPoster, makeSprite, measureVideo, posterTime, probeVideo } from '@framedesk/media';
 import { type ScenarioResult, row } from './report';
 
