@@ -10,6 +10,7 @@ export const SCENARIOS = [
   'variants',
   'team',
   'feedback',
+  'video',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
@@ -80,6 +81,11 @@ export interface BenchOptions {
     readonly reps: number;
     readonly frames: number;
     readonly iterations: number;
+  };
+  /** The local video driver's ffmpeg CPU per second of video (video.scenario.ts). */
+  readonly video: {
+    readonly reps: number;
+    readonly seconds: number;
   };
 }
 
@@ -157,6 +163,10 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       reps: reps(1, 3),
       frames: Number(value('frames') ?? (quick ? 50_000 : 500_000)),
       iterations: quick ? 10 : 30,
+    },
+    video: {
+      reps: reps(2, 5),
+      seconds: quick ? 10 : 30,
     },
   };
 }

@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [--only=pipeline,policy,memory,ingest,review,similar,variants,team,feedback] [--reps=N] [--profile]`
+// `npm run bench [-- --quick] [--only=pipeline,policy,memory,ingest,review,similar,variants,team,feedback,video] [--reps=N] [--profile]`
 // Starts what it needs (databases, Redis prefixes, the real API and worker processes, the
 // baselines), runs the scenarios, prints the table and writes bench/results/. Timings never
 // fail the run; a scenario that cannot run does (exit 1), after the others have run.
@@ -15,6 +15,7 @@ import { reviewScenario } from './review.scenario';
 import { variantsScenario } from './variants.scenario';
 import { teamScenario } from './team.scenario';
 import { feedbackScenario } from './feedback.scenario';
+import { videoScenario } from './video.scenario';
 
 const log = (message: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
 
@@ -72,6 +73,7 @@ async function scenario(name: string, work: () => Promise<ScenarioResult>): Prom
 
 // First, in this process and before any stack starts: the encoder's CPU is measured here.
 if (options.only.has('variants')) await scenario('Variants', () => variantsScenario(options.variants));
+if (options.only.has('video')) await scenario('Video processing', () => videoScenario(options.video));
 if (['pipeline', 'policy', 'memory', 'ingest'].some((n) => options.only.has(n as ScenarioName))) {
   // One stack for the three (starting one costs seconds). The pipeline goes first, while the queue
   // is empty; it stops its workers, so memory and ingest then measure the API alone. The raised

@@ -63,6 +63,7 @@ describe('feedback on a rejection', () => {
       rule: null,
       note: 'The logo is cut off on the left; crop wider.',
       regions: TWO_REGIONS_NORMALISED,
+      moments: [],
     });
     const reviewer = await api.deps.db.repos.reviewers.findByEmail('rita@example.com');
     expect(got.text).not.toContain('rita');

@@ -87,6 +87,7 @@ describe('GET /v1/frame-submissions/{id} through processing and review', () => {
       rule: null,
       note: null,
       regions: [],
+      moments: [],
     });
     expect(Date.parse(rejected.review.reviewed_at)).not.toBeNaN();
     expect(rejected.failure).toBeNull();

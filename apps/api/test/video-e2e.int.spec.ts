@@ -79,7 +79,7 @@ describe('video end to end (api + worker processes, local provider)', () => {
 
     const done = await waitForStatus(upload.submission_id, 'needs_review');
     const variants = done['variants'] as Record<string, string>;
-    expect(Object.keys(variants).sort()).toEqual(['poster', 'preview']);
+    expect(Object.keys(variants).sort()).toEqual(['poster', 'preview', 'sprite', 'sprite_vtt']);
     const poster = await fetch(variants['poster']!);
     expect(poster.status).toBe(200);
     expect(poster.headers.get('content-type')).toContain('image/jpeg');

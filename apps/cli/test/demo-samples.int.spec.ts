@@ -56,7 +56,7 @@ describe('demo samples', () => {
 
     const first = await cli(['demo', 'samples', file, '--base-url', stack.apiUrl]);
     expect(first.code, first.stderr).toBe(0);
-    expect(first.stdout).toMatch(/^sample frames: 18 in demo and city-desk \(.*10 needs review.*\)/);
+    expect(first.stdout).toMatch(/^sample frames: 19 in demo and city-desk \(.*10 needs review.*\)/);
     await expect(stat(file)).rejects.toThrow(/ENOENT/);
 
     const get = await reviewApi(email!, password!);
@@ -111,6 +111,18 @@ describe('demo samples', () => {
     expect(original.review).toMatchObject({ reason: 'Low quality', rule: null });
     expect(original.review!.note).toMatch(/test pattern/);
     expect(original.review!.regions).toHaveLength(2);
+    // A video rejected with time-coded items: the agent reads them exactly (docs/video.md).
+    const rerender = await agent.getSubmission(await byRef('sample:ferry-crossing-rerender'));
+    expect(rerender).toMatchObject({ media_type: 'video', status: 'rejected' });
+    expect(rerender.review?.moments).toEqual([
+      { at: 0.5, label: 'Last smooth frame' },
+      {
+        start: 1,
+        end: 2.5,
+        label: 'Ferry jumps: frames dropped',
+        region: { x: 0.2, y: 0.35, width: 0.5, height: 0.4 },
+      },
+    ]);
 
     const timeline = async (channel: string) =>
       (await get<{ items: { title: string }[] }>(`/review/channels/${channel}/timeline`)).items.map((i) => i.title);
@@ -129,7 +141,7 @@ describe('demo samples', () => {
       recently_failed: { title: string; failure_code: string }[];
     };
     const ops = await get<Ops>('/review/ops');
-    const counts = { needs_review: 10, promoted: 5, rejected: 2, failed: 1 };
+    const counts = { needs_review: 10, promoted: 5, rejected: 3, failed: 1 };
     expect(ops.submissions_by_status).toMatchObject(counts);
     expect(ops.recently_failed.map((f) => `${f.title}: ${f.failure_code}`)).toEqual([
       'Roof camera 2, 06:00: invalid_image',
@@ -143,7 +155,7 @@ describe('demo samples', () => {
     await writeFile(file, pending);
     const resumed = await cli(['demo', 'samples', file, '--base-url', stack.apiUrl]);
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(resumed.stdout).toMatch(/^sample frames: 18 in demo and city-desk/);
+    expect(resumed.stdout).toMatch(/^sample frames: 19 in demo and city-desk/);
     const after = await get<Ops>('/review/ops');
     expect(after.submissions_by_status).toEqual(ops.submissions_by_status);
   }, 600_000);

@@ -120,6 +120,23 @@ export interface ReviewRegion {
   readonly label: string;
 }
 
+/** A box on a video's frame a time-coded item points at: fractions (0–1), origin top left. */
+export interface ReviewMomentRegion {
+  readonly x: number;
+  readonly y: number;
+  readonly width: number;
+  readonly height: number;
+}
+
+/**
+ * A time-coded feedback item on a video (docs/video.md, "Feedback pinned to a moment"): a moment
+ * (`at`) or a stretch (`start`, `end`), in seconds from the start, with a label and optionally a
+ * region on that frame.
+ */
+export type ReviewMoment =
+  | { readonly at: number; readonly label: string; readonly region?: ReviewMomentRegion }
+  | { readonly start: number; readonly end: number; readonly label: string; readonly region?: ReviewMomentRegion };
+
 export interface ReviewEvent {
   readonly id: string;
   readonly type: string;
@@ -132,6 +149,8 @@ export interface ReviewEvent {
   readonly note?: string | null;
   /** A decision's regions (empty when none). */
   readonly regions?: ReviewRegion[];
+  /** A video decision's time-coded items (absent when none). */
+  readonly moments?: ReviewMoment[];
   readonly created_at: string;
   /** The review policy rule an event of the policy's names (an automatic decision: actor system); null otherwise. */
   readonly rule?: string | null;
@@ -157,6 +176,8 @@ export interface ReviewVersion {
     readonly reason: string | null;
     readonly note: string | null;
     readonly regions: ReviewRegion[];
+    /** A video's time-coded items (empty when none). */
+    readonly moments: ReviewMoment[];
     readonly reviewed_at: string | null;
     readonly decided_by: 'person' | 'policy' | 'channel';
   } | null;
@@ -167,7 +188,34 @@ export interface ReviewInternalNote {
   readonly id: string;
   readonly author_email: string;
   readonly body: string;
+  /** A video's time-coded items the note points at (the API always sends it; empty when none). */
+  readonly moments?: ReviewMoment[];
   readonly created_at: string;
+}
+
+/** One measured stretch of a video, in seconds. */
+export interface ReviewStretch {
+  readonly start: number;
+  readonly end: number;
+}
+
+/**
+ * What the worker measured over a video (docs/video.md, "Measured stretches"): the values a policy
+ * reads and the stretches to draw on the player's timeline. `silent_*` absent without audio.
+ */
+export interface ReviewVideoMeasurement {
+  readonly black_seconds: number;
+  readonly black_share: number;
+  readonly frozen_seconds: number;
+  readonly frozen_share: number;
+  readonly silent_seconds?: number;
+  readonly silent_share?: number;
+  readonly has_audio: boolean;
+  readonly stretches: {
+    readonly black: ReviewStretch[];
+    readonly frozen: ReviewStretch[];
+    readonly silent?: ReviewStretch[];
+  };
 }
 
 export interface ReviewSubmissionDetail extends ReviewQueueItem {
@@ -183,6 +231,9 @@ export interface ReviewSubmissionDetail extends ReviewQueueItem {
   readonly image_url: string | null;
   readonly poster_url: string | null;
   readonly video_url: string | null;
+  /** A video's measurement by the worker; null for an image or a video not measured (docs/video.md). */
+  readonly measurement?: ReviewVideoMeasurement | null;
+  /** Signed URLs by variant name; a local video's `sprite` and `sprite_vtt` for scrubbing (docs/video.md). */
   readonly variants: Record<string, string>;
   readonly failure: { readonly code: string; readonly message: string | null } | null;
   readonly review: {
@@ -193,6 +244,8 @@ export interface ReviewSubmissionDetail extends ReviewQueueItem {
     /** The note to the agent. */
     readonly note: string | null;
     readonly regions: ReviewRegion[];
+    /** A video's time-coded items (empty when none). */
+    readonly moments: ReviewMoment[];
     /** The review policy rule that decided without a person; null for a person's decision. */
     readonly rule: string | null;
   } | null;
@@ -218,6 +271,8 @@ export type ReviewDecisionInput =
       readonly reason: string;
       readonly note?: string;
       readonly regions?: readonly ReviewRegion[];
+      /** A video's time-coded items (at most 20; times within the video). */
+      readonly moments?: readonly ReviewMoment[];
       /** With the reason "Duplicate of an earlier frame": the frame this one duplicates. */
       readonly duplicate_of?: string;
     };

@@ -149,6 +149,40 @@ export function decidedBy(row: { readonly reviewerId: string | null; readonly re
   return row.reviewRule ? 'policy' : 'channel';
 }
 
+const MomentRegionSchema = Type.Object(
+  {
+    x: Type.Number({ minimum: 0, maximum: 1 }),
+    y: Type.Number({ minimum: 0, maximum: 1 }),
+    width: Type.Number({ exclusiveMinimum: 0, maximum: 1 }),
+    height: Type.Number({ exclusiveMinimum: 0, maximum: 1 }),
+  },
+  { additionalProperties: false, description: 'A box on that frame, fractions (0–1), origin top left' },
+);
+/** A video's time-coded feedback item: a moment (`at`) or a stretch (`start`, `end`), in seconds. */
+export const ReviewMomentSchema = Type.Union(
+  [
+    Type.Object(
+      {
+        at: Type.Number({ minimum: 0, description: 'Seconds from the start' }),
+        label: Type.String({ maxLength: 200 }),
+        region: Type.Optional(MomentRegionSchema),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Object(
+      {
+        start: Type.Number({ minimum: 0, description: 'Seconds from the start' }),
+        end: Type.Number({ minimum: 0, description: 'Seconds from the start; not before start' }),
+        label: Type.String({ maxLength: 200 }),
+        region: Type.Optional(MomentRegionSchema),
+      },
+      { additionalProperties: false },
+    ),
+  ],
+  { description: 'A time-coded feedback item on a video (docs/video.md)' },
+);
+export type ReviewMomentJson = Static<typeof ReviewMomentSchema>;
+
 export const ReviewSchema = Type.Object(
   {
     decision: stringEnum(['promoted', 'rejected'] as const),
@@ -165,6 +199,10 @@ export const ReviewSchema = Type.Object(
     note: nullable(Type.String({ description: "The reviewer's note to the agent, if any" })),
     regions: Type.Array(ReviewRegionSchema, {
       description: 'Boxes on the image the decision points at, as fractions (0–1) of the original, origin top left',
+    }),
+    moments: Type.Array(ReviewMomentSchema, {
+      description:
+        "A video's time-coded items: a moment or a stretch in seconds, a label, optionally a region (empty when none)",
     }),
   },
   { additionalProperties: false },
@@ -233,6 +271,7 @@ export const AgentRejectionSchema = Type.Object(
     reason: nullable(Type.String()),
     note: nullable(Type.String()),
     regions: Type.Array(ReviewRegionSchema),
+    moments: Type.Array(ReviewMomentSchema),
     revision_of: nullable(SubmissionIdSchema),
   },
   { additionalProperties: false },

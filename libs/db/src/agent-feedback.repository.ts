@@ -14,6 +14,8 @@ export interface AgentRejectionRow {
   readonly reviewReason: string | null;
   readonly reviewNote: string | null;
   readonly reviewRegions: unknown;
+  /** A video rejection's time-coded items (jsonb), null when none. */
+  readonly reviewMoments: unknown;
   readonly revisionOf: string | null;
 }
 
@@ -58,7 +60,8 @@ export function agentFeedbackRepository(db: DbClient) {
       db.$queryRaw<AgentRejectionRow[]>(Prisma.sql`
         SELECT s.id, c.slug AS "channelSlug", s.title, s.created_at AS "createdAt", s.reviewed_at AS "reviewedAt",
                s.reviewer_id AS "reviewerId", s.review_rule AS "reviewRule", s.review_reason AS "reviewReason",
-               s.review_note AS "reviewNote", s.review_regions AS "reviewRegions", s.revision_of AS "revisionOf"
+               s.review_note AS "reviewNote", s.review_regions AS "reviewRegions",
+               s.review_moments AS "reviewMoments", s.revision_of AS "revisionOf"
         FROM submissions s JOIN channels c ON c.id = s.channel_id
         WHERE s.agent_id = ${input.agentId} AND s.status = 'rejected' AND s.reviewed_at >= ${input.since}
           ${input.after ? Prisma.sql`AND (s.reviewed_at, s.id) < (${input.after.reviewedAt}, ${input.after.id})` : Prisma.empty}

@@ -3,6 +3,7 @@ import { Prisma } from './generated/prisma/client.ts';
 import { type AccountChange, recordAccountEvent } from './accounts.repository';
 import type { DbClient } from './prisma';
 import type { SubmissionWithMedia } from './review.repository';
+import type { ReviewMoment } from './submission-rows';
 
 /** At most this many versions each way from a frame: back along revision_of, and forward (all branches). */
 const MAX_VERSIONS = 50;
@@ -13,6 +14,8 @@ export interface ReviewNoteRow {
   readonly reviewerId: string;
   readonly reviewerEmail: string;
   readonly body: string;
+  /** A video's time-coded items the note points at (empty when none). */
+  readonly moments: readonly ReviewMoment[];
   readonly createdAt: Date;
 }
 
@@ -22,6 +25,7 @@ export function feedbackRepository(db: DbClient) {
     submissionId: string;
     reviewerId: string;
     body: string;
+    moments: unknown;
     createdAt: Date;
     reviewer: { email: string };
   }): ReviewNoteRow => ({
@@ -30,6 +34,7 @@ export function feedbackRepository(db: DbClient) {
     reviewerId: n.reviewerId,
     reviewerEmail: n.reviewer.email,
     body: n.body,
+    moments: Array.isArray(n.moments) ? (n.moments as ReviewMoment[]) : [],
     createdAt: n.createdAt,
   });
   /** The channel's own reject reasons, or null when it uses the default list. */
@@ -39,8 +44,15 @@ export function feedbackRepository(db: DbClient) {
   }
 
   return {
-    async addNote(input: { submissionId: string; reviewerId: string; body: string }): Promise<ReviewNoteRow> {
-      const note = await db.reviewNote.create({ data: input, include: { reviewer: { select: { email: true } } } });
+    async addNote(input: {
+      submissionId: string;
+      reviewerId: string;
+      body: string;
+      moments?: readonly ReviewMoment[];
+    }): Promise<ReviewNoteRow> {
+      const { moments, ...fields } = input;
+      const data = moments && moments.length > 0 ? { ...fields, moments: moments as object[] } : fields;
+      const note = await db.reviewNote.create({ data, include: { reviewer: { select: { email: true } } } });
       return noteRow(note);
     },
 

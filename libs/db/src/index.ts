@@ -47,6 +47,7 @@ export type {
 export type {
   Actor,
   NewSubmission,
+  ReviewMoment,
   ReviewRegion,
   SubmissionRow,
   StoredOriginal,

@@ -17,7 +17,7 @@ export const SUBMISSION_COLUMNS = Prisma.sql`
          s.reviewer_id AS "reviewerId", s.reviewed_at AS "reviewedAt", s.claimed_by AS "claimedBy",
          s.claimed_until AS "claimedUntil", s.width, s.height, s.duration_ms AS "durationMs",
          s.created_at AS "createdAt", s.updated_at AS "updatedAt", s.purged_at AS "purgedAt",
-         s.review_note AS "reviewNote", s.review_regions AS "reviewRegions", s.review_rule AS "reviewRule",
+         s.review_note AS "reviewNote", s.review_regions AS "reviewRegions", s.review_moments AS "reviewMoments", s.review_rule AS "reviewRule",
          s.revision_of AS "revisionOf", s.review_priority AS "reviewPriority", s.due_at AS "dueAt",
          s.approvals_required AS "approvalsRequired", s.policy_outcome AS "policyOutcome",
          s.approved_by AS "approvedBy"`;

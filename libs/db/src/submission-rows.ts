@@ -34,6 +34,8 @@ export interface SubmissionRow {
   readonly reviewNote?: string | null;
   /** The regions a rejection points at (jsonb, as written by the review service). */
   readonly reviewRegions?: unknown;
+  /** A video rejection's time-coded items (jsonb, as written by the review service). */
+  readonly reviewMoments?: unknown;
   /** The review policy rule that decided without a person. */
   readonly reviewRule?: string | null;
   /** The earlier frame this one is a revision of. */
@@ -49,7 +51,7 @@ export interface SubmissionRow {
 }
 
 // A region is stored as the review API shows it (reviewRegions, jsonb): one type for both.
-export type { ReviewRegion } from '@framedesk/contracts';
+export type { ReviewMoment, ReviewRegion } from '@framedesk/contracts';
 
 export interface SubmissionWithSlugs extends SubmissionRow {
   readonly agent: { readonly slug: string };

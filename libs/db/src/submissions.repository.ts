@@ -12,9 +12,9 @@ import {
 } from './transition-sql';
 import { type ResourceListQuery, submissionResources } from './submission-resources';
 
-import type { ReviewRegion, SubmissionRow, SubmissionWithSlugs } from './submission-rows';
+import type { ReviewMoment, ReviewRegion, SubmissionRow, SubmissionWithSlugs } from './submission-rows';
 
-export type { ReviewRegion, SubmissionRow, SubmissionWithSlugs };
+export type { ReviewMoment, ReviewRegion, SubmissionRow, SubmissionWithSlugs };
 export type { Actor, StoredOriginal, TransitionPatch, TransitionRequest, TransitionResult };
 
 export interface NewSubmission {

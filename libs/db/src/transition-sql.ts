@@ -3,7 +3,7 @@
 // trip and, outside a caller's transaction, one PostgreSQL transaction (docs/performance.md).
 import type { ActorType, FailureCode, MediaType, SubmissionStatus, Visibility } from '@framedesk/domain';
 import { Prisma } from './generated/prisma/client.ts';
-import type { ReviewRegion, SubmissionWithSlugs } from './submission-rows';
+import type { ReviewMoment, ReviewRegion, SubmissionWithSlugs } from './submission-rows';
 
 export interface Actor {
   readonly type: ActorType;
@@ -26,6 +26,8 @@ export interface TransitionPatch {
   readonly reviewNote?: string | null;
   /** Stored as jsonb: [{x, y, width, height, label}]. */
   readonly reviewRegions?: readonly ReviewRegion[] | null;
+  /** A video rejection's time-coded items (jsonb, as the review API shows them). */
+  readonly reviewMoments?: readonly ReviewMoment[] | null;
   readonly reviewRule?: string | null;
   readonly reviewPriority?: number;
   readonly dueAt?: Date | null;
@@ -90,6 +92,7 @@ const PATCH_COLUMNS: { readonly [K in keyof TransitionPatch]-?: readonly [column
   durationMs: ['duration_ms', 'int'],
   reviewNote: ['review_note', 'text'],
   reviewRegions: ['review_regions', 'jsonb'],
+  reviewMoments: ['review_moments', 'jsonb'],
   reviewRule: ['review_rule', 'text'],
   reviewPriority: ['review_priority', 'int'],
   dueAt: ['due_at', 'timestamptz'],
@@ -99,7 +102,12 @@ const PATCH_COLUMNS: { readonly [K in keyof TransitionPatch]-?: readonly [column
 };
 
 /** jsonb fields are sent as their JSON text. */
-const JSON_FIELDS: ReadonlySet<keyof TransitionPatch> = new Set(['reviewRegions', 'policyOutcome', 'signals']);
+const JSON_FIELDS: ReadonlySet<keyof TransitionPatch> = new Set([
+  'reviewRegions',
+  'reviewMoments',
+  'policyOutcome',
+  'signals',
+]);
 
 type MovedRow = Omit<SubmissionWithSlugs, 'agent' | 'channel'> & {
   readonly agentSlug: string;
@@ -162,7 +170,7 @@ export function transitionSql(request: TransitionRequest, allowed: readonly Subm
                 s.claimed_by AS "claimedBy", s.claimed_until AS "claimedUntil", s.width, s.height,
                 s.duration_ms AS "durationMs", s.trace_parent AS "traceParent", s.created_at AS "createdAt",
                 s.updated_at AS "updatedAt", s.purged_at AS "purgedAt", s.review_note AS "reviewNote",
-                s.review_regions AS "reviewRegions", s.review_rule AS "reviewRule", s.revision_of AS "revisionOf",
+                s.review_regions AS "reviewRegions", s.review_moments AS "reviewMoments", s.review_rule AS "reviewRule", s.revision_of AS "revisionOf",
                 s.review_priority AS "reviewPriority", s.due_at AS "dueAt",
                 s.approvals_required AS "approvalsRequired", s.policy_outcome AS "policyOutcome", a.slug AS "agentSlug",
                 c.slug AS "channelSlug", old.status AS from_status

@@ -53,6 +53,25 @@ export {
   videoToolVersion,
 } from './video';
 export {
+  makeSprite,
+  SPRITE_LIMITS,
+  type SpriteLayout,
+  spriteLayout,
+  spriteVtt,
+  type VideoSprite,
+  vttTime,
+} from './video-sprite';
+export {
+  MEASURE_FILTERS,
+  type MeasuredSignals,
+  measureVideo,
+  parseMeasurement,
+  type Stretch,
+  type StretchSummary,
+  type VideoMeasurement,
+  videoSignals,
+} from './video-measure';
+export {
   BLANK_SPREAD,
   greyCopy,
   type PixelSignals,

@@ -15,6 +15,8 @@ export interface VideoProbe {
   readonly height: number;
   readonly codec: string;
   readonly formatName: string;
+  /** Whether the file has an audio stream (`silencedetect` is run only then). */
+  readonly hasAudio: boolean;
 }
 
 /**
@@ -50,17 +52,32 @@ const MAX_OUTPUT = 16 * 1024 * 1024;
 
 /** Runs ffprobe or ffmpeg, in a span of its own (arguments left out: they name temporary files). */
 function run(tool: VideoTool, file: string, args: string[], timeoutMs: number): Promise<Buffer> {
+  return runVideoTool(tool, file, args, timeoutMs).then((out) => out.stdout);
+}
+
+/** As `run`, with the tool's stderr too (where ffmpeg's detection filters report). */
+export function runVideoTool(
+  tool: VideoTool,
+  file: string,
+  args: string[],
+  timeoutMs: number,
+): Promise<{ stdout: Buffer; stderr: Buffer }> {
   return withSpan(tool, { 'process.executable.name': tool }, () => runTool(tool, file, args, timeoutMs));
 }
 
-function runTool(tool: VideoTool, file: string, args: string[], timeoutMs: number): Promise<Buffer> {
+function runTool(
+  tool: VideoTool,
+  file: string,
+  args: string[],
+  timeoutMs: number,
+): Promise<{ stdout: Buffer; stderr: Buffer }> {
   return new Promise((resolve, reject) => {
     execFile(
       file,
       args,
       { timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: MAX_OUTPUT, encoding: 'buffer', windowsHide: true },
       (error, stdout, stderr) => {
-        if (!error) return resolve(stdout);
+        if (!error) return resolve({ stdout, stderr });
         const e = error as NodeJS.ErrnoException & { killed?: boolean };
         // A missing executable is an operator problem (retried once fixed), not a bad video.
         if (e.code === 'ENOENT') return reject(new VideoToolUnavailableError(tool, file));
@@ -124,6 +141,7 @@ export async function probeVideo(path: string, options: VideoToolOptions = {}): 
     height,
     codec: String(video['codec_name'] ?? 'unknown'),
     formatName: String(parsed.format?.['format_name'] ?? 'unknown'),
+    hasAudio: parsed.streams?.some((s) => s['codec_type'] === 'audio') ?? false,
   };
 }
 

@@ -20,6 +20,14 @@ export const POLICY_VARIABLES = {
     sharpness: 'double',
     nearest_promoted: 'int',
     nearest_rejected: 'int',
+    // A video's measurement (docs/video.md): absent when not measured; silent_share without audio.
+    black_seconds: 'double',
+    black_share: 'double',
+    frozen_seconds: 'double',
+    frozen_share: 'double',
+    silent_seconds: 'double',
+    silent_share: 'double',
+    has_audio: 'bool',
   },
   agent: {
     decisions: 'int',

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { BudgetExceeded, withDeadline } from './cel-regex';
 import type { CompiledPolicy, CompiledRule } from './compile';
 import { durationMs, PRIORITY_VALUES, type PolicyAction } from './policy-file';
+import { celSignals, type VideoSignals } from './signal-values';
 
 /** `frame` as a condition reads it (docs/policies.md). */
 export interface FrameFacts {
@@ -61,12 +62,15 @@ export function frameFacts(record: FrameRecord): FrameFacts {
   };
 }
 
-/** `signals`: what the worker read from the pixels and the channel's history. */
-export interface Signals {
-  readonly blank: boolean;
-  readonly luminance: number;
-  readonly luminance_spread: number;
-  readonly sharpness: number;
+/**
+ * `signals`: what the worker read from the pixels and the channel's history (an image), or measured
+ * over the whole video (a video, video-signals.ts). Absent keys make a condition reading them fail.
+ */
+export interface Signals extends VideoSignals {
+  readonly blank?: boolean;
+  readonly luminance?: number;
+  readonly luminance_spread?: number;
+  readonly sharpness?: number;
   /** Absent when no promoted / rejected frame of the channel is near (docs/policies.md). */
   readonly nearest_promoted?: number;
   readonly nearest_rejected?: number;
@@ -160,16 +164,7 @@ function celContext(input: PolicyInput): Record<string, unknown> {
         ...(duration !== undefined ? { duration } : {}),
       },
     },
-    signals: signals
-      ? {
-          blank: signals.blank,
-          luminance: signals.luminance,
-          luminance_spread: signals.luminance_spread,
-          sharpness: signals.sharpness,
-          ...(signals.nearest_promoted !== undefined ? { nearest_promoted: int(signals.nearest_promoted) } : {}),
-          ...(signals.nearest_rejected !== undefined ? { nearest_rejected: int(signals.nearest_rejected) } : {}),
-        }
-      : {},
+    signals: signals ? celSignals(signals) : {},
     agent: { ...agent, decisions: int(agent.decisions), promoted: int(agent.promoted), rejected: int(agent.rejected) },
     scores: { ...(input.scores ?? {}) },
   };

@@ -9,6 +9,7 @@ import {
   type Signals,
 } from './evaluate';
 import type { PolicyCache } from './policy-store';
+import type { VideoSignals } from './signal-values';
 import type { ScoringClient } from './scoring';
 
 const DAY_MS = 86_400_000;
@@ -47,6 +48,8 @@ export interface FrameToRoute {
   readonly frame: FrameFacts;
   /** From the decoded pixels (libs/media); null for a video. */
   readonly pixels: Omit<Signals, 'nearest_promoted' | 'nearest_rejected'> | null;
+  /** A video's measurement (video-signals), when the worker made one; its `signals` otherwise. */
+  readonly measured?: VideoSignals | null;
   /** The preview variant, posted to the scoring service. */
   readonly preview?: { readonly data: Buffer; readonly contentType: string };
 }
@@ -119,7 +122,7 @@ export function decideRoute(
         ...(nearest.promoted !== undefined ? { nearest_promoted: nearest.promoted } : {}),
         ...(nearest.rejected !== undefined ? { nearest_rejected: nearest.rejected } : {}),
       }
-    : null;
+    : (input.measured ?? null);
   if (!prepared.policy) return { signals, outcome: null };
   const agent = agentRecord(history.agent ?? { promoted: 0, rejected: 0 });
   const { scores } = prepared;

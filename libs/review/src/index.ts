@@ -7,3 +7,4 @@ export * from './feedback-input';
 export * from './channel-reasons';
 export * from './audit-export';
 export * from './team-stats';
+export * from './moment-input';

@@ -1,6 +1,7 @@
 import { DUPLICATE_OF_EARLIER_FRAME, REJECT_REASONS, type RejectReason } from '@framedesk/contracts';
-import type { ReviewRegion } from '@framedesk/db';
+import type { ReviewMoment, ReviewRegion } from '@framedesk/db';
 import { parseRegions } from './feedback-input';
+import { parseMoments } from './moment-input';
 import {
   DomainError,
   FAILURE_CODES,
@@ -41,6 +42,8 @@ export type Decision =
       readonly note: string | null;
       /** Boxes on the original the rejection points at (normalised; empty when none). */
       readonly regions: readonly ReviewRegion[];
+      /** A video's time-coded items (empty when none; times checked against the video by the service). */
+      readonly moments?: readonly ReviewMoment[];
       /** The earlier frame this one duplicates (reason "Duplicate of an earlier frame" only). */
       readonly duplicateOf?: string;
     };
@@ -139,12 +142,14 @@ export function parseDecision(body: unknown): Decision {
   if (note.length > 1000) errors.push({ pointer: '/note', detail: 'The note has at most 1000 characters.' });
   const duplicateOf = parseDuplicateOf(reason, b['duplicate_of'], errors);
   const regions = parseRegions(b['regions'], errors);
+  const moments = parseMoments(b['moments'], errors);
   fail(errors);
   return {
     decision: 'reject',
     reason: reason as string,
     note: note === '' ? null : note,
     regions,
+    ...(moments.length > 0 ? { moments } : {}),
     ...(duplicateOf ? { duplicateOf } : {}),
   };
 }

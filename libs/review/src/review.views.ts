@@ -5,9 +5,11 @@ import type {
   ReviewFailedSubmission,
   ReviewPolicyView,
   ReviewQueueItem,
+  ReviewMoment,
   ReviewRegion,
   ReviewSubmissionDetail,
   ReviewVersion,
+  ReviewVideoMeasurement,
 } from '@framedesk/contracts';
 import { decidedBy } from '@framedesk/contracts';
 import type { SubmissionDetailRow, SubmissionWithMedia, SubmissionWithSlugs } from '@framedesk/db';
@@ -130,6 +132,7 @@ export function detailView(
     image_url: image ? mediaUrl(row.id, image) : null,
     poster_url: poster ? mediaUrl(row.id, poster) : null,
     video_url: video,
+    measurement: measurementOf(row),
     variants: Object.fromEntries(
       servedMedia(row)
         .filter((m) => m.kind === 'variant')
@@ -145,6 +148,7 @@ export function detailView(
           reviewer_email: row.reviewerId ? (emails.get(row.reviewerId) ?? null) : null,
           note: row.reviewNote ?? null,
           regions: regionsOf(row.reviewRegions),
+          moments: momentsOf(row.reviewMoments),
           rule: row.reviewRule ?? null,
         }
       : null,
@@ -189,11 +193,25 @@ export function versionView(row: SubmissionWithMedia, mediaUrl: MediaUrlFn, curr
           reason: row.reviewReason,
           note: row.reviewNote ?? null,
           regions: regionsOf(row.reviewRegions),
+          moments: momentsOf(row.reviewMoments),
           reviewed_at: row.reviewedAt?.toISOString() ?? null,
           decided_by: decidedBy(row),
         }
       : null,
   };
+}
+
+/** A video's measurement as recorded in `signals` (libs/media videoSignals); null when not measured. */
+export function measurementOf(row: { mediaType: string; signals?: unknown }): ReviewVideoMeasurement | null {
+  const s = row.signals;
+  if (row.mediaType !== 'video' || !s || typeof s !== 'object') return null;
+  const m = s as Partial<ReviewVideoMeasurement>;
+  return typeof m.black_share === 'number' && m.stretches ? (s as ReviewVideoMeasurement) : null;
+}
+
+/** A video's time-coded items as stored (jsonb written by the review service). */
+export function momentsOf(value: unknown): ReviewMoment[] {
+  return Array.isArray(value) ? (value as ReviewMoment[]) : [];
 }
 
 /** Regions as stored (jsonb written by the review service). */
@@ -202,11 +220,12 @@ export function regionsOf(value: unknown): ReviewRegion[] {
 }
 
 /** A decision event's note and regions, when it has them. */
-function eventFeedback(data: unknown): { note?: string; regions?: ReviewRegion[] } {
+function eventFeedback(data: unknown): { note?: string; regions?: ReviewRegion[]; moments?: ReviewMoment[] } {
   const d = data && typeof data === 'object' ? (data as Record<string, unknown>) : {};
   return {
     ...(typeof d['note'] === 'string' ? { note: d['note'] } : {}),
     ...(Array.isArray(d['regions']) ? { regions: regionsOf(d['regions']) } : {}),
+    ...(Array.isArray(d['moments']) ? { moments: momentsOf(d['moments']) } : {}),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { ClickZone, RejectReason, ReviewRegion } from '@framedesk/contracts';
+import type { ClickZone, RejectReason, ReviewMoment, ReviewRegion } from '@framedesk/contracts';
 import type { ResendEdit } from '@framedesk/media';
 import {
   blankFrame,
@@ -60,6 +60,8 @@ export interface SampleSpec {
     readonly reason: RejectReason;
     readonly note: string;
     readonly regions?: readonly ReviewRegion[];
+    /** A video's time-coded items (docs/video.md, "Feedback pinned to a moment"). */
+    readonly moments?: readonly ReviewMoment[];
   };
   /** The channel's review policy decides it (DEMO_POLICY), not the demo reviewer. */
   readonly byPolicy?: true;
@@ -86,7 +88,7 @@ function zone(rect: SceneRect, url: string, label: string): ClickZone {
  * picture sent again (re-cropped and re-encoded, then resized and brightened), so the queue shows
  * "Looks like N"; one card has click zones; one upload is cut short and fails; one is a video; a
  * blank render is rejected by the demo channel's policy; one rejection marks regions and its
- * revision waits for review.
+ * revision waits for review; a second video is rejected with time-coded items.
  */
 export const SAMPLE_SPECS: readonly SampleSpec[] = [
   {
@@ -236,6 +238,28 @@ export const SAMPLE_SPECS: readonly SampleSpec[] = [
     caption: 'Crossings run every half hour again after the winter timetable.',
     daysAgo: 0,
     outcome: 'needs_review',
+    picture: { kind: 'clip', draw: ferryCrossing, seconds: 3 },
+  },
+  {
+    name: 'ferry-crossing-rerender',
+    channel: 'city-desk',
+    title: 'The 10:00 ferry, rendered again',
+    caption: 'A second render of the crossing; the encoder dropped frames half-way.',
+    daysAgo: 0,
+    outcome: 'rejected',
+    rejection: {
+      reason: 'Low quality',
+      note: 'The ferry jumps between 1 s and 2.5 s; render those frames again.',
+      moments: [
+        { at: 0.5, label: 'Last smooth frame' },
+        {
+          start: 1,
+          end: 2.5,
+          label: 'Ferry jumps: frames dropped',
+          region: { x: 0.2, y: 0.35, width: 0.5, height: 0.4 },
+        },
+      ],
+    },
     picture: { kind: 'clip', draw: ferryCrossing, seconds: 3 },
   },
   // Re-sends come last: each is sent after the frames it repeats are processed, so their

@@ -6,14 +6,21 @@ import {
   type Status,
   type Submission,
 } from '@framedesk/client';
-import type { RejectReason, ReviewRegion } from '@framedesk/contracts';
+import type { RejectReason, ReviewMoment, ReviewRegion } from '@framedesk/contracts';
 import { frameDateOf, isFrameDate } from '@framedesk/domain';
 import type { SampleFrame } from './render';
 
 /** Decides frames waiting for review, as a reviewer would (the review service, or the review API). */
 export interface SampleReviewer {
   promote(id: string): Promise<void>;
-  reject(id: string, reason: RejectReason, note: string, regions: readonly ReviewRegion[]): Promise<void>;
+  reject(
+    id: string,
+    reason: RejectReason,
+    note: string,
+    regions: readonly ReviewRegion[],
+    /** A video's time-coded items; none for an image. */
+    moments?: readonly ReviewMoment[],
+  ): Promise<void>;
 }
 
 export interface SeedSamplesOptions {
@@ -169,8 +176,8 @@ export async function seedSamples(options: SeedSamplesOptions): Promise<SeedResu
     if ((await client.getSubmission(id)).status !== 'needs_review') continue;
     if (frame.outcome === 'promoted') await reviewer.promote(id);
     else {
-      const { reason = 'Other', note = 'Sample frame.', regions = [] } = frame.rejection ?? {};
-      await reviewer.reject(id, reason, note, regions);
+      const { reason = 'Other', note = 'Sample frame.', regions = [], moments = [] } = frame.rejection ?? {};
+      await reviewer.reject(id, reason, note, regions, moments);
     }
   }
   // Revisions last: `revision_of` must name a frame already decided.

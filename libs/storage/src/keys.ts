@@ -15,6 +15,8 @@ export const storageKeys = {
     assertSafeKey(`originals/${submissionId}/original.${extension}`),
   variant: (submissionId: string, name: string) => assertSafeKey(`variants/${submissionId}/${name}.webp`),
   poster: (submissionId: string) => assertSafeKey(`variants/${submissionId}/poster.jpg`),
+  /** A video's WebVTT track (the sprite's, docs/video.md "Scrubbing"). */
+  track: (submissionId: string, name: string) => assertSafeKey(`variants/${submissionId}/${name}.vtt`),
 };
 
 /** Every key `storageKeys` makes starts with one of these; other writers of a bucket do not. */

@@ -9,7 +9,7 @@ import {
 import type { AgentRejectionRow, Database } from '@framedesk/db';
 import { DomainError, type FieldError } from '@framedesk/domain';
 import { decodeCursor, encodeCursor } from './cursor';
-import type { ReviewRegionJson } from '@framedesk/contracts';
+import type { ReviewMomentJson, ReviewRegionJson } from '@framedesk/contracts';
 
 const DAY_MS = 86_400_000;
 const DEFAULT_WINDOW_MS = 30 * DAY_MS;
@@ -86,6 +86,7 @@ function rejectionView(r: AgentRejectionRow): AgentFeedback['rejections'][number
     reason: r.reviewReason,
     note: r.reviewNote,
     regions: Array.isArray(r.reviewRegions) ? (r.reviewRegions as ReviewRegionJson[]) : [],
+    moments: Array.isArray(r.reviewMoments) ? (r.reviewMoments as ReviewMomentJson[]) : [],
     revision_of: r.revisionOf,
   };
 }

@@ -3,6 +3,7 @@ import {
   decidedBy,
   type FrameSubmission,
   type MediaUpload,
+  type ReviewMomentJson,
   type ReviewRegionJson,
 } from '@framedesk/contracts';
 import type { MediaUploadWithSubmission, SubmissionResourceRow } from '@framedesk/db';
@@ -76,6 +77,7 @@ function reviewOf(row: SubmissionResourceRow, decidedAt: Date): NonNullable<Fram
     rule: row.reviewRule ?? null,
     note: row.reviewNote ?? null,
     regions: Array.isArray(row.reviewRegions) ? (row.reviewRegions as ReviewRegionJson[]) : [],
+    moments: Array.isArray(row.reviewMoments) ? (row.reviewMoments as ReviewMomentJson[]) : [],
   };
 }
 

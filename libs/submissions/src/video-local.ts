@@ -5,9 +5,21 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { ProjectConfig } from '@framedesk/config';
 import type { Database, SubmissionWithSlugs } from '@framedesk/db';
-import { extractPoster, InvalidVideoError, posterTime, probeVideo, type VideoToolOptions } from '@framedesk/media';
+import {
+  extractPoster,
+  InvalidVideoError,
+  makeSprite,
+  type MeasuredSignals,
+  measureVideo,
+  posterTime,
+  probeVideo,
+  type VideoProbe,
+  videoSignals,
+  type VideoToolOptions,
+} from '@framedesk/media';
 import type { ObjectStorage } from '@framedesk/storage';
 import type { StorePoster } from './video-poster';
+import type { StoreSprite } from './video-sprite';
 import type { VideoOutcome, VideoTransitions } from './video-transitions';
 
 export interface LocalVideoDeps {
@@ -17,9 +29,45 @@ export interface LocalVideoDeps {
   readonly tools?: VideoToolOptions;
   readonly transitions: VideoTransitions;
   readonly storePoster: StorePoster;
+  readonly storeSprite: StoreSprite;
 }
 
-/** The local driver: the original probed with ffprobe, a poster made with ffmpeg, then finished. */
+/**
+ * Black, frozen and silent stretches (docs/video.md). A video ffmpeg cannot measure still goes on
+ * to review: no signals, and why is recorded in the status change's `data` (`measure_error`).
+ */
+async function measured(
+  path: string,
+  probe: VideoProbe,
+  tools: VideoToolOptions | undefined,
+): Promise<{ signals: MeasuredSignals } | { error: string }> {
+  try {
+    return { signals: videoSignals(await measureVideo(path, probe, tools)) };
+  } catch (error) {
+    if (error instanceof InvalidVideoError) return { error: reasonOf(error) };
+    throw error;
+  }
+}
+
+const reasonOf = (error: InvalidVideoError) => [error.message, error.detail].filter(Boolean).join(' ');
+
+/** The scrubbing sprite and its WebVTT track, stored; a reason when ffmpeg could not make it (review goes on). */
+async function sprited(
+  deps: LocalVideoDeps,
+  submissionId: string,
+  path: string,
+  probe: VideoProbe,
+): Promise<{ sprite_error: string } | Record<string, never>> {
+  try {
+    await deps.storeSprite(submissionId, await makeSprite(path, probe, deps.tools));
+    return {};
+  } catch (error) {
+    if (error instanceof InvalidVideoError) return { sprite_error: reasonOf(error) };
+    throw error;
+  }
+}
+
+/** The local driver: the original probed with ffprobe; measured, a poster and a sprite made with ffmpeg; then finished. */
 export function localVideoProcessor(deps: LocalVideoDeps) {
   const { fail, finish } = deps.transitions;
   return async function processLocal(submission: SubmissionWithSlugs): Promise<VideoOutcome> {
@@ -54,8 +102,10 @@ export function localVideoProcessor(deps: LocalVideoDeps) {
           return fail(submission.id, 'invalid_video', error.message, error.detail);
         throw error;
       }
+      const measurement = await measured(path, probe, deps.tools);
       const preview = await deps.storePoster(submission.id, poster, probe.width, probe.height);
       if (!preview) return 'skipped';
+      const sprite = await sprited(deps, submission.id, path, probe);
       return finish(
         submission,
         {
@@ -64,8 +114,14 @@ export function localVideoProcessor(deps: LocalVideoDeps) {
           height: probe.height,
           bytes: Number(original.byteSize),
           preview,
+          signals: 'signals' in measurement ? measurement.signals : null,
         },
-        { codec: probe.codec, container: probe.formatName },
+        {
+          codec: probe.codec,
+          container: probe.formatName,
+          ...('error' in measurement ? { measure_error: measurement.error } : {}),
+          ...sprite,
+        },
       );
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -9,6 +9,7 @@ import {
   prepareRoute,
   reportOutcome,
   type ScoringClient,
+  type VideoSignals,
 } from '@framedesk/policies';
 import { submissionFacts } from './policy-routing';
 import type { PosterPreview } from './video-poster';
@@ -35,12 +36,15 @@ export interface VideoFacts {
   readonly bytes: number;
   /** The stored preview of the poster, posted to the scoring hook; none without a poster. */
   readonly preview: PosterPreview | null;
+  /** What the worker measured (black, frozen, silent stretches); absent when it did not. */
+  readonly signals?: VideoSignals | null;
 }
 
 /**
  * How the channel's review policy routes a ready video (null: no policy). The same evaluator as
- * an image's, with the video's facts and no pixel signals: a rule reading `signals.*` fails and
- * so does not match, and nothing is recorded for `policy simulate`.
+ * an image's, with the video's facts and, instead of pixel signals, the measured stretches
+ * (`signals.black_share`, …; docs/video.md) when the worker measured the video: without them a
+ * rule reading `signals.*` fails and so does not match.
  */
 export function videoPolicyRouter(deps: VideoPolicyDeps) {
   const routeDeps = {
@@ -61,6 +65,7 @@ export function videoPolicyRouter(deps: VideoPolicyDeps) {
         durationMs: media.durationMs,
       }),
       pixels: null,
+      measured: media.signals ?? null,
       ...(media.preview ? { preview: media.preview } : {}),
     };
     const prepared = await prepareRoute(routeDeps, frame);

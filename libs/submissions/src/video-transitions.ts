@@ -65,7 +65,13 @@ export function videoTransitions(deps: VideoTransitionDeps) {
         id: submission.id,
         requiresReview: deps.config.approval_defaults.requires_review,
         reason: 'video processed',
-        patch: { durationMs: media.durationMs, width: media.width, height: media.height },
+        patch: {
+          durationMs: media.durationMs,
+          width: media.width,
+          height: media.height,
+          // Recorded for `policy simulate` and the workbench's timeline, as an image's signals are.
+          ...(media.signals ? { signals: { ...media.signals } } : {}),
+        },
         data,
         now: deps.now(),
         policy,

@@ -11,9 +11,11 @@ import { localVideoProcessor } from './video-local';
 import { videoPolicyRouter } from './video-policy';
 import { videoPosterStore } from './video-poster';
 import { providerStateHandler } from './video-provider-state';
+import { videoSpriteStore } from './video-sprite';
 import { type VideoOutcome, videoTransitions } from './video-transitions';
 
 export { VIDEO_PREVIEW_VARIANT } from './video-poster';
+export { VIDEO_SPRITE_TRACK_VARIANT, VIDEO_SPRITE_VARIANT } from './video-sprite';
 export type { VideoOutcome } from './video-transitions';
 
 export interface VideoServiceDeps {
@@ -53,7 +55,12 @@ export function createVideoService(deps: VideoServiceDeps) {
     ...(deps.nearDuplicates ? { nearDuplicates: deps.nearDuplicates } : {}),
   });
   const shared = { db: deps.db, storage: deps.storage, config: deps.config, transitions, storePoster };
-  const processLocal = localVideoProcessor({ ...shared, ...(deps.tools ? { tools: deps.tools } : {}) });
+  const storeSprite = videoSpriteStore({
+    db: deps.db,
+    storage: deps.storage,
+    bucket: deps.config.storage.vendor_originals_bucket,
+  });
+  const processLocal = localVideoProcessor({ ...shared, storeSprite, ...(deps.tools ? { tools: deps.tools } : {}) });
   const applyState = providerStateHandler({ ...shared, fetch: deps.fetch ?? fetch });
 
   /**

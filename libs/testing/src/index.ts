@@ -17,3 +17,4 @@ export * from './policies';
 export * from './engines/index';
 export * from './project-config';
 export * from './engines/rgw';
+export * from './video-clips';

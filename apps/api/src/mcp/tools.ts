@@ -283,8 +283,9 @@ const TOOLS: readonly ToolDefinition[] = [
     title: "Get this agent's feedback",
     description:
       "This API key's agent's record since a date (GET /v1/agents/{slug}/feedback): counts by status, promoted and " +
-      'rejected shares, top reject reasons, median time to a decision, and the latest rejections with their notes and ' +
-      'regions (fractions of the image) to correct and send again with revision_of.',
+      'rejected shares, top reject reasons, median time to a decision, and the latest rejections with their notes, ' +
+      'regions (fractions of the image) and, for a video, moments (time-coded items: at or start/end in seconds, a ' +
+      'label, maybe a region) to correct and send again with revision_of.',
     schema: 'getFeedback',
     handler: async (deps, caller, args) => {
       const query = Object.fromEntries(Object.entries(defined(args)).map(([k, v]) => [k, String(v)]));

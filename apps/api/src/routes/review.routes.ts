@@ -16,6 +16,7 @@ import {
   parseBatchDecision,
   parseDecision,
   parseInternalNote,
+  parseNoteMoments,
   parseVisibility,
   type QueueDepth,
   REJECT_REASONS,
@@ -230,8 +231,10 @@ export function reviewRoutes(deps: ApiDependencies, options: ReviewRoutesOptions
   });
 
   router.post('/submissions/:id/notes', async (req, res) => {
-    const body = parseInternalNote(requireJson(req));
-    res.status(201).json(await review.addNote(submissionId(req), body, reviewerOf(res)));
+    const json = requireJson(req);
+    const body = parseInternalNote(json);
+    const moments = parseNoteMoments(json);
+    res.status(201).json(await review.addNote(submissionId(req), body, reviewerOf(res), moments));
   });
 
   router.get(

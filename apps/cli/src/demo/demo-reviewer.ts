@@ -40,8 +40,9 @@ export async function serviceReviewer(
       async promote(id) {
         await review.decide(id, { decision: 'promote' }, who);
       },
-      async reject(id, reason, note, regions) {
-        await review.decide(id, { decision: 'reject', reason, note, regions: [...regions] }, who);
+      async reject(id, reason, note, regions, moments = []) {
+        const timed = moments.length > 0 ? { moments: [...moments] } : {};
+        await review.decide(id, { decision: 'reject', reason, note, regions: [...regions], ...timed }, who);
       },
     },
     close: async () => {

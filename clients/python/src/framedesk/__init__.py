@@ -10,6 +10,21 @@
 from ._http import RetryPolicy
 from .client import SETTLED_STATUSES, Client
 from .errors import FramedeskError, ProblemError, WaitTimeout
+from .feedback import Moment, MomentAt, MomentRange, MomentRegion, Region, moments_of, regions_of
 
-__all__ = ["Client", "FramedeskError", "ProblemError", "RetryPolicy", "SETTLED_STATUSES", "WaitTimeout"]
+__all__ = [
+    "Client",
+    "FramedeskError",
+    "Moment",
+    "MomentAt",
+    "MomentRange",
+    "MomentRegion",
+    "ProblemError",
+    "Region",
+    "RetryPolicy",
+    "SETTLED_STATUSES",
+    "WaitTimeout",
+    "moments_of",
+    "regions_of",
+]
 __version__ = "0.1.0"

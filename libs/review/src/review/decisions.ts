@@ -60,7 +60,7 @@ export function reviewDecisions(ctx: ReviewContext) {
         `This frame's visibility is ${current.visibility}; only promotion_eligible frames can be promoted.`,
       );
     }
-    await assertFeedbackAllowed(db, current.channelId, decision);
+    await assertFeedbackAllowed(db, current, decision);
     const reason = decision.decision === 'reject' ? decision.reason : null;
     const feedback = decisionFeedback(decision);
     const duplicateOf = decision.decision === 'reject' ? decision.duplicateOf : undefined;
