@@ -14,6 +14,32 @@ export interface TransitionOptions {
 export interface DatabaseOptions {
   readonly url: string;
   readonly poolSize?: number;
+  /**
+   * How long one query may wait for its answer before its connection is given up (default 30 s):
+   * a half-open socket (a primary that vanished without a FIN) would otherwise hang a job for
+   * as long as TCP keeps retransmitting (pg's `query_timeout`; the pool then drops that connection).
+   */
+  readonly queryTimeoutMs?: number;
+}
+
+/**
+ * The pool drops broken connections (a primary that changes, docs/operations.md): TCP keepalive
+ * finds a dead peer of an idle connection, a connect timeout gives up on a node that accepts
+ * nothing (HAProxy accepts the TCP connection itself while no primary is up), and a query timeout
+ * gives up on a connection whose peer no longer answers. Every one of these errors is classified
+ * as "PostgreSQL unreachable" (unreachable.ts): the API answers 503, a worker holds its job.
+ */
+export function poolOptions(options: DatabaseOptions) {
+  const queryTimeoutMs = options.queryTimeoutMs ?? 60_000;
+  return {
+    connectionString: options.url,
+    max: options.poolSize ?? 10,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+    query_timeout: queryTimeoutMs,
+  };
 }
 
 /** The one handle on PostgreSQL a process holds: repositories, transactions, health. */
@@ -33,7 +59,7 @@ export interface Database {
 }
 
 export function createDatabase(options: DatabaseOptions): Database {
-  const adapter = new PrismaPg({ connectionString: options.url, max: options.poolSize ?? 10 });
+  const adapter = new PrismaPg(poolOptions(options));
   const prisma = new PrismaClient({ adapter });
   const transaction: Database['transaction'] = (work) =>
     prisma.$transaction((tx) => work(createRepositories(tx)), { timeout: 15_000, maxWait: 10_000 });
