@@ -2,36 +2,11 @@
 // as when a node's machine dies or a network partition falls between): a query must give up and
 // be classified as "PostgreSQL unreachable", so a worker holds its job and the API answers 503,
 // instead of hanging for as long as TCP retransmits (issue 44).
-import { connect, createServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, freePort, type TestDatabase } from '@framedesk/testing';
 import { createDatabase, type Database } from './client';
+import { startFreezingProxy } from './freezing-proxy.test-support';
 import { databaseUnreachableReason } from './unreachable';
-
-/** Forwards to PostgreSQL until `freeze()`: from then on, bytes go nowhere and nothing is closed. */
-async function startFreezingProxy(port: number) {
-  const listen = await freePort();
-  const sockets = new Set<Socket>();
-  let frozen = false;
-  const server = createServer((client) => {
-    const upstream = connect(port, '127.0.0.1');
-    sockets.add(client).add(upstream);
-    client.on('data', (chunk: Buffer) => void (frozen || upstream.write(chunk)));
-    upstream.on('data', (chunk: Buffer) => void (frozen || client.write(chunk)));
-    const end = () => [client, upstream].forEach((s) => (s.destroy(), sockets.delete(s)));
-    client.on('error', end).on('close', end);
-    upstream.on('error', end).on('close', end);
-  });
-  await new Promise<void>((resolve) => server.listen(listen, '127.0.0.1', resolve));
-  return {
-    port: listen,
-    freeze: () => void (frozen = true),
-    close: async () => {
-      sockets.forEach((s) => s.destroy());
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
-}
 
 describe('the pool and a half-open connection', () => {
   let database: TestDatabase;
