@@ -3,7 +3,7 @@
 // be classified as "PostgreSQL unreachable", so a worker holds its job and the API answers 503,
 // instead of hanging for as long as TCP retransmits (issue 44).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, freePort, type TestDatabase } from '@framedesk/testing';
+import { createTestDatabase, type TestDatabase } from '@framedesk/testing';
 import { createDatabase, type Database } from './client';
 import { startFreezingProxy } from './freezing-proxy.test-support';
 import { databaseUnreachableReason } from './unreachable';
