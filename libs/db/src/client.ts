@@ -1,5 +1,6 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from './generated/prisma/client.ts';
+import { readReplica, type ReplicaStatus } from './read-replica';
 import { createRepositories, type Repositories } from './repositories';
 import type { TransitionRequest, TransitionResult } from './submissions.repository';
 
@@ -20,6 +21,10 @@ export interface DatabaseOptions {
    * as long as TCP keeps retransmitting (pg's `query_timeout`; the pool then drops that connection).
    */
   readonly queryTimeoutMs?: number;
+  /** Replicas for reads that may be slightly stale (`DATABASE_READ_URL`); unset: every read on `url`. */
+  readonly readUrl?: string;
+  /** A replica further behind than this (bytes of WAL to replay) is not read from (default 16 MiB). */
+  readonly maxReadLagBytes?: number;
 }
 
 /**
@@ -54,6 +59,14 @@ export interface Database {
    * it may replace the request (TransitionOptions). The result's row says where it moved.
    */
   transition(request: TransitionRequest, options?: TransitionOptions): Promise<TransitionResult>;
+  /**
+   * Repositories for reads that may be slightly stale (queue and timeline pages, Team view, audit
+   * export, simulate, agent feedback, ops): a replica's while one is set and keeps up, else the
+   * primary's (read-replica.ts). A read that must see a write just made uses `repos`.
+   */
+  readRepos(): Repositories;
+  /** Where `readRepos` reads now; `probe` asks the replica afresh (`doctor`). */
+  replicaStatus(options?: { probe?: boolean }): Promise<ReplicaStatus>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -61,6 +74,13 @@ export interface Database {
 export function createDatabase(options: DatabaseOptions): Database {
   const adapter = new PrismaPg(poolOptions(options));
   const prisma = new PrismaClient({ adapter });
+  const replica = options.readUrl
+    ? readReplica(prisma, createRepositories(prisma), {
+        url: options.readUrl,
+        maxLagBytes: options.maxReadLagBytes ?? 16 * 1024 * 1024,
+        pool: (url) => poolOptions({ ...options, url }),
+      })
+    : null;
   const transaction: Database['transaction'] = (work) =>
     prisma.$transaction((tx) => work(createRepositories(tx)), { timeout: 15_000, maxWait: 10_000 });
   const repos = createRepositories(prisma);
@@ -72,9 +92,19 @@ export function createDatabase(options: DatabaseOptions): Database {
       if (!before) return repos.submissions.transition(request);
       return transaction(async (tx) => tx.submissions.transition((await before(tx)) ?? request));
     },
+    readRepos: () => replica?.repos() ?? repos,
+    replicaStatus: async ({ probe = false } = {}) =>
+      replica
+        ? probe
+          ? replica.probe()
+          : replica.status()
+        : { configured: false, inUse: false, role: null, lagBytes: null, fallbacks: 0 },
     ping: async () => {
       await prisma.$queryRaw`SELECT 1`;
     },
-    close: () => prisma.$disconnect(),
+    close: async () => {
+      await replica?.close();
+      await prisma.$disconnect();
+    },
   };
 }

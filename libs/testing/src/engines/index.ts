@@ -5,6 +5,7 @@ import { rgw } from './rgw';
 import { sentinel } from './sentinel';
 
 export * from './engine';
+export * from './patroni';
 
 /** Every engine the project can start: `npm run engines -- start <name>`, `useEngine(name)` in tests. */
 export const engines = { patroni, sentinel, rgw } as const satisfies Record<string, Engine>;

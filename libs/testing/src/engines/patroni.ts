@@ -256,7 +256,7 @@ export async function waitForPrimary(expected?: PatroniNode, timeoutMs = 60_000)
   await waitForEngine(
     async () => {
       if (expected && (await patroniPrimary()) !== expected) return false;
-      const rows = await queryOnce(patroniUrls('postgres').readWrite, 'SELECT pg_is_in_recovery() AS r');
+      const rows = await patroniQuery(patroniUrls('postgres').readWrite, 'SELECT pg_is_in_recovery() AS r');
       return rows[0]?.r === false;
     },
     `a primary${expected ? ` (${expected})` : ''} on ${PATRONI_PORTS.readWrite}`,
@@ -264,7 +264,7 @@ export async function waitForPrimary(expected?: PatroniNode, timeoutMs = 60_000)
   );
 }
 
-export async function queryOnce<Row = Record<string, unknown>>(
+export async function patroniQuery<Row = Record<string, unknown>>(
   url: string,
   sql: string,
   params: unknown[] = [],
@@ -323,10 +323,10 @@ export const patroni: Engine = {
     await waitForHealthy(dir, 120_000);
     await waitForPrimary();
     const admin = patroniUrls('postgres').readWrite;
-    const exists = await queryOnce(admin, 'SELECT 1 FROM pg_database WHERE datname = $1', [PATRONI_DATABASE]);
-    if (exists.length === 0) await queryOnce(admin, `CREATE DATABASE ${PATRONI_DATABASE}`);
+    const exists = await patroniQuery(admin, 'SELECT 1 FROM pg_database WHERE datname = $1', [PATRONI_DATABASE]);
+    if (exists.length === 0) await patroniQuery(admin, `CREATE DATABASE ${PATRONI_DATABASE}`);
     await waitForEngine(
-      async () => (await queryOnce(patroniUrls().readOnly, 'SELECT pg_is_in_recovery() AS r'))[0]?.r === true,
+      async () => (await patroniQuery(patroniUrls().readOnly, 'SELECT pg_is_in_recovery() AS r'))[0]?.r === true,
       `a replica on ${PATRONI_PORTS.readOnly}`,
       { logs },
     );
@@ -336,7 +336,7 @@ export const patroni: Engine = {
     if (!PROCESSES.every((name) => isAlive(processPid(dir, name)))) return false;
     try {
       if (!(await clusterHealthy(dir))) return false;
-      const rows = await queryOnce(patroniUrls().readWrite, 'SELECT pg_is_in_recovery() AS r');
+      const rows = await patroniQuery(patroniUrls().readWrite, 'SELECT pg_is_in_recovery() AS r');
       return rows[0]?.r === false;
     } catch {
       return false;
@@ -375,7 +375,7 @@ export interface ClusterDatabase {
 export async function createClusterDatabase(): Promise<ClusterDatabase> {
   const name = `fd_ha_${randomBytes(6).toString('hex')}`;
   const admin = patroniUrls('postgres').readWrite;
-  await queryOnce(admin, `CREATE DATABASE ${name}`);
+  await patroniQuery(admin, `CREATE DATABASE ${name}`);
   const urls = patroniUrls(name);
   const client = new pg.Client({ connectionString: urls.readWrite });
   await client.connect();
@@ -393,6 +393,6 @@ export async function createClusterDatabase(): Promise<ClusterDatabase> {
     name,
     url: urls.readWrite,
     readUrl: urls.readOnly,
-    drop: async () => void (await queryOnce(admin, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)),
+    drop: async () => void (await patroniQuery(admin, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)),
   };
 }
