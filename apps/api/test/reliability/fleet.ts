@@ -38,7 +38,8 @@ export interface Fleet {
   readonly balancer: TcpProxy;
   readonly storageDoor: TcpProxy;
   readonly redis: PrivateRedis;
-  readonly postgres: PrivatePostgres;
+  /** The fleet's private PostgreSQL; undefined when it runs on a database it was given (`databaseUrl`). */
+  readonly postgres: PrivatePostgres | undefined;
   readonly prefix: string;
   readonly agentKey: string;
   readonly sql: pg.Pool;
@@ -115,7 +116,13 @@ async function seedAccounts(databaseUrl: string): Promise<string> {
   }
 }
 
-export async function startFleet(options: { env?: Record<string, string> } = {}): Promise<Fleet> {
+export interface FleetOptions {
+  readonly env?: Record<string, string>;
+  /** A migrated database to run on (e.g. a Patroni cluster's, through HAProxy) instead of a private PostgreSQL. */
+  readonly databaseUrl?: string;
+}
+
+export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
   const work = await mkdtemp(join(tmpdir(), 'fd-fleet-'));
   const cleanups: (() => Promise<unknown>)[] = [async () => rm(work, { recursive: true, force: true })];
   const cleanup = async () => {
@@ -124,9 +131,9 @@ export async function startFleet(options: { env?: Record<string, string> } = {})
   try {
     const redis = await startPrivateRedis();
     cleanups.push(() => redis.close());
-    const postgres = await startPrivatePostgres();
-    cleanups.push(() => postgres.close());
-    const databaseUrl = await postgres.createDatabase();
+    const postgres = options.databaseUrl ? undefined : await startPrivatePostgres();
+    if (postgres) cleanups.push(() => postgres.close());
+    const databaseUrl = options.databaseUrl ?? (await postgres!.createDatabase());
     const s3: TestS3 = await startTestS3(join(work, 's3'), [ORIGINALS_BUCKET]);
     cleanups.push(() => s3.close());
     const variantWrites = new Map<string, number>();
