@@ -67,6 +67,7 @@ export interface Database {
   readRepos(): Repositories;
   /** Where `readRepos` reads now; `probe` asks the replica afresh (`doctor`). */
   replicaStatus(options?: { probe?: boolean }): Promise<ReplicaStatus>;
+  /** Resolves when PostgreSQL answers as a primary that takes writes (readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -100,7 +101,12 @@ export function createDatabase(options: DatabaseOptions): Database {
           : replica.status()
         : { configured: false, inUse: false, role: null, lagBytes: null, fallbacks: 0 },
     ping: async () => {
-      await prisma.$queryRaw`SELECT 1`;
+      // Ready means a primary that takes writes: a demoted node (a failover under way, the proxy
+      // not moved yet) still answers SELECT 1 but refuses every write with 25006.
+      const [row] = await prisma.$queryRaw<{ writable: boolean }[]>`
+        SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off' AS writable`;
+      if (!row?.writable)
+        throw Object.assign(new Error('PostgreSQL is read-only here (no primary serves writes)'), { code: '25006' });
     },
     close: async () => {
       await replica?.close();

@@ -27,6 +27,12 @@ describe('fault: the primary demoted under a running API (25006)', () => {
     await admin.end();
   };
 
+  const readyz = async () => {
+    const response = await fetch(`${stack.apiUrl}/readyz`);
+    const body = (await response.json()) as { checks?: Record<string, { status: string }> };
+    return { status: response.status, postgres: body.checks?.['postgres']?.status };
+  };
+
   beforeAll(async () => {
     database = await createTestDatabase();
     stack = await startRelStack({ databaseUrl: database.url, workers: 0 });
@@ -38,7 +44,7 @@ describe('fault: the primary demoted under a running API (25006)', () => {
     await database?.drop();
   });
 
-  it('answers 503 while writes are refused, and 202 once a primary takes them', async () => {
+  it('answers 503 (and /readyz unavailable) while writes are refused, and 202 once a primary takes them', async () => {
     await demote(true);
     // The first answers may still see the cut connections (57P01); wait for the read-only ones.
     let refused;
@@ -47,6 +53,8 @@ describe('fault: the primary demoted under a running API (25006)', () => {
       expect(refused.status).toBe(503);
     }
     expect(stack.apiOutput()).toMatch(/25006|read-only transaction/);
+    // Ready means writes are taken: /readyz says the database is unavailable, then ready again.
+    await expect.poll(() => readyz(), { timeout: 10_000 }).toEqual({ status: 503, postgres: 'unavailable' });
     await demote(false);
     const accepted = await submitFrame(stack.apiUrl, key, {
       agent: 'bot',
@@ -54,5 +62,6 @@ describe('fault: the primary demoted under a running API (25006)', () => {
       idempotencyKey: randomUUID(),
     });
     expect(accepted.status).toBe(202);
+    await expect.poll(() => readyz(), { timeout: 10_000 }).toEqual({ status: 200, postgres: 'ok' });
   }, 120_000);
 });
