@@ -41,4 +41,21 @@ describe('the pool and a half-open connection', () => {
       chain.push(e);
     expect(chain.map((e) => databaseUnreachableReason(e)).find((r) => r !== null)).toMatch(/unreachable/);
   }, 20_000);
+
+  it('repeats a read that meets its connection cut and the server away for a moment', async () => {
+    const cutter = await startFreezingProxy(Number(new URL(database.url).port || 5432));
+    const reader = createDatabase({
+      url: Object.assign(new URL(database.url), { port: String(cutter.port) }).toString(),
+      poolSize: 1,
+    });
+    try {
+      expect(await reader.repos.channels.list()).toEqual([]);
+      cutter.cut(400);
+      // Without the retry the read fails at once ("Connection terminated unexpectedly").
+      expect(await reader.repos.channels.list()).toEqual([]);
+    } finally {
+      await reader.close().catch(() => undefined);
+      await cutter.close();
+    }
+  });
 });

@@ -1,6 +1,7 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from './generated/prisma/client.ts';
 import { readReplica, type ReplicaStatus } from './read-replica';
+import { retryingReads } from './read-retry';
 import { createRepositories, type Repositories } from './repositories';
 import type { TransitionRequest, TransitionResult } from './submissions.repository';
 
@@ -75,8 +76,10 @@ export interface Database {
 export function createDatabase(options: DatabaseOptions): Database {
   const adapter = new PrismaPg(poolOptions(options));
   const prisma = new PrismaClient({ adapter });
+  // Repositories read through the retrying client; transactions use the plain one (no repeats inside).
+  const repos = createRepositories(prisma.$extends(retryingReads) as unknown as PrismaClient);
   const replica = options.readUrl
-    ? readReplica(prisma, createRepositories(prisma), {
+    ? readReplica(prisma, repos, {
         url: options.readUrl,
         maxLagBytes: options.maxReadLagBytes ?? 16 * 1024 * 1024,
         pool: (url) => poolOptions({ ...options, url }),
@@ -84,7 +87,6 @@ export function createDatabase(options: DatabaseOptions): Database {
     : null;
   const transaction: Database['transaction'] = (work) =>
     prisma.$transaction((tx) => work(createRepositories(tx)), { timeout: 15_000, maxWait: 10_000 });
-  const repos = createRepositories(prisma);
   return {
     repos,
     transaction,

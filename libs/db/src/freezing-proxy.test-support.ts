@@ -10,7 +10,9 @@ export async function startFreezingProxy(port: number) {
   const listen = await freePort();
   const sockets = new Set<Socket>();
   let generation = 0;
+  let refusing = false;
   const server = createServer((client) => {
+    if (refusing) return void client.destroy();
     const upstream = connect(port, '127.0.0.1');
     const born = generation;
     const frozen = () => born !== generation;
@@ -25,6 +27,12 @@ export async function startFreezingProxy(port: number) {
   return {
     port: listen,
     freeze: () => void generation++,
+    /** Cuts every open connection and refuses new ones for `ms` (a failover as a client sees it). */
+    cut(ms: number) {
+      refusing = true;
+      sockets.forEach((s) => s.destroy());
+      setTimeout(() => (refusing = false), ms);
+    },
     close: async () => {
       sockets.forEach((s) => s.destroy());
       await new Promise((resolve) => server.close(resolve));
