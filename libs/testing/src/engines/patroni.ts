@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { chownSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import pg from 'pg';
 import {
   type Engine,
@@ -20,7 +20,7 @@ import {
  * sends the read-write port to the primary and the read-only port to the replicas. Ports are fixed
  * (docs/operations.md) and clash with nothing: the system PostgreSQL stays on 5432.
  *
- * `synchronous_mode` is on unless the folder holds an `async` marker (see `patroniOptions`): a
+ * `synchronous_mode` is on unless the folder's name ends in `-async` (`patroniAsyncDir`): a
  * commit is acknowledged only once a standby has it, so a failover loses no acknowledged write.
  */
 export const PATRONI_PORTS = {
@@ -53,14 +53,14 @@ export const patroniUrls = (database = PATRONI_DATABASE) => ({
   node: (node: PatroniNode) => `postgresql://postgres:postgres@127.0.0.1:${pgPort(node)}/${database}`,
 });
 
-/** Writes the folder's replication mode before `startEngine('patroni', { fresh: true, dir })`. */
-export function patroniOptions(dir: string, { synchronous = true } = {}): void {
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'mode'), synchronous ? 'sync' : 'async');
-}
+/**
+ * Asynchronous replication, for the documented comparison, runs in a folder of its own whose name
+ * ends in `-async` (`startEngine('patroni', { fresh: true, dir: engineDir('patroni-async') })`,
+ * after stopping the default one: the ports are the same).
+ */
+export const patroniAsyncDir = (): string => engineDir('patroni-async');
 
-const synchronousMode = (dir: string) =>
-  !existsSync(join(dir, 'mode')) || readFileSync(join(dir, 'mode'), 'utf8').trim() !== 'async';
+const synchronousMode = (dir: string) => !basename(dir).endsWith('-async');
 
 function nodeConfig(dir: string, node: PatroniNode): string {
   const data = join(dir, node);
