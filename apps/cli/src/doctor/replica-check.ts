@@ -26,7 +26,9 @@ async function ask<T extends pg.QueryResultRow>(url: string, sql: string, params
  * The role of each database URL (DATABASE_URL must reach a primary; DATABASE_READ_URL a replica)
  * and the replica's lag behind the primary, in WAL bytes, against DATABASE_READ_MAX_LAG_BYTES.
  */
-export async function checkDatabaseRoles(settings: Settings): Promise<CheckResult[]> {
+export async function checkDatabaseRoles(
+  settings: Pick<Settings, 'DATABASE_URL' | 'DATABASE_READ_URL' | 'DATABASE_READ_MAX_LAG_BYTES'>,
+): Promise<CheckResult[]> {
   let lsn: string;
   try {
     const primary = await ask<{ r: boolean; lsn: string | null }>(
