@@ -99,7 +99,13 @@ export function createApiDependencies(settings: Settings, config: ProjectConfig,
   const pipeline = createPipelineMetrics(metrics);
   const redisOutage = createRedisOutageMetrics(metrics);
   // Status changes are announced to open workbenches (GET /review/events) on every instance, and counted.
-  const database = createDatabase({ url: settings.DATABASE_URL, poolSize: settings.DATABASE_POOL_SIZE });
+  const database = createDatabase({
+    url: settings.DATABASE_URL,
+    poolSize: settings.DATABASE_POOL_SIZE,
+    ...(settings.DATABASE_READ_URL
+      ? { readUrl: settings.DATABASE_READ_URL, maxReadLagBytes: settings.DATABASE_READ_MAX_LAG_BYTES }
+      : {}),
+  });
   const queues = createQueueProducer(redis, settings.REDIS_PREFIX);
   // A frame a reviewer promotes gets its `public` variant made by the workers (issue 39).
   const db = withPublicOnPromotion(

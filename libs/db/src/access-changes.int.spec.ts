@@ -5,6 +5,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@framedesk/testing';
 import { accessChangeListener, EVERY_REVIEWER } from './access-changes';
 import { createDatabase, type Database } from './client';
+import { startFreezingProxy } from './freezing-proxy.test-support';
 
 let database: TestDatabase;
 let db: Database;
@@ -64,5 +65,23 @@ it('hears a change when its transaction commits, not before, and everyone after 
   } finally {
     stop();
     await listener.close();
+  }
+});
+
+it('hears everyone after its connection went half-open (no error, no end: a vanished primary)', async () => {
+  const proxy = await startFreezingProxy(Number(new URL(database.url).port || 5432));
+  const url = Object.assign(new URL(database.url), { port: String(proxy.port) }).toString();
+  const listener = accessChangeListener(url, () => undefined, 100, 300);
+  const heard: string[] = [];
+  try {
+    await listener.subscribe((id) => heard.push(id));
+    proxy.freeze();
+    await admin.query(`SELECT pg_notify('framedesk_reviewer_access', 'rev_lost')`);
+    // Without a liveness check the listener waits on the dead socket forever and hears nothing.
+    await next(heard, 1);
+    expect(heard[0]).toBe(EVERY_REVIEWER);
+  } finally {
+    await listener.close();
+    await proxy.close();
   }
 });

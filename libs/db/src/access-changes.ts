@@ -26,11 +26,16 @@ export interface AccessChangeListener {
  * One LISTEN connection per process (opened with the first subscriber), fanned out to every
  * subscriber. A lost connection is reopened a second later (again and again while it fails), and
  * then every subscriber hears EVERY_REVIEWER, because notifications sent meanwhile are lost.
+ *
+ * A connection can also die without a word (a primary that vanished, a half-open socket): no
+ * error, no end, and nothing heard ever again. So the listener asks every `heartbeatMs` for a
+ * `SELECT 1` answered within that time, and treats silence as a lost connection (TCP keepalive too).
  */
 export function accessChangeListener(
   url: string,
   onError: (error: Error) => void = () => undefined,
   retryMs = 1000,
+  heartbeatMs = 10_000,
 ): AccessChangeListener {
   const listeners = new Set<(reviewerId: string) => void>();
   let connection: Promise<pg.Client> | null = null;
@@ -57,10 +62,21 @@ export function accessChangeListener(
 
   const connect = (): Promise<pg.Client> => {
     connection ??= (async () => {
-      const client = new pg.Client({ connectionString: url });
+      const client = new pg.Client({
+        connectionString: url,
+        keepAlive: true,
+        keepAliveInitialDelayMillis: heartbeatMs,
+        query_timeout: heartbeatMs,
+        connectionTimeoutMillis: heartbeatMs,
+      });
+      const heartbeat = setInterval(() => {
+        if (current === client) client.query('SELECT 1').catch((error: Error) => lost(error));
+        else if (connection === null || closed) clearInterval(heartbeat); // replaced or closed
+      }, heartbeatMs).unref();
       const lost = (error?: Error) => {
         if (current !== client) return; // an old connection's last words
         if (error) onError(error);
+        clearInterval(heartbeat);
         current = null;
         connection = null;
         client.end().catch(() => undefined);
@@ -75,12 +91,15 @@ export function accessChangeListener(
         await client.connect();
         await client.query(`LISTEN ${ACCESS_CHANGES_CHANNEL}`);
       } catch (error) {
+        clearInterval(heartbeat);
         connection = null;
         await client.end().catch(() => undefined);
         throw error;
       }
-      if (closed) await client.end().catch(() => undefined);
-      else current = client;
+      if (closed) {
+        clearInterval(heartbeat);
+        await client.end().catch(() => undefined);
+      } else current = client;
       return client;
     })();
     return connection;

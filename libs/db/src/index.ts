@@ -1,4 +1,5 @@
 export { createDatabase, type Database, type DatabaseOptions, type TransitionOptions } from './client';
+export type { ReplicaStatus } from './read-replica';
 export type { Repositories } from './repositories';
 export { ALL_CHANNELS, type ChannelScope } from './channel-scope';
 export { databaseUnreachableReason } from './unreachable';

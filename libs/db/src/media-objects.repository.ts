@@ -53,6 +53,14 @@ function valuesOf(inputs: readonly NewMediaObject[]): Prisma.Sql[] {
 
 export function mediaObjectsRepository(db: DbClient) {
   return {
+    /** True when `key` is the recorded original of `submissionId` (a create that referred to it committed). */
+    isOriginalOf: async (submissionId: string, key: string): Promise<boolean> => {
+      const row = await db.mediaObject.findUnique({
+        where: { submissionId_kind_name: { submissionId, kind: 'original', name: 'original' } },
+        select: { key: true },
+      });
+      return row?.key === key;
+    },
     /** Records an object; recording the same (submission, kind, name) again replaces it. */
     upsert: (input: NewMediaObject): Promise<MediaObjectRow> => {
       const data = {

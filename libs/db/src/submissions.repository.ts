@@ -73,6 +73,16 @@ export function submissionsRepository(db: DbClient) {
     findById: (id: string): Promise<SubmissionWithSlugs | null> =>
       db.submission.findUnique({ where: { id }, include: withSlugs }),
 
+    /** Which of `ids` wait for review now (primary keys only: a check of a replica's page). */
+    stillInReview: async (ids: readonly string[]): Promise<Set<string>> => {
+      if (ids.length === 0) return new Set();
+      const rows = await db.submission.findMany({
+        where: { id: { in: [...ids] }, status: 'needs_review' },
+        select: { id: true },
+      });
+      return new Set(rows.map((r) => r.id));
+    },
+
     /** Another agent's submission is indistinguishable from a missing one. */
     findForAgent: (id: string, agentId: string): Promise<SubmissionWithSlugs | null> =>
       db.submission.findFirst({ where: { id, agentId }, include: withSlugs }),

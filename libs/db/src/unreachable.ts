@@ -10,11 +10,16 @@ const ADAPTER_UNREACHABLE = new Set([
   'TooManyConnections',
   'DatabaseDoesNotExist',
 ]);
-// SQLSTATEs of a server going away: connection exceptions (08…) and operator intervention (57P0…).
-const SQLSTATE_UNREACHABLE = /^(08\d{3}|57P0[1-4])$/;
+// SQLSTATEs of a server going away: connection exceptions (08…), operator intervention (57P0…),
+// and 25006 read_only_sql_transaction: a write reached a primary that was just demoted (a
+// failover; the proxy has not moved yet), so no primary serves writes here for a moment.
+const SQLSTATE_UNREACHABLE = /^(08\d{3}|57P0[1-4]|25006)$/;
+// Node's socket errors: reset, refused, timed out, broken pipe, host unreachable.
+const SOCKET_UNREACHABLE = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH']);
 // node-postgres reports a dropped socket with a message and no code; so does Prisma at times.
+// A timeout on a dead socket: pg's connect timeout and query read timeout.
 const DROPPED =
-  /Connection terminated|terminating connection|database system is (starting up|shutting down|in recovery mode)|Client has encountered a connection error|Can't reach database server/i;
+  /Connection terminated|timeout exceeded when trying to connect|Query read timeout|terminating connection|database system is (starting up|shutting down|in recovery mode)|Client has encountered a connection error|Can't reach database server/i;
 
 /** Why this one error (not its causes: see `errorChain`) means PostgreSQL is unreachable, or null. */
 export function databaseUnreachableReason(error: object): string | null {
@@ -30,6 +35,8 @@ export function databaseUnreachableReason(error: object): string | null {
     (c): c is string => typeof c === 'string' && (PRISMA_UNREACHABLE.has(c) || SQLSTATE_UNREACHABLE.test(c)),
   );
   if (code) return `PostgreSQL unreachable [${code}]`;
+  const socket = [e.code, e.originalCode].find((c): c is string => typeof c === 'string' && SOCKET_UNREACHABLE.has(c));
+  if (socket) return `PostgreSQL unreachable [${socket}]`;
   if (typeof e.kind === 'string' && ADAPTER_UNREACHABLE.has(e.kind)) return `PostgreSQL unreachable [${e.kind}]`;
   if (e.name === 'PrismaClientInitializationError') return 'PostgreSQL unreachable';
   if (typeof e.message === 'string' && DROPPED.test(e.message)) return 'PostgreSQL unreachable';

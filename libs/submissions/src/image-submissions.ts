@@ -14,7 +14,7 @@ import { toFrameSubmission } from './submission-views';
 
 /**
  * An original already in storage under its submission's id, hashed while it streamed there
- * (`stageImage`). Nothing refers to it until a create commits; `discard` removes it otherwise.
+ * (`stageImage`). Nothing refers to it until a create commits; `discard` removes it unless one did.
  */
 export interface StagedImage {
   readonly submissionId: string;
@@ -33,11 +33,44 @@ export interface IdempotencyRequest {
   readonly retentionMs: number;
 }
 
+/** How often a staged original's discard is tried while the database or storage does not answer (≈ 2 min). */
+const DISCARD_ATTEMPTS = 16;
+
 /** Image frames: stage the original in one pass, then create in one statement (or the general path). */
 export function imageSubmissions(deps: SubmissionsDependencies) {
   const now = deps.now ?? (() => new Date());
   const bucket = deps.config.storage.vendor_originals_bucket;
   const { enqueueImage, authorize, completeIdempotency } = serviceSupport(deps);
+
+  /**
+   * Deletes a staged original unless a committed create refers to it. A create that threw may
+   * still have committed (the connection died after COMMIT, as in a failover): the agent's retry
+   * then replays that frame, which needs this very original. So the database is asked first; while
+   * it cannot answer, the question is asked again in the background (with back-off) and the caller
+   * is not kept waiting. Given up after DISCARD_ATTEMPTS, the object stays (an orphan, not a loss).
+   */
+  async function discardUnreferenced(submissionId: string, key: string): Promise<void> {
+    const attempt = async () => {
+      if (await deps.db.repos.mediaObjects.isOriginalOf(submissionId, key)) return;
+      await deps.storage.delete(bucket, key);
+    };
+    try {
+      await attempt();
+    } catch (first: unknown) {
+      void (async () => {
+        let error = first;
+        for (let n = 1; n < DISCARD_ATTEMPTS; n++) {
+          await new Promise((resolve) => setTimeout(resolve, Math.min(500 * 2 ** n, 10_000)).unref());
+          try {
+            return await attempt();
+          } catch (e) {
+            error = e;
+          }
+        }
+        deps.logger.warn({ err: error, key }, 'could not delete an unused original');
+      })();
+    }
+  }
 
   return {
     /**
@@ -58,10 +91,7 @@ export function imageSubmissions(deps: SubmissionsDependencies) {
         byteSize: stored.byteSize,
         sha256: stored.sha256,
         contentType,
-        discard: () =>
-          deps.storage
-            .delete(bucket, key)
-            .catch((e: unknown) => deps.logger.warn({ err: e, key }, 'could not delete an unused original')),
+        discard: () => discardUnreferenced(submissionId, key),
       };
     },
 

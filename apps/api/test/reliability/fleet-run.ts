@@ -80,9 +80,9 @@ const FAULTS: Record<string, Fault> = {
   'api-B-sigkill': restartApi('B'),
   'worker-1-sigkill': restartWorker(1),
   'postgres-restart': async (f) => {
-    await f.postgres.stop('immediate'); // a crash: recovery on start
+    await f.postgres!.stop('immediate'); // a crash: recovery on start
     await sleep(2_000);
-    await f.postgres.start();
+    await f.postgres!.start();
   },
   'storage-unavailable-10s': async (f) => {
     f.storageDoor.refuse(true);

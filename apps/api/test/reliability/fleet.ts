@@ -48,7 +48,8 @@ export interface Fleet {
    */
   restartStorage(downMs: number): Promise<number>;
   readonly redis: PrivateRedis;
-  readonly postgres: PrivatePostgres;
+  /** The fleet's private PostgreSQL; undefined when it runs on a database it was given (`databaseUrl`). */
+  readonly postgres: PrivatePostgres | undefined;
   readonly prefix: string;
   readonly agentKey: string;
   readonly sql: pg.Pool;
@@ -138,6 +139,8 @@ export interface FleetOptions {
    * the same cluster (RGW_PORTS.drillS3), which `restartStorage` may kill.
    */
   readonly storage?: 'shared' | 'own-gateway';
+  /** A migrated database to run on (e.g. a Patroni cluster's, through HAProxy) instead of a private PostgreSQL. */
+  readonly databaseUrl?: string;
 }
 
 export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
@@ -149,9 +152,9 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
   try {
     const redis = options.redis ?? (await startPrivateRedis());
     if (!options.redis) cleanups.push(() => redis.close());
-    const postgres = await startPrivatePostgres();
-    cleanups.push(() => postgres.close());
-    const databaseUrl = await postgres.createDatabase();
+    const postgres = options.databaseUrl ? undefined : await startPrivatePostgres();
+    if (postgres) cleanups.push(() => postgres.close());
+    const databaseUrl = options.databaseUrl ?? (await postgres!.createDatabase());
     // A real S3 server (RGW), a bucket of this fleet's own.
     const s3: TestS3 = await startTestS3([ORIGINALS_BUCKET]);
     cleanups.push(() => s3.close());

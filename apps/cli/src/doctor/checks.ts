@@ -25,6 +25,7 @@ import { type CheckResult, fail, firstLine, ok, warn } from './check-result';
 import { checkMediaSample, checkPendingDeletions } from './media-check';
 import { checkMetrics } from './metrics';
 import { checkPolicies } from './policy-check';
+import { checkDatabaseRoles } from './replica-check';
 import { checkSentinel, redisWhere } from './sentinel-check';
 import { checkSignIn } from './sign-in';
 
@@ -329,7 +330,9 @@ export async function runDoctor(env: NodeJS.ProcessEnv): Promise<CheckResult[]> 
   redis.on('error', () => undefined);
   try {
     const [postgres, redisChecks, storage, tools, provider, signIn, scoring] = await Promise.all([
-      checkPostgres(settings),
+      checkPostgres(settings).then(async (checks) =>
+        checks.every((c) => c.status === 'ok') ? [...checks, ...(await checkDatabaseRoles(settings))] : checks,
+      ),
       checkRedis(settings, redis),
       config ? checkStorage(settings, config) : null,
       checkVideoTools(settings),
@@ -340,7 +343,7 @@ export async function runDoctor(env: NodeJS.ProcessEnv): Promise<CheckResult[]> 
     results.push(...postgres, ...redisChecks.results, ...(storage ? [storage] : []), ...tools, ...provider, ...signIn);
     results.push(scoring);
     if (redisChecks.up) results.push(...(await checkWorkers(settings, redis)));
-    const databaseReady = postgres.every((check) => check.status === 'ok');
+    const databaseReady = postgres.every((check) => check.status === 'ok' || check.name === 'read replica');
     if (databaseReady && config && storage?.status === 'ok') results.push(await checkMediaSample(settings, config));
     if (databaseReady) results.push(await checkPendingDeletions(settings));
     if (databaseReady) results.push(await checkPolicies(settings));

@@ -42,7 +42,8 @@ export function reviewReads(ctx: ReviewContext) {
 
     async queue(query: Record<string, unknown>, me: Reviewer) {
       const q = parseQueueQuery(query);
-      const rows = await repo.queue({
+      // A page may be a moment stale (a replica); a frame decided meanwhile never comes back.
+      const rows = await ctx.db.readRepos().review.queue({
         scope: scopeOf(me),
         ...(q.channel ? { channelSlug: q.channel } : {}),
         ...(q.agent ? { agentSlug: q.agent } : {}),
@@ -120,7 +121,7 @@ export function reviewReads(ctx: ReviewContext) {
       const cursorText = typeof query['cursor'] === 'string' && query['cursor'] ? query['cursor'] : undefined;
       const cursor = cursorText ? decodeCursor(cursorText, ['d', 'r', 'i']) : undefined;
       const limit = parseTimelineLimit(query);
-      const rows = await repo.timeline({
+      const rows = await ctx.db.readRepos().review.timeline({
         channelId: channel.id,
         ...(cursor ? { after: { date: cursor['d']!, reviewedAt: new Date(cursor['r']!), id: cursor['i']! } } : {}),
         limit: limit + 1,

@@ -14,6 +14,7 @@ export {
   SENTINEL_REDIS_PORTS,
   sentinelPrimaryPort,
 } from './sentinel';
+export * from './patroni';
 
 /** Every engine the project can start: `npm run engines -- start <name>`, `useEngine(name)` in tests. */
 export const engines = { patroni, sentinel, rgw } as const satisfies Record<string, Engine>;
