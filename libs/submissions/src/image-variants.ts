@@ -54,14 +54,3 @@ export async function writeImageVariants(
     }),
   );
 }
-
-/** Stores rendered variants and records them, every row in one statement (`media verify --repair`). */
-export async function storeImageVariants(
-  deps: { readonly db: Database; readonly storage: ObjectStorage },
-  submissionId: string,
-  bucket: string,
-  variants: readonly ImageVariant[],
-): Promise<void> {
-  const rows = await writeImageVariants(deps.storage, submissionId, bucket, variants);
-  await withOneRetry(() => deps.db.repos.mediaObjects.upsertMany(rows));
-}
