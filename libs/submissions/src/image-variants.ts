@@ -1,5 +1,5 @@
 import { parseVariantName, type ProjectConfig, type VariantSpec } from '@framedesk/config';
-import type { Database, NewMediaObject } from '@framedesk/db';
+import type { NewMediaObject } from '@framedesk/db';
 import type { ImageVariant } from '@framedesk/media';
 import { type ObjectStorage, storageKeys } from '@framedesk/storage';
 
