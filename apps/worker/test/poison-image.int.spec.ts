@@ -53,9 +53,14 @@ it(
       await sleep(100);
     }
     const deathsAtFailure = deaths();
-    // Several lock periods and reconciler passes later: no worker died again.
+    // Once nothing is left that could run it again (no job of the image queue waiting, delayed or
+    // running, no intake entry), no worker died again: waited for, not a fixed pause.
     await workers.ready();
-    await sleep(8_000);
+    const idle = async () => {
+      const image = (await h.producer.counts())['image-processing'];
+      return ['waiting', 'active', 'delayed', 'prioritized'].every((state) => (image[state] ?? 0) === 0);
+    };
+    while (!(await idle())) await sleep(100);
     expect(deaths()).toBe(deathsAtFailure);
     expect(deathsAtFailure).toBeGreaterThanOrEqual(LIMIT);
     // The last crash is counted as the next run may already be starting: at most one more.
