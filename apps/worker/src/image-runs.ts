@@ -7,7 +7,7 @@ export interface ImageRunsOptions {
   readonly db: Database;
   /** This worker process's name (the intake consumer's). */
   readonly worker: string;
-  /** WORKER_LOCK_SECONDS in ms: runs are renewed every quarter of it, and stale after half. */
+  /** WORKER_LOCK_SECONDS in ms: runs are renewed within a quarter of it, and stale after half. */
   readonly lockDurationMs: number;
   /** WORKER_CRASH_LIMIT. */
   readonly crashLimit: number;
@@ -21,8 +21,8 @@ export interface ImageRun {
 
 /**
  * How a worker blames crashes on the frames that caused them (docs/reliability.md, "How crashes
- * are blamed"). Every image run is recorded while it runs (`processing_runs`, renewed every
- * quarter lock while the worker lives); before a frame runs again, the runs its earlier workers
+ * are blamed"). Every image run is recorded while it runs (`processing_runs`, renewed while the
+ * worker lives, never older than a quarter lock); before a frame runs again, the runs its earlier workers
  * died in are judged (`judgeRun`): a strike only for a crash it ran in alone. A suspect (it ran
  * in a crash beside others) or a frame struck before runs alone in this worker: it waits until
  * the runs here have ended, and nothing starts beside it.
@@ -30,22 +30,34 @@ export interface ImageRun {
 export function createImageRuns(options: ImageRunsOptions) {
   const { db, worker, logger } = options;
   const gate = runGate();
-  const running = new Set<string>();
-  /** Runs ended while PostgreSQL did not answer: deleted by the next renewal. */
-  const ended: string[] = [];
+  /** Runs going on here: their start times. */
+  const running = new Map<string, number>();
+  /** Runs ended here whose rows are not deleted yet: deleted with the next start, or by the renewal. */
+  const ended: { id: string; at: number }[] = [];
+  const tick = options.lockDurationMs / 8;
+  let renewedAt = 0;
 
+  // Only what needs it, so a short run costs one statement (its start): rows of runs older than a
+  // tick are renewed (none is ever older than a quarter lock unrenewed: judged dead after half),
+  // rows of runs that ended a tick ago and no start took along are deleted.
   const renew = async () => {
-    if (running.size === 0 && ended.length === 0) return;
-    await db.repos.processingRuns.renew(worker);
-    const done = ended.splice(0);
-    await db.repos.processingRuns.end(done).catch((error: unknown) => {
-      ended.push(...done);
-      throw error;
-    });
+    const now = Date.now();
+    const due = [...running.values()].some((start) => start < now - tick) && renewedAt < now - tick;
+    if (due) {
+      await db.repos.processingRuns.renew(worker);
+      renewedAt = now;
+    }
+    if (ended.length > 0 && ended[0]!.at < now - tick) {
+      const done = ended.splice(0);
+      await db.repos.processingRuns.end(done.map((run) => run.id)).catch((error: unknown) => {
+        ended.unshift(...done);
+        throw error;
+      });
+    }
   };
   const timer = setInterval(() => {
     renew().catch((err: unknown) => logger.warn({ err }, 'image runs not renewed'));
-  }, options.lockDurationMs / 4);
+  }, tick);
   timer.unref();
 
   return {
@@ -74,18 +86,23 @@ export function createImageRuns(options: ImageRunsOptions) {
       }
       const leave = await gate.enter(alone);
       const id = randomUUID();
+      const taken = ended.splice(0);
       try {
-        await db.repos.processingRuns.start({ id, submissionId, worker });
+        await db.repos.processingRuns.start(
+          { id, submissionId, worker },
+          taken.map((run) => run.id),
+        );
       } catch (error) {
+        ended.unshift(...taken);
         leave();
         throw error;
       }
-      running.add(id);
+      running.set(id, Date.now());
       return {
         end() {
           running.delete(id);
+          ended.push({ id, at: Date.now() });
           leave();
-          db.repos.processingRuns.end([id]).catch(() => ended.push(id));
         },
       };
     },

@@ -81,7 +81,7 @@ export function createJobProcessor(options: JobProcessorOptions) {
         name: job.name as JobName,
         data: job.data,
         lastAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1),
-        judgeCrashes: true,
+        judgeCrashes: mayFollowACrash(job),
       },
       observed,
     );
@@ -127,6 +127,13 @@ export function createJobProcessor(options: JobProcessorOptions) {
 
   return { processBullJob, processIntakeEntry, handToImageQueue };
 }
+
+/**
+ * A BullMQ image job whose earlier run may have ended with its worker: it stalled, or it is an
+ * intake entry taken from a dead worker (`…__stalled-<entry>`) or the reconciler's re-run of a
+ * frame nothing held (`…__r<time>`). A first try, a retry or a held job's next run did not.
+ */
+const mayFollowACrash = (job: Job) => job.stalledCounter > 0 || /__(stalled-|r\d)/.test(job.id ?? '');
 
 /** What came of running a handler once. */
 type HandlerResult =

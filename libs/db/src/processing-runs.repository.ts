@@ -14,9 +14,16 @@ export interface DeadRun {
  */
 export function processingRunsRepository(db: DbClient) {
   return {
-    /** A run starts on `worker`. */
-    async start(run: { id: string; submissionId: string; worker: string }): Promise<void> {
-      await db.$executeRaw`INSERT INTO processing_runs (id, submission_id, worker) VALUES (${run.id}, ${run.submissionId}, ${run.worker})`;
+    /**
+     * A run starts on `worker`; in the same statement, the rows of runs that ended since are
+     * deleted (`ended`), so a run costs one statement.
+     */
+    async start(
+      run: { id: string; submissionId: string; worker: string },
+      ended: readonly string[] = [],
+    ): Promise<void> {
+      await db.$executeRaw`WITH ended AS (DELETE FROM processing_runs WHERE id = ANY(${[...ended]}::text[]))
+        INSERT INTO processing_runs (id, submission_id, worker) VALUES (${run.id}, ${run.submissionId}, ${run.worker})`;
     },
 
     /** Runs that ended in a living worker (whatever their outcome). */
@@ -34,13 +41,15 @@ export function processingRunsRepository(db: DbClient) {
      * them), each with the number of runs its worker died in; taken off the table. The first
      * judgement of a crash writes its size on every run of it (`crash_peers`), so the frames
      * judged later read the same size though the others' rows are gone by then. Also: its frame's
-     * crash count so far, and rows of crashes nobody came back for within a day are dropped.
+     * crash count with the strikes just counted (a crash it ran in alone, while it is in the
+     * pipeline), and rows of crashes nobody came back for within a day are dropped.
      */
     async takeDeadRuns(
       submissionId: string,
       self: string,
       staleMs: number,
     ): Promise<{ crashCount: number; dead: DeadRun[] }> {
+      // One statement (atomic): the runs taken off the table are counted with them, or neither.
       const rows = await db.$queryRaw<{ crash_count: number | null; dead: DeadRun[] | null }[]>`
         WITH dead AS (
           SELECT id, worker, crash_peers FROM processing_runs
@@ -51,6 +60,9 @@ export function processingRunsRepository(db: DbClient) {
           SELECT worker, count(*)::int AS n FROM processing_runs
           WHERE worker IN (SELECT worker FROM dead) GROUP BY worker
         ),
+        judged AS (
+          SELECT d.worker, COALESCE(d.crash_peers, p.n) AS peers FROM dead d JOIN peers p USING (worker)
+        ),
         closed AS (
           UPDATE processing_runs r SET crash_peers = p.n FROM peers p
           WHERE r.worker = p.worker AND r.crash_peers IS NULL AND r.submission_id <> ${submissionId}
@@ -59,10 +71,15 @@ export function processingRunsRepository(db: DbClient) {
         forgotten AS (
           DELETE FROM processing_runs
           WHERE EXISTS (SELECT 1 FROM dead) AND seen_at < now() - interval '1 day'
+        ),
+        struck AS (
+          UPDATE submissions SET crash_count = crash_count + (SELECT count(*) FROM judged WHERE peers <= 1)
+          WHERE id = ${submissionId} AND status IN ('received', 'media_processing')
+            AND EXISTS (SELECT 1 FROM judged WHERE peers <= 1)
+          RETURNING crash_count
         )
-        SELECT (SELECT crash_count FROM submissions WHERE id = ${submissionId}) AS crash_count,
-          (SELECT json_agg(json_build_object('worker', d.worker, 'peers', COALESCE(d.crash_peers, p.n)))
-           FROM dead d JOIN peers p USING (worker)) AS dead`;
+        SELECT COALESCE((SELECT crash_count FROM struck), (SELECT crash_count FROM submissions WHERE id = ${submissionId})) AS crash_count,
+          (SELECT json_agg(json_build_object('worker', worker, 'peers', peers)) FROM judged) AS dead`;
       return { crashCount: rows[0]?.crash_count ?? 0, dead: rows[0]?.dead ?? [] };
     },
   };

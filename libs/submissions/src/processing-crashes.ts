@@ -49,18 +49,17 @@ export interface JudgeRunOptions {
 /**
  * Judges the crashes of a frame's earlier runs before it runs again: strikes counted on the
  * frame (`crash_count`), which fails `processing_crashed` at the limit. Throws only what
- * PostgreSQL throws (the caller holds the job, as for any server fault).
+ * PostgreSQL throws (the caller holds the job, as for any server fault); nothing is taken then.
  */
 export async function judgeRun(db: Database, submissionId: string, options: JudgeRunOptions): Promise<RunVerdict> {
   const limit = options.limit ?? PROCESSING_CRASH_LIMIT;
-  // One transaction: runs taken off the table are counted, or stay there for the next judgement.
-  const { crashes, blame } = await db.transaction(async (repos) => {
-    const { crashCount, dead } = await repos.processingRuns.takeDeadRuns(submissionId, options.worker, options.staleMs);
-    const found = blameCrashes(dead);
-    let count = crashCount;
-    for (let i = 0; i < found.strikes; i++) count = (await repos.submissions.recordCrash(submissionId)) ?? count;
-    return { crashes: count, blame: found };
-  });
+  // One statement: the runs taken off the table and the strikes they are worth.
+  const { crashCount: crashes, dead } = await db.repos.processingRuns.takeDeadRuns(
+    submissionId,
+    options.worker,
+    options.staleMs,
+  );
+  const blame = blameCrashes(dead);
   if (crashes >= limit) {
     const failed = await markSubmissionFailed(
       db,
