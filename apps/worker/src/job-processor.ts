@@ -11,6 +11,7 @@ import {
 import type { AnyJobHandler, JobContext, WorkerDeps } from './jobs/job-handler';
 import { classifyJobError, serverFaultDelayMs } from './job-errors';
 import type { HandlerRegistry } from './jobs/registry';
+import type { ImageRuns } from './image-runs';
 import type { ObservedJob } from './job-observer';
 import type { WorkerMetrics } from './worker-metrics';
 
@@ -23,6 +24,8 @@ export interface JobProcessorOptions {
   readonly status: WorkerStatusStore;
   /** Back-off of jobs held up by a server fault. */
   readonly backoff: { readonly baseMs: number; readonly maxMs: number };
+  /** Where image runs are recorded and crashes blamed (image-runs.ts); without it, images run unrecorded. */
+  readonly imageRuns?: ImageRuns;
 }
 
 /**
@@ -74,7 +77,12 @@ export function createJobProcessor(options: JobProcessorOptions) {
   ): Promise<void> => {
     const result = await runHandler(
       queue,
-      { name: job.name as JobName, data: job.data, lastAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1) },
+      {
+        name: job.name as JobName,
+        data: job.data,
+        lastAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1),
+        judgeCrashes: mayFollowACrash(job),
+      },
       observed,
     );
     if (result.outcome === 'held') {
@@ -120,6 +128,13 @@ export function createJobProcessor(options: JobProcessorOptions) {
   return { processBullJob, processIntakeEntry, handToImageQueue };
 }
 
+/**
+ * A BullMQ image job whose earlier run may have ended with its worker: it stalled, or it is an
+ * intake entry taken from a dead worker (`…__stalled-<entry>`) or the reconciler's re-run of a
+ * frame nothing held (`…__r<time>`). A first try, a retry or a held job's next run did not.
+ */
+const mayFollowACrash = (job: Job) => job.stalledCounter > 0 || /__(stalled-|r\d)/.test(job.id ?? '');
+
 /** What came of running a handler once. */
 type HandlerResult =
   | { readonly outcome: 'completed' }
@@ -132,8 +147,8 @@ type HandlerResult =
  * proven the media's fault, so never `failed`); `failed` (`permanent` when the handler said so,
  * the media's fault, already recorded) or `retried` when attempts remain.
  */
-function handlerRunner(options: Pick<JobProcessorOptions, 'registry' | 'deps' | 'metrics' | 'stats'>) {
-  const { registry, deps, metrics, stats } = options;
+function handlerRunner(options: Pick<JobProcessorOptions, 'registry' | 'deps' | 'metrics' | 'stats' | 'imageRuns'>) {
+  const { registry, deps, metrics, stats, imageRuns } = options;
   return async (queue: QueueName, job: RunnableJob, observed: ObservedJob): Promise<HandlerResult> => {
     const jobLogger = observed.logger;
     const handler: AnyJobHandler | undefined = registry.get(job.name);
@@ -148,7 +163,25 @@ function handlerRunner(options: Pick<JobProcessorOptions, 'registry' | 'deps' | 
     const started = process.hrtime.bigint();
     const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
     try {
-      await (handler.run as (payload: unknown, context: JobContext) => Promise<void>)(job.data, context);
+      const run =
+        imageRuns && job.name === 'image.process'
+          ? await imageRuns.begin(
+              (job.data as { submissionId: string }).submissionId,
+              job.judgeCrashes === true,
+              jobLogger,
+            )
+          : undefined;
+      if (run === null) {
+        // Failed processing_crashed by its crashes (recorded): not run again.
+        observed.recordOutcome('failed');
+        metrics.jobFinished(queue, job.name, 'failed', seconds());
+        return { outcome: 'failed', permanent: true, error: new UnrecoverableError('processing_crashed') };
+      }
+      try {
+        await (handler.run as (payload: unknown, context: JobContext) => Promise<void>)(job.data, context);
+      } finally {
+        run?.end();
+      }
       metrics.jobFinished(queue, job.name, 'completed', seconds());
       return { outcome: 'completed' };
     } catch (error) {
@@ -180,4 +213,9 @@ interface RunnableJob {
   readonly lastAttempt: boolean;
   /** See JobContext.cpuSlot. */
   readonly cpuSlot?: CpuSlot;
+  /**
+   * Judge the crashes of the frame's earlier runs before it runs (image-runs.ts): every run but
+   * an intake entry's, which is a frame's first.
+   */
+  readonly judgeCrashes?: boolean;
 }

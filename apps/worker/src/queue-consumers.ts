@@ -1,7 +1,6 @@
 import type { Settings } from '@framedesk/config';
 import type { Database } from '@framedesk/db';
 import type { Logger } from '@framedesk/observability';
-import { recordProcessingCrash } from '@framedesk/submissions';
 import {
   consumeIntake,
   createQueueWorker,
@@ -12,8 +11,15 @@ import {
   type QueueName,
   type Redis,
 } from '@framedesk/queues';
+import { createImageRuns } from './image-runs';
 import { createJobProcessor, type JobProcessorOptions } from './job-processor';
 import { observeJob } from './job-observer';
+
+/**
+ * Stalls after which BullMQ fails an image job (the reconciler re-runs its frame): far above any
+ * crash limit, since a frame's crashes are its runs' (image-runs.ts), not its job's stalls.
+ */
+const IMAGE_MAX_STALLS = 50;
 
 export interface QueueConsumersOptions {
   readonly settings: Settings;
@@ -37,12 +43,21 @@ const LOCK_LOST = /^(Missing lock for job|could not renew lock for job)/;
 export function queueConsumers(options: QueueConsumersOptions): (queue: QueueName) => QueueConsumer {
   const { settings, logger, connection, db } = options;
   const { metrics, stats } = options.processor;
-  const { processBullJob, processIntakeEntry, handToImageQueue } = createJobProcessor(options.processor);
+  const imageRuns = createImageRuns({
+    db,
+    worker: options.workerName,
+    lockDurationMs: settings.WORKER_LOCK_SECONDS * 1000,
+    crashLimit: settings.WORKER_CRASH_LIMIT,
+    logger,
+  });
+  const { processBullJob, processIntakeEntry, handToImageQueue } = createJobProcessor({
+    ...options.processor,
+    imageRuns,
+  });
   const observed = { logger, metrics: metrics.pipeline, db };
 
-  const processor = (queue: QueueName) => async (job: Job, token?: string) => {
-    if (job.name === 'image.process' && (await stalledTooOften(job))) return;
-    return observeJob(
+  const processor = (queue: QueueName) => async (job: Job, token?: string) =>
+    observeJob(
       {
         ...observed,
         queue,
@@ -56,7 +71,6 @@ export function queueConsumers(options: QueueConsumersOptions): (queue: QueueNam
       },
       (run) => processBullJob(queue, job, token, run),
     );
-  };
 
   /** New images' first runs, from the image intake (libs/queues/src/image-intake.ts). */
   const consumeImageIntake = () =>
@@ -73,55 +87,26 @@ export function queueConsumers(options: QueueConsumersOptions): (queue: QueueNam
         );
         stats.completed++;
       },
+      // The crash, if its run had started, is judged when it runs again (image-runs.ts).
       async reclaimed(entry) {
         stats.stalled++;
         metrics.jobStalled('image-processing');
-        const crash = await recordProcessingCrash(db, entry.submissionId, settings.WORKER_CRASH_LIMIT);
-        const fields = { queue: 'image-processing', entry: entry.id, submission_id: entry.submissionId, ...crash };
-        if (crash.failed) {
-          logger.error(fields, 'image stalled once too often: failed processing_crashed');
-          return;
-        }
-        logger.warn(fields, 'image stalled; handed to the image queue');
+        logger.warn(
+          { queue: 'image-processing', entry: entry.id, submission_id: entry.submissionId },
+          'image stalled; handed to the image queue',
+        );
         await handToImageQueue(entry, 'stalled');
       },
       onError: (error, what) => logger.warn({ err: error, queue: 'image-processing' }, what),
     });
 
-  /**
-   * A run of an image whose worker ended while it ran (a stall) is counted on its frame, which
-   * fails `processing_crashed` at the limit. Counted by the run that follows, before it starts
-   * (the worker that found the stall is often the next to run the job, and to die of it), and
-   * by BullMQ's failure of a job that stalled more than `maxStalledCount` times.
-   */
-  const countCrash = async (jobId: string, submissionId: string) => {
-    const crash = await recordProcessingCrash(db, submissionId, settings.WORKER_CRASH_LIMIT);
-    if (crash.failed)
-      logger.error(
-        { jobId, submission_id: submissionId, ...crash },
-        'image stalled once too often: failed processing_crashed',
-      );
-    return crash.failed;
-  };
-  const crashedTooOften = (job: Job) => countCrash(job.id!, (job.data as { submissionId: string }).submissionId);
-
-  /**
-   * BullMQ's `stalledCounter` only grows: every run after a stall sees it, including the runs of a
-   * job held for a server fault. The stalls counted so far are kept in the job's data, so each
-   * stall is one crash however often the job runs after it.
-   */
-  const stalledTooOften = async (job: Job) => {
-    const counted = (job.data as { stallsCounted?: number }).stallsCounted ?? 0;
-    if (job.stalledCounter <= counted) return false;
-    if (await crashedTooOften(job)) return true;
-    await job.updateData({ ...job.data, stallsCounted: job.stalledCounter });
-    return false;
-  };
-
   return (queue) => {
     const worker = createQueueWorker(queue, connection, settings.REDIS_PREFIX, processor(queue), {
       concurrency: settings.WORKER_CONCURRENCY,
       lockDurationMs: settings.WORKER_LOCK_SECONDS * 1000,
+      // An image's crashes are judged by its runs (image-runs.ts): a job that stalled while it
+      // waited its turn beside a poison image did not crash anything.
+      ...(queue === 'image-processing' ? { maxStalledCount: IMAGE_MAX_STALLS } : {}),
     });
     // A Redis failover (READONLY, NOREPLICAS, UNBLOCKED, a reset): BullMQ retries on its own.
     // A lock lost with the old primary: the job runs again (stalled check, reconciler), harmlessly.
@@ -136,12 +121,7 @@ export function queueConsumers(options: QueueConsumersOptions): (queue: QueueNam
       logger.warn({ queue, jobId }, 'job stalled; handed back to the queue');
     });
     worker.on('completed', () => void stats.completed++);
-    worker.on('failed', (job, error) => {
-      stats.failed++;
-      // BullMQ fails a job that stalled more than `maxStalledCount` times: its last crash.
-      if (job?.name === 'image.process' && error.message.includes('stalled more than'))
-        crashedTooOften(job).catch((err: unknown) => logger.warn({ err, jobId: job.id }, 'crash not counted'));
-    });
+    worker.on('failed', () => void stats.failed++);
     if (queue !== 'image-processing') return worker;
     const intake = consumeImageIntake();
     return { close: async () => void (await Promise.all([intake.close(), worker.close()])) };

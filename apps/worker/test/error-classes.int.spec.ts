@@ -231,7 +231,9 @@ describe('job error classes (worker runtime, real PostgreSQL, Redis, ffmpeg)', (
     expect(down.readiness()?.queues['image-processing']?.reason).toContain('PostgreSQL not reachable at 127.0.0.1:1');
     const id = await h.seedImage(makePng(64, 48));
     await h.producer.enqueue('image.process', { submissionId: id });
-    await new Promise((r) => setTimeout(r, 1_000));
+    // Another readiness check with the job waiting (the moment it would start consuming), not a pause.
+    await down.checkReadiness();
+    expect(down.ready()).toBe(false);
     expect(await h.producer.jobState('image.process', { submissionId: id })).toBe('waiting');
     expect((await h.db.repos.submissions.findById(id))?.status).toBe('received');
     await down.close();

@@ -105,6 +105,8 @@ export async function createWorkerHarness(extraEnv: Record<string, string> = {})
     redis,
     bucket,
     storageRoot,
+    /** One SQL statement on this test's database (see TestDatabase.query). */
+    query: database.query,
 
     /** An image submission in `received` with its original stored, as the API leaves it. */
     seedImage: (png: Buffer) => seed(png, 'image'),

@@ -4,22 +4,23 @@
 // `processing_crashed` and is run no more, while other frames go on. The crash is the real thing:
 // the worker process kills itself (SIGKILL) when it starts the frame (WORKER_TEST_CRASH_SUBMISSION,
 // a test-only setting ignored outside NODE_ENV=test), and a supervisor loop restarts it.
-import { makePng, freePort, type RunningProcess, startApp, waitForHttp } from '@framedesk/testing';
+import { makePng } from '@framedesk/testing';
 import { PROCESSING_CRASH_LIMIT } from '@framedesk/submissions';
 import { settingsSchema } from '@framedesk/config';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createWorkerHarness, type WorkerHarness } from './harness';
+import { superviseWorkers, type WorkerSupervisor } from './supervisor';
 
 const LIMIT = 2;
 let h: WorkerHarness;
-const processes: RunningProcess[] = [];
+let workers: WorkerSupervisor | undefined;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
   h = await createWorkerHarness();
 });
 afterAll(async () => {
-  await Promise.all(processes.map((p) => p.stop('SIGKILL')));
+  await workers?.stop();
   await h?.cleanup();
 });
 
@@ -30,44 +31,37 @@ it(
     // Submitted before the workers start (its id is their setting), as an API would have.
     const poison = await h.seedImage(makePng(64, 48, { seed: 1 }));
     await h.producer.submitImage(poison, { backlog: 1 });
-    const env = {
-      ...h.env,
-      LOG_LEVEL: 'warn',
-      WORKER_LOCK_SECONDS: '2',
-      // Its intake entry is trusted for 5 × 10 s while the workers boot on a busy machine.
-      RECONCILE_AFTER_SECONDS: '10',
-      RECONCILE_INTERVAL_SECONDS: '1',
-      WORKER_TEST_CRASH_SUBMISSION: poison,
-      WORKER_CRASH_LIMIT: String(LIMIT),
-    };
-    const alive = new Set<RunningProcess>();
-    let deaths = 0;
-    const start = async () => {
-      const port = await freePort();
-      const worker = startApp('worker', { ...env, WORKER_HEALTH_PORT: String(port) });
-      processes.push(worker);
-      alive.add(worker);
-      worker.child.once('exit', () => {
-        alive.delete(worker);
-        deaths++;
-      });
-      return { worker, port };
-    };
     // Two workers, restarted as a supervisor would whenever one dies.
-    for (const { worker, port } of await Promise.all([start(), start()]))
-      await waitForHttp(`http://127.0.0.1:${port}/healthz`, 180_000, worker).catch(() => undefined);
+    workers = superviseWorkers(
+      {
+        ...h.env,
+        LOG_LEVEL: 'warn',
+        WORKER_LOCK_SECONDS: '2',
+        // Its intake entry is trusted for 5 × 10 s while the workers boot on a busy machine.
+        RECONCILE_AFTER_SECONDS: '10',
+        RECONCILE_INTERVAL_SECONDS: '1',
+        WORKER_TEST_CRASH_SUBMISSION: poison,
+        WORKER_CRASH_LIMIT: String(LIMIT),
+      },
+      2,
+    );
+    const deaths = () => workers!.deaths();
     const statusOf = async (id: string) => h.db.repos.submissions.findById(id);
     const deadline = Date.now() + 300_000;
     while ((await statusOf(poison))?.status !== 'failed') {
-      if (Date.now() > deadline) throw new Error(`still ${(await statusOf(poison))?.status} after ${deaths} deaths`);
-      while (alive.size < 2) await start();
+      if (Date.now() > deadline) throw new Error(`still ${(await statusOf(poison))?.status} after ${deaths()} deaths`);
       await sleep(100);
     }
-    const deathsAtFailure = deaths;
-    // Several lock periods and reconciler passes later: no worker died again.
-    while (alive.size < 2) await start();
-    await sleep(8_000);
-    expect(deaths).toBe(deathsAtFailure);
+    const deathsAtFailure = deaths();
+    // Once nothing is left that could run it again (no job of the image queue waiting, delayed or
+    // running, no intake entry), no worker died again: waited for, not a fixed pause.
+    await workers.ready();
+    const idle = async () => {
+      const image = (await h.producer.counts())['image-processing'];
+      return ['waiting', 'active', 'delayed', 'prioritized'].every((state) => (image[state] ?? 0) === 0);
+    };
+    while (!(await idle())) await sleep(100);
+    expect(deaths()).toBe(deathsAtFailure);
     expect(deathsAtFailure).toBeGreaterThanOrEqual(LIMIT);
     // The last crash is counted as the next run may already be starting: at most one more.
     expect(deathsAtFailure).toBeLessThanOrEqual(LIMIT + 1);
@@ -84,6 +78,6 @@ it(
       if (Date.now() > healthyDeadline) throw new Error('the healthy frame was not processed');
       await sleep(100);
     }
-    expect(deaths).toBe(deathsAtFailure);
+    expect(deaths()).toBe(deathsAtFailure);
   },
 );

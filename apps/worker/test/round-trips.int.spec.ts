@@ -68,6 +68,8 @@ function jobWindow(calls: readonly string[]): string[] {
 }
 
 /**
+ * 0: the run recorded while it runs, with the rows of runs ended since deleted (one statement:
+ *    crashes are blamed on the frame that ran alone, docs/reliability.md "How crashes are blamed").
  * 1: received → media_processing, reading the original's location (one statement).
  * 2: BEGIN; the media guard's row lock with the variant rows (one statement: no media committed
  *    for an erased or purged frame, issue 38 point 8); the fingerprint with its near-duplicate
@@ -75,7 +77,7 @@ function jobWindow(calls: readonly string[]): string[] {
  *    and rejected frames; with a policy, the agent's record) (issue 36); → needs_review, writing
  *    the signals kept for `policy simulate` in its own UPDATE; COMMIT.
  */
-const PER_IMAGE = ['WITH old AS', 'BEGIN', 'WITH frame AS', 'WITH saved AS', 'WITH old AS', 'COMMIT'];
+const PER_IMAGE = ['WITH ended AS', 'WITH old AS', 'BEGIN', 'WITH frame AS', 'WITH saved AS', 'WITH old AS', 'COMMIT'];
 
 /**
  * Counts one image's job, from the intake or as a re-run from the image queue, and checks the
@@ -94,7 +96,7 @@ async function countOne(id: string, via: 'intake' | 'queue') {
       (via === 'intake' && command === 'eval'),
   });
   expect(counted.sql, counted.sql.join('\n')).toEqual(PER_IMAGE);
-  expect(transactionsOf(counted.sql)).toBe(2);
+  expect(transactionsOf(counted.sql)).toBe(3);
   if (via === 'intake') {
     // One review change per transition (one XADD each), the acknowledgement.
     expect(counted.redis).toEqual(['xadd', 'xadd', 'xack']);
@@ -117,11 +119,11 @@ describe('round trips per processed image (worker runtime, real PostgreSQL, Redi
   beforeAll(() => startCounted());
   afterAll(() => h?.cleanup());
 
-  it('received → needs_review from the intake: 6 statements in 2 transactions, 3 Redis calls', async () => {
+  it('received → needs_review from the intake: 7 statements in 3 transactions, 3 Redis calls', async () => {
     for (const id of await seedTwo(1)) await countOne(id, 'intake');
   });
 
-  it('received → needs_review as a re-run, from the image queue: 6 statements, 4 Redis calls', async () => {
+  it('received → needs_review as a re-run, from the image queue: 7 statements, 4 Redis calls', async () => {
     for (const id of await seedTwo(3)) await countOne(id, 'queue');
   });
 });
@@ -130,7 +132,7 @@ describe('round trips per processed image with a five-rule policy in force (issu
   beforeAll(() => startCounted(FIVE_RULE_POLICY));
   afterAll(() => h?.cleanup());
 
-  it("the same 6 statements in 2 transactions: the agent's record is read with the history", async () => {
+  it("the same 7 statements in 3 transactions: the agent's record is read with the history", async () => {
     for (const id of await seedTwo(5)) {
       const row = await countOne(id, 'intake');
       // A new agent (no decisions yet): the `newcomer` rule routes it to two reviewers, due in 4 h.

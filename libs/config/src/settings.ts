@@ -78,7 +78,7 @@ export const settingsSchema = Type.Object(
     WORKER_QUEUES: str('all', 'Comma-separated queues this worker serves, or all'),
     WORKER_CRASH_LIMIT: int(
       3,
-      'Runs of one frame whose worker ended while it ran (a crash, out of memory, a kill) before the frame fails processing_crashed and is not run again',
+      'Runs of one frame whose worker ended while it ran alone (a crash, out of memory, a kill) before the frame fails processing_crashed and is not run again',
       1,
     ),
     WORKER_TEST_CRASH_SUBMISSION: str(

@@ -15,6 +15,7 @@ import { mediaVerifyRepository } from './media-verify.repository';
 import { mediaUploadsRepository } from './media-uploads.repository';
 import type { DbClient } from './prisma';
 import { policiesRepository } from './policies.repository';
+import { processingRunsRepository } from './processing-runs.repository';
 import { retentionRepository } from './retention.repository';
 import { reviewRepository } from './review.repository';
 import { reviewerSessionsRepository } from './reviewer-sessions.repository';
@@ -40,6 +41,7 @@ export function createRepositories(client: DbClient) {
     mediaUploads: mediaUploadsRepository(client),
     mediaVerify: mediaVerifyRepository(client),
     policies: policiesRepository(client),
+    processingRuns: processingRunsRepository(client),
     retention: retentionRepository(client),
     review: reviewRepository(client),
     reviewerSessions: reviewerSessionsRepository(client),

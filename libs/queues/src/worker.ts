@@ -14,6 +14,8 @@ export interface QueueWorkerOptions {
   readonly concurrency: number;
   /** How long a job's lock lasts; renewed every half of it while the job runs. */
   readonly lockDurationMs: number;
+  /** Stalls after which a job is failed (default 2). */
+  readonly maxStalledCount?: number;
   /** Start paused until `worker.run()`-style resume (tests). */
   readonly autorun?: boolean;
 }
@@ -22,6 +24,7 @@ export interface QueueWorkerOptions {
  * One BullMQ worker on one queue. A job whose worker died keeps its lock for `lockDurationMs`,
  * then the stalled check (run by every worker) hands it to another; a job that stalls twice is
  * failed (and the reconciler picks the submission up again).
+ * `maxStalledCount` says how many stalls are allowed (2 unless set).
  */
 export function createQueueWorker(
   queue: QueueName,
@@ -36,7 +39,7 @@ export function createQueueWorker(
     concurrency: options.concurrency,
     lockDuration: options.lockDurationMs,
     stalledInterval: options.lockDurationMs,
-    maxStalledCount: 2,
+    maxStalledCount: options.maxStalledCount ?? 2,
     autorun: options.autorun ?? true,
   });
 }

@@ -1,5 +1,5 @@
 import { parseVariantName, type ProjectConfig, type VariantSpec } from '@framedesk/config';
-import type { Database, NewMediaObject } from '@framedesk/db';
+import type { NewMediaObject } from '@framedesk/db';
 import type { ImageVariant } from '@framedesk/media';
 import { type ObjectStorage, storageKeys } from '@framedesk/storage';
 
@@ -53,15 +53,4 @@ export async function writeImageVariants(
       };
     }),
   );
-}
-
-/** Stores rendered variants and records them, every row in one statement (`media verify --repair`). */
-export async function storeImageVariants(
-  deps: { readonly db: Database; readonly storage: ObjectStorage },
-  submissionId: string,
-  bucket: string,
-  variants: readonly ImageVariant[],
-): Promise<void> {
-  const rows = await writeImageVariants(deps.storage, submissionId, bucket, variants);
-  await withOneRetry(() => deps.db.repos.mediaObjects.upsertMany(rows));
 }

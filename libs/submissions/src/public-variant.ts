@@ -2,8 +2,9 @@ import type { ProjectConfig } from '@framedesk/config';
 import type { Database } from '@framedesk/db';
 import { formatsForMimeTypes, type ImageVariant, isImageProcessingError, renderVariants } from '@framedesk/media';
 import type { QueueProducer } from '@framedesk/queues';
-import { type ObjectStorage, ObjectNotFoundError, readObject, storageKeys } from '@framedesk/storage';
-import { imageVariantSpecs, storeImageVariants } from './image-variants';
+import { type ObjectStorage, ObjectNotFoundError, readObject } from '@framedesk/storage';
+import { imageVariantSpecs, withOneRetry, writeImageVariants } from './image-variants';
+import { recordMediaOrDiscard } from './media-guard';
 
 /**
  * `public`, the full-resolution delivery variant (issue 39), is made only for frames that are
@@ -38,8 +39,9 @@ export type PublicOutcome =
   | { readonly outcome: 'skipped'; readonly reason: string };
 
 /**
- * Makes a promoted image's `public` variant from its original and records it. Idempotent (same
- * key, same bytes, an upsert), so the job and a request racing for one frame both succeed.
+ * Makes a promoted image's `public` variant from its original and records it behind the media
+ * guard (media-guard.ts), as every media write. Idempotent (same key, same bytes, an upsert), so
+ * the job and a request racing for one frame both succeed.
  */
 export function publicVariantService(deps: {
   readonly db: Database;
@@ -111,14 +113,18 @@ export function publicVariantService(deps: {
         if (isImageProcessingError(error)) return { outcome: 'skipped', reason: error.message };
         throw error;
       }
-      await storeImageVariants(deps, submissionId, source.bucket, [variant]);
-      // Purged (retention, erasure) while rendering: what was just written goes too.
-      const after = await deps.db.repos.submissions.findById(submissionId);
-      if (!after || after.purgedAt) {
-        await deps.storage.delete(source.bucket, storageKeys.variant(submissionId, LAZY_VARIANT));
-        await deps.db.repos.mediaVerify.deleteMediaRows(submissionId);
-        return { outcome: 'skipped', reason: 'its media were purged meanwhile' };
-      }
+      // Through the media guard, as every media write: recorded only while the frame is open,
+      // under its row lock; erased or purged meanwhile (retention, erasure), what was written goes.
+      const rows = await writeImageVariants(deps.storage, submissionId, source.bucket, [variant]);
+      const recorded = await withOneRetry(() =>
+        recordMediaOrDiscard(
+          deps,
+          submissionId,
+          rows,
+          async (repos) => void (await repos.mediaObjects.upsertMany(rows)),
+        ),
+      );
+      if (!recorded) return { outcome: 'skipped', reason: 'its media were purged meanwhile' };
       return { outcome: 'made' };
     },
   };

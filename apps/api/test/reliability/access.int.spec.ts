@@ -239,9 +239,15 @@ describe('access', () => {
     // Secrets also sent where they do not belong: a bad key, a password in a query string.
     const fake = `fd_live_${'Z'.repeat(33)}`;
     secrets.push(fake);
-    await call(`${stack.apiUrl}/v1/frame-submissions`, { headers: auth(fake) });
-    await call(`${stack.apiUrl}/v1/frame-submissions?cursor=${encodeURIComponent(PASSWORD)}`, { headers: auth(alice) });
-    await new Promise((r) => setTimeout(r, 300));
+    // Each request's log line (it carries the request id sent) is waited for, not a fixed pause:
+    // read before the API wrote it, the logs would hold no secret whatever the API did.
+    const ids = ['secret-check-bad-key', 'secret-check-query'];
+    await call(`${stack.apiUrl}/v1/frame-submissions`, { headers: { ...auth(fake), 'x-request-id': ids[0]! } });
+    await call(`${stack.apiUrl}/v1/frame-submissions?cursor=${encodeURIComponent(PASSWORD)}`, {
+      headers: { ...auth(alice), 'x-request-id': ids[1]! },
+    });
+    while (!ids.every((id) => stack.apiOutput().includes(`"request_id":"${id}"`)))
+      await new Promise((r) => setTimeout(r, 50));
     const logs = stack.apiOutput() + stack.workers.map((w) => w.output()).join('');
     expect(logs.length).toBeGreaterThan(0);
     const leaked = secrets.filter((s) => s.length >= 8 && logs.includes(s)).map((s) => `${s.slice(0, 10)}…`);
