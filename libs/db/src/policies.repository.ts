@@ -71,7 +71,9 @@ const DAY_MS = 86_400_000;
 
 /**
  * The smallest fingerprint distance from `hash` to a promoted and to a rejected frame of the
- * submission's channel within the near-duplicate settings, one row (status, distance) per status
+ * submission's channel within the near-duplicate settings; a rejected frame counts only when a
+ * person rejected it (`reviewer_id`), so a policy's own rejections do not feed `nearest_rejected`
+ * (docs/policies.md: one false automatic rejection must not spread to every near-copy), one row (status, distance) per status
  * that has one. The same capped band lookup as the near-duplicate search (MAX_BAND_CANDIDATES per
  * band), so a channel flooded with identical hashes (blank frames) costs a bounded read, not one
  * per frame.
@@ -94,7 +96,7 @@ function nearestDecidedSql(submissionId: string, hash: bigint, settings: Similar
       UNION ${bandCandidates(Prisma.sql`f.band_3`, b3!, origin)}
     ) f JOIN submissions s ON s.id = f.submission_id
     WHERE f.submission_id <> ${submissionId}
-      AND s.status IN ('promoted', 'rejected')
+      AND (s.status = 'promoted' OR (s.status = 'rejected' AND s.reviewer_id IS NOT NULL))
       AND ${distance} <= ${settings.maxDistance}
     GROUP BY s.status`;
 }
