@@ -33,28 +33,76 @@ export function readScores(body: unknown): Readonly<Record<string, number>> | nu
   return Object.fromEntries(entries) as Record<string, number>;
 }
 
-/** A client for SCORING_URL: multipart/form-data with `id`, `agent`, `channel` and `image`. */
-export function scoringClient(options: { url: string; timeoutMs: number }): ScoringClient {
+/** The most of an answer read: a longer one is malformed, and the rest of it is not read. */
+export const MAX_SCORING_ANSWER_BYTES = 64 * 1024;
+
+/**
+ * The answer's body, at most `limit` bytes; null when it is longer (the rest is cancelled, not
+ * read). A body that fails midway throws, as `fetch` does.
+ */
+async function readCapped(response: Response, limit: number): Promise<Buffer | null> {
+  const declared = Number(response.headers.get('content-length') ?? NaN);
+  if (declared > limit) {
+    await response.body?.cancel().catch(() => undefined);
+    return null;
+  }
+  if (!response.body) return Buffer.alloc(0);
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      return null;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}
+
+function parseJson(bytes: Buffer): unknown {
+  try {
+    return JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A client for SCORING_URL: multipart/form-data with `id`, `agent`, `channel` and `image`.
+ * Bounded: a redirect is not followed (the image is never sent anywhere but SCORING_URL; a 3xx is
+ * an error), the answer is read up to MAX_SCORING_ANSWER_BYTES (a longer one is malformed), and the
+ * body of a failed answer is cancelled, not left to hold the connection.
+ */
+export function scoringClient(options: { url: string; timeoutMs: number; maxAnswerBytes?: number }): ScoringClient {
+  const limit = options.maxAnswerBytes ?? MAX_SCORING_ANSWER_BYTES;
   return async (request) => {
     const form = new FormData();
     form.set('id', request.id);
     form.set('agent', request.agent);
     form.set('channel', request.channel);
     form.set('image', new Blob([request.image], { type: request.contentType }), `${request.id}.webp`);
-    let body: unknown;
+    let bytes: Buffer | null;
     try {
       const response = await fetch(options.url, {
         method: 'POST',
         body: form,
+        redirect: 'error',
         signal: AbortSignal.timeout(options.timeoutMs),
       });
-      if (!response.ok) return { ok: false, reason: 'error' };
-      body = await response.json().catch(() => undefined);
+      if (!response.ok) {
+        await response.body?.cancel().catch(() => undefined);
+        return { ok: false, reason: 'error' };
+      }
+      bytes = await readCapped(response, limit);
     } catch (error) {
       const name = (error as { name?: string } | null)?.name;
       return { ok: false, reason: name === 'TimeoutError' || name === 'AbortError' ? 'timeout' : 'error' };
     }
-    const scores = readScores(body);
+    const scores = bytes === null ? null : readScores(parseJson(bytes));
     return scores ? { ok: true, scores } : { ok: false, reason: 'malformed' };
   };
 }
