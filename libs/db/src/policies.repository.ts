@@ -198,6 +198,25 @@ export function policiesRepository(db: DbClient) {
       };
     },
 
+    /**
+     * The scoring hook's answer recorded for a frame (a `scored` event, actor system), so a
+     * provider's retried webhook does not ask the scoring service again; null when none is.
+     */
+    async recordedScoring(submissionId: string): Promise<Record<string, unknown> | null> {
+      const row = await db.submissionEvent.findFirst({
+        where: { submissionId, type: 'scored' },
+        orderBy: { id: 'desc' },
+        select: { data: true },
+      });
+      return (row?.data as Record<string, unknown> | null | undefined) ?? null;
+    },
+
+    async recordScoring(submissionId: string, result: Record<string, unknown>): Promise<void> {
+      await db.submissionEvent.create({
+        data: { submissionId, type: 'scored', actorType: 'system', data: result as Prisma.InputJsonValue },
+      });
+    },
+
     /** The agent's frames sent since `since` that a person decided, by decision. */
     async agentDecisions(agentId: string, since: Date): Promise<AgentDecisionCounts> {
       const [row] = await db.$queryRaw<{ promoted: bigint; rejected: bigint }[]>(agentDecisionsSql(agentId, since));

@@ -37,7 +37,27 @@ export function createPipelineMetrics(registry: Registry) {
     labelNames: ['rule', 'agrees'] as const,
     registers: [registry],
   });
+  const scoring = new Counter({
+    name: 'framedesk_scoring_requests_total',
+    help: 'Calls to the scoring service (SCORING_URL), by outcome: ok, timeout, error, malformed (the frame then goes to people)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const routed = new Counter({
+    name: 'framedesk_policy_routed_total',
+    help: "Frames a channel's review policy routed, by action (promote, reject, review, none) and whether sampled",
+    labelNames: ['action', 'sampled'] as const,
+    registers: [registry],
+  });
   return {
+    /**
+     * Review policies (docs/policies.md): scoring calls and what the rules did, counted by the
+     * process that routed the frame (the worker, or the API finishing a provider's video).
+     */
+    policies: {
+      scored: (outcome: string) => scoring.inc({ outcome }),
+      routed: (action: string, sampled: boolean) => routed.inc({ action, sampled: String(sampled) }),
+    },
     judged(rule: string, agrees: boolean) {
       samples.inc({ rule, agrees: String(agrees) });
     },

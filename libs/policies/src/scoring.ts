@@ -106,3 +106,49 @@ export function scoringClient(options: { url: string; timeoutMs: number; maxAnsw
     return scores ? { ok: true, scores } : { ok: false, reason: 'malformed' };
   };
 }
+
+/** Where a frame's scoring answer is kept (libs/db `policies.recordedScoring` / `recordScoring`). */
+export interface ScoringRecord {
+  recordedScoring(submissionId: string): Promise<Record<string, unknown> | null>;
+  recordScoring(submissionId: string, result: Record<string, unknown>): Promise<void>;
+}
+
+const REASONS = ['timeout', 'error', 'malformed'] as const;
+
+function recordedResult(data: Record<string, unknown> | null): ScoringResult | null {
+  if (!data) return null;
+  if (data['ok'] === true) {
+    const scores = readScores(data);
+    return scores ? { ok: true, scores } : null;
+  }
+  const reason = REASONS.find((r) => r === data['reason']);
+  return reason ? { ok: false, reason } : null;
+}
+
+/**
+ * The scoring hook asked at most once per frame: a provider's webhook is retried (a timeout on
+ * its side, a replay), and each retry must not post the image again. The first answer (a failure
+ * too) is recorded on the frame and read back by every later try; tries at the same time in this
+ * process share one call. `called` sees only real calls (the scoring metric).
+ */
+export function scoringOncePerFrame(
+  client: ScoringClient,
+  record: ScoringRecord,
+  called?: (result: ScoringResult) => void,
+): ScoringClient {
+  const running = new Map<string, Promise<ScoringResult>>();
+  return (request) => {
+    const shared = running.get(request.id);
+    if (shared) return shared;
+    const call = (async (): Promise<ScoringResult> => {
+      const recorded = recordedResult(await record.recordedScoring(request.id));
+      if (recorded) return recorded;
+      const result = await client(request);
+      called?.(result);
+      await record.recordScoring(request.id, { ...result });
+      return result;
+    })().finally(() => running.delete(request.id));
+    running.set(request.id, call);
+    return call;
+  };
+}

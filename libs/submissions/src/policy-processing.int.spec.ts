@@ -91,7 +91,9 @@ describe('review policies in the image pipeline (real PostgreSQL, sharp)', () =>
     expect((await process(copy)).outcome).toBe('needs_review');
     const detail = await db.repos.review.detail(copy, ALL_CHANNELS);
     expect(detail?.policyOutcome).toMatchObject({ rule: null });
-    expect((detail?.signals as Record<string, unknown>)['nearest_rejected']).toBeUndefined();
+    const read = (detail?.policyOutcome as { signals: Record<string, unknown> }).signals;
+    expect(read).toMatchObject({ blank: true });
+    expect(read['nearest_rejected']).toBeUndefined();
   });
 
   it('a promote rule promotes a promotion_eligible frame; any other stops at needs_review', async () => {

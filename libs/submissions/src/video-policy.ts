@@ -8,6 +8,7 @@ import {
   type PolicyRouting,
   prepareRoute,
   type ScoringClient,
+  scoringOncePerFrame,
 } from '@framedesk/policies';
 import { submissionFacts } from './policy-routing';
 import type { PosterPreview } from './video-poster';
@@ -42,10 +43,17 @@ export interface VideoFacts {
  * so does not match, and nothing is recorded for `policy simulate`.
  */
 export function videoPolicyRouter(deps: VideoPolicyDeps) {
+  const { scoring, observer } = deps.policies;
+  // A provider's webhook is retried: the scoring hook is asked once per video, its answer recorded.
   const routeDeps = {
     cache: deps.policies.cache,
-    ...(deps.policies.scoring ? { scoring: deps.policies.scoring } : {}),
-    ...(deps.policies.observer ? { observer: deps.policies.observer } : {}),
+    ...(scoring
+      ? {
+          scoring: scoringOncePerFrame(scoring, deps.db.repos.policies, (result) =>
+            observer?.scored(result.ok ? 'ok' : result.reason),
+          ),
+        }
+      : {}),
     now: deps.now,
   };
   return async function routeVideo(submission: SubmissionWithSlugs, media: VideoFacts): Promise<PolicyRouting | null> {
