@@ -7,3 +7,4 @@ export * from './scoring';
 export * from './route-frame';
 export * from './routing';
 export * from './simulate';
+export * from './policy-reads';

@@ -2,6 +2,7 @@ import type { Database } from '@framedesk/db';
 import { DomainError } from '@framedesk/domain';
 import type { CompiledPolicy } from './compile';
 import { type AgentRecord, evaluatePolicy, frameFacts, type Signals } from './evaluate';
+import { policyReadsAgent } from './policy-reads';
 import { AGENT_WINDOW_DAYS, agentRecord } from './route-frame';
 
 /** One rule's replay: how many frames it matched and what people decided about them. */
@@ -24,6 +25,7 @@ export interface PolicySimulation {
 }
 
 const DAY_MS = 86_400_000;
+const NO_RECORD = agentRecord({ promoted: 0, rejected: 0 });
 
 /** The longest history a simulation replays: a year. */
 export const MAX_SIMULATION_DAYS = 365;
@@ -68,6 +70,7 @@ export async function simulatePolicy(
   const unmatched = { count: 0, people_promoted: 0, people_rejected: 0 };
   const agents = new Map<string, AgentRecord>();
   const window = new Date(now.getTime() - AGENT_WINDOW_DAYS * DAY_MS);
+  const readsAgent = policyReadsAgent(input.policy);
   let frames = 0;
   let after: { createdAt: Date; id: string } | undefined;
   for (;;) {
@@ -80,7 +83,7 @@ export async function simulatePolicy(
     if (batch.length === 0) break;
     for (const row of batch) {
       frames++;
-      let agent = agents.get(row.agentId);
+      let agent = readsAgent ? agents.get(row.agentId) : NO_RECORD;
       if (!agent) {
         agent = agentRecord(await db.repos.policies.agentDecisions(row.agentId, window));
         agents.set(row.agentId, agent);
