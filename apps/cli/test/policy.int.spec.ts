@@ -97,6 +97,7 @@ describe('policy commands', () => {
         patch: { reviewDecision: decision, reviewerId: reviewer.id, reviewedAt: new Date() },
       });
       expect(done.ok).toBe(true);
+      return id;
     };
     const pixels = (blank: boolean, extra: Record<string, unknown> = {}) => ({
       blank,
@@ -141,6 +142,14 @@ describe('policy commands', () => {
       batchSize: 3,
     });
     expect(small).toEqual({ ...json, since: small.since });
+    // The agent's record (agent.*), kept per day by the counter's trigger: people's decisions
+    // only (4 promoted, 6 rejected above, one more now); a frame rejected without a person is not counted.
+    const last = await decided(pixels(false), 'promoted');
+    const agentId = (await db.repos.submissions.findById(last))!.agentId;
+    const month = new Date(Date.now() - 30 * 86_400_000);
+    expect(await db.repos.policies.agentDecisions(agentId, month)).toEqual({ promoted: 5, rejected: 6 });
+    await seedFrame(db, { agent: 'painter', channel: 'history', status: 'rejected' });
+    expect(await db.repos.policies.agentDecisions(agentId, month)).toEqual({ promoted: 5, rejected: 6 });
     // It read only: the channel still has no policy.
     expect((await cli('policy', 'show', 'history', '--json')).json()).toEqual({ policy: null });
     expect((await cli('policy', 'simulate', 'history', policy, '--since', 'forever')).code).toBe(2);

@@ -83,7 +83,7 @@ const PER_IMAGE = ['WITH old AS', 'BEGIN', 'WITH frame AS', 'WITH saved AS', 'WI
  * signals recorded for `policy simulate`.
  */
 /** The agent's record (libs/db agentDecisionsSql), inside the history's statement when read. */
-const AGENT_RECORD = /WHERE agent_id = \$\d+ AND created_at >=/;
+const AGENT_RECORD = /FROM agent_decision_days/;
 /** Whether the last image counted read its agent's record. */
 let readsAgentRecord = false;
 

@@ -101,14 +101,16 @@ function nearestDecidedSql(submissionId: string, hash: bigint, settings: Similar
     GROUP BY s.status`;
 }
 
-/** The agent's frames sent since `since` that a person decided, counted by decision (one row). */
+/**
+ * The agent's frames sent since `since` (by whole UTC days) that a person decided, counted by
+ * decision (one row): summed from `agent_decision_days`, which a trigger keeps per agent and day,
+ * so it reads at most 31 rows of the primary key whatever the agent's history (issue 43).
+ */
 function agentDecisionsSql(agentId: string, since: Date): Prisma.Sql {
   return Prisma.sql`
-    SELECT count(*) FILTER (WHERE status = 'promoted') AS promoted,
-           count(*) FILTER (WHERE status = 'rejected') AS rejected
-    FROM submissions
-    WHERE agent_id = ${agentId} AND created_at >= ${since} AND reviewer_id IS NOT NULL
-      AND status IN ('promoted', 'rejected')`;
+    SELECT coalesce(sum(promoted), 0)::bigint AS promoted, coalesce(sum(rejected), 0)::bigint AS rejected
+    FROM agent_decision_days
+    WHERE agent_id = ${agentId} AND day >= (${since}::timestamptz AT TIME ZONE 'UTC')::date`;
 }
 
 /** Review policies per channel, their audit trail, and what the rules read from the history. */
