@@ -3,6 +3,7 @@
 // Times the statement the finishing transaction runs for it (libs/db agentDecisionsSql: the
 // per-day counter) and, for comparison, the count it replaced, 200 times each (docs/performance.md,
 // "What an accepted frame costs").
+// eslint-disable-next-line @nx/enforce-module-boundaries -- benchmarks make their databases as the integration tests do.
 import { createTestDatabase } from '@framedesk/testing';
 import pg from 'pg';
 import { loadReviewData } from './review-data';

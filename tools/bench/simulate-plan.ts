@@ -2,6 +2,7 @@
 // database: `npx tsx --tsconfig tsconfig.base.json tools/bench/simulate-plan.ts [submissions]`.
 // Prints EXPLAIN (ANALYZE, BUFFERS) of its first and a later batch for the largest channel
 // (docs/performance.md, "Policy simulate").
+// eslint-disable-next-line @nx/enforce-module-boundaries -- benchmarks make their databases as the integration tests do.
 import { createTestDatabase } from '@framedesk/testing';
 import pg from 'pg';
 import { loadReviewData } from './review-data';
