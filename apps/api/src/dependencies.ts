@@ -204,6 +204,8 @@ export function createApiDependencies(settings: Settings, config: ProjectConfig,
         ...(settings.SCORING_URL
           ? { scoring: scoringClient({ url: settings.SCORING_URL, timeoutMs: settings.SCORING_TIMEOUT_MS }) }
           : {}),
+        // Counted in the same metrics as the worker's (framedesk_scoring_requests_total, _policy_routed_total).
+        observer: pipeline.policies,
       },
     }),
     submissions,

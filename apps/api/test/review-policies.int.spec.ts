@@ -1,6 +1,7 @@
 // Review policies' side of the review API (docs/policies.md): approvals by two different
 // reviewers ("1 of 2"), a sampled frame's decision recorded as agreeing with the policy or not,
 // and why a frame is where it is.
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ReviewerClient, type ReviewHarness, startReviewHarness } from './review-harness';
 
@@ -114,5 +115,64 @@ describe('review API with review policies', () => {
     expect(await h.db.repos.policies.overduePerChannel(new Date())).toContainEqual({ channel: 'due-desk', overdue: 1 });
     const metrics = await (await fetch(`${h.url}/metrics`)).text();
     expect(metrics).toMatch(/framedesk_review_overdue\{channel="due-desk",service="api"\} 1/);
+  });
+
+  /** framedesk_policy_samples_total of a rule, by agrees, as the API's /metrics reads. */
+  const samplesOf = async (rule: string) => {
+    const text = await (await fetch(`${h.url}/metrics`)).text();
+    const count = (agrees: boolean) =>
+      Number(
+        new RegExp(`framedesk_policy_samples_total\\{rule="${rule}",agrees="${agrees}"[^}]*\\} (\\d+)`).exec(
+          text,
+        )?.[1] ?? 0,
+      );
+    return { agrees: count(true), disagrees: count(false) };
+  };
+
+  it('a frame held back by a scoring failure carries a suggestion but is no sample: its decision is not judged', async () => {
+    const held = { rule: 'held-rule', action: 'review', suggestion: 'reject', held: 'scores unavailable', signals: {} };
+    const id = await routed(1, held);
+    const decided = await alice.call('POST', `/review/submissions/${id}/decision`, { decision: 'promote' });
+    expect(decided.status).toBe(200);
+    const data = (await h.db.repos.submissions.events(id)).at(-1)?.data as Record<string, unknown>;
+    expect(data).toMatchObject({ policy_suggestion: 'reject', rule: 'held-rule' });
+    expect(data).not.toHaveProperty('agrees_with_policy');
+    expect(await samplesOf('held-rule')).toEqual({ agrees: 0, disagrees: 0 });
+  });
+
+  it('a sampled decision that loses its transition (409 invalid_transition) is not counted for agreement', async () => {
+    const sampled = { rule: 'race-rule', action: 'review', sampled: true, suggestion: 'promote', signals: {} };
+    const id = await routed(1, sampled);
+    // Hold the frame's row so both decisions pass their checks and then wait on its lock.
+    const holder = new pg.Client({ connectionString: h.deps.settings.DATABASE_URL });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM submissions WHERE id = $1 FOR UPDATE', [id]);
+      const both = Promise.all([
+        alice.call('POST', `/review/submissions/${id}/decision`, { decision: 'promote' }),
+        bob.call('POST', `/review/submissions/${id}/decision`, { decision: 'promote' }),
+      ]);
+      await expect
+        .poll(
+          async () =>
+            Number(
+              (
+                await holder.query(
+                  `SELECT count(*) AS n FROM pg_stat_activity
+                    WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`,
+                )
+              ).rows[0].n,
+            ),
+          { timeout: 60_000 },
+        )
+        .toBe(2);
+      await holder.query('COMMIT');
+      const statuses = (await both).map((r) => r.status).sort();
+      expect(statuses).toEqual([200, 409]);
+    } finally {
+      await holder.end();
+    }
+    expect(await samplesOf('race-rule')).toEqual({ agrees: 1, disagrees: 0 });
   });
 });

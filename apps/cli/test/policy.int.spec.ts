@@ -6,6 +6,7 @@ import { createReviewer } from '@framedesk/access';
 import { createDatabase, type Database } from '@framedesk/db';
 import { compilePolicy, simulatePolicy } from '@framedesk/policies';
 import { createTestDatabase, type TestDatabase } from '@framedesk/testing';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkPolicies } from '../src/doctor/policy-check';
 import { seedFrame } from './frames';
@@ -97,6 +98,7 @@ describe('policy commands', () => {
         patch: { reviewDecision: decision, reviewerId: reviewer.id, reviewedAt: new Date() },
       });
       expect(done.ok).toBe(true);
+      return id;
     };
     const pixels = (blank: boolean, extra: Record<string, unknown> = {}) => ({
       blank,
@@ -141,9 +143,63 @@ describe('policy commands', () => {
       batchSize: 3,
     });
     expect(small).toEqual({ ...json, since: small.since });
+    // The agent's record (agent.*), kept per day by the counter's trigger: people's decisions
+    // only (4 promoted, 6 rejected above, one more now); a frame rejected without a person is not counted.
+    const last = await decided(pixels(false), 'promoted');
+    const agentId = (await db.repos.submissions.findById(last))!.agentId;
+    const month = new Date(Date.now() - 30 * 86_400_000);
+    expect(await db.repos.policies.agentDecisions(agentId, month)).toEqual({ promoted: 5, rejected: 6 });
+    await seedFrame(db, { agent: 'painter', channel: 'history', status: 'rejected' });
+    expect(await db.repos.policies.agentDecisions(agentId, month)).toEqual({ promoted: 5, rejected: 6 });
     // It read only: the channel still has no policy.
     expect((await cli('policy', 'show', 'history', '--json')).json()).toEqual({ policy: null });
     expect((await cli('policy', 'simulate', 'history', policy, '--since', 'forever')).code).toBe(2);
+    // One since rule with the API's Simulate (libs/policies simulationSince): at most 365 days.
+    const tooFar = await cli('policy', 'simulate', 'history', policy, '--since', '400d');
+    expect(tooFar.code).toBe(2);
+    expect(tooFar.err.join('\n')).toContain('at most 365d');
+    expect((await cli('policy', 'simulate', 'history', policy, '--since', '365d')).code).toBe(0);
+  });
+
+  it('a simulation stops when asked to (the API: its client went away) and at its deadline', async () => {
+    const compiled = compilePolicy(BLANK, ['Low quality']);
+    if (!compiled.ok) throw new Error('does not compile');
+    const channel = (await db.repos.channels.ensure('history')).channel;
+    const base = {
+      channelId: channel.id,
+      channelSlug: 'history',
+      policy: compiled.policy,
+      since: new Date(Date.now() - 86_400_000),
+      batchSize: 3,
+    };
+    expect((await simulatePolicy(db, base)).frames).toBeGreaterThan(3);
+    await expect(simulatePolicy(db, { ...base, signal: AbortSignal.abort(new Error('gone')) })).rejects.toThrow('gone');
+    // Its first batch waits on a lock past the deadline: the next batch is not read.
+    const holder = new pg.Client({ connectionString: database.url });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE submissions IN ACCESS EXCLUSIVE MODE');
+      const run = simulatePolicy(db, { ...base, deadlineMs: 1 }).catch((error: unknown) => error);
+      await expect
+        .poll(
+          async () =>
+            Number(
+              (
+                await holder.query(
+                  `SELECT count(*) AS n FROM pg_stat_activity
+                    WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`,
+                )
+              ).rows[0].n,
+            ),
+          { timeout: 60_000 },
+        )
+        .toBe(1);
+      await holder.query('COMMIT');
+      expect(await run).toMatchObject({ code: 'deadline_exceeded', status: 503 });
+    } finally {
+      await holder.end();
+    }
   });
 
   it('refuses a regular expression RE2 does not accept or that does not compile; show and doctor name a stored policy that no longer compiles', async () => {

@@ -38,24 +38,6 @@ export function createWorkerMetrics(registry: Registry, sources: { queues: Queue
     overdue: sources.db.repos.policies,
   });
   const pipeline = createPipelineMetrics(registry);
-  const scoring = new Counter({
-    name: 'framedesk_scoring_requests_total',
-    help: 'Calls to the scoring service (SCORING_URL), by outcome: ok, timeout, error, malformed (the frame then goes to people)',
-    labelNames: ['outcome'],
-    registers: [registry],
-  });
-  const routed = new Counter({
-    name: 'framedesk_policy_routed_total',
-    help: "Frames a channel's review policy routed, by action (promote, reject, review, none) and whether sampled",
-    labelNames: ['action', 'sampled'],
-    registers: [registry],
-  });
-  const ruleFailures = new Counter({
-    name: 'framedesk_policy_rule_failures_total',
-    help: 'Evaluations of a policy rule that failed, by channel, rule and kind: error (the rule did not match, e.g. an absent signal or score) or budget (past the cost budget: the frame went to people)',
-    labelNames: ['channel', 'rule', 'kind'],
-    registers: [registry],
-  });
   return {
     jobFinished(queue: string, job: string, outcome: JobOutcome, seconds: number) {
       jobs.inc({ queue, job, outcome });
@@ -66,12 +48,7 @@ export function createWorkerMetrics(registry: Registry, sources: { queues: Queue
     },
     pipeline,
     /** Review policies (docs/policies.md): scoring calls and what the rules did. */
-    policies: {
-      scored: (outcome: string) => scoring.inc({ outcome }),
-      routed: (action: string, sampled: boolean) => routed.inc({ action, sampled: String(sampled) }),
-      ruleFailed: (channel: string, failure: { rule: string; kind: string }) =>
-        ruleFailures.inc({ channel, rule: failure.rule, kind: failure.kind }),
-    },
+    policies: pipeline.policies,
   };
 }
 

@@ -84,6 +84,11 @@ const PER_IMAGE = ['WITH ended AS', 'WITH old AS', 'BEGIN', 'WITH frame AS', 'WI
  * statements, transactions and Redis calls, then the stored row: needs_review, its size and the
  * signals recorded for `policy simulate`.
  */
+/** The agent's record (libs/db agentDecisionsSql), inside the history's statement when read. */
+const AGENT_RECORD = /FROM agent_decision_days/;
+/** Whether the last image counted read its agent's record. */
+let readsAgentRecord = false;
+
 async function countOne(id: string, via: 'intake' | 'queue') {
   const counted = await countRoundTrips(() => processOne(id, via), {
     // The producer's connection is the API's side; the intake's reads are one per batch, not per
@@ -96,6 +101,7 @@ async function countOne(id: string, via: 'intake' | 'queue') {
       (via === 'intake' && command === 'eval'),
   });
   expect(counted.sql, counted.sql.join('\n')).toEqual(PER_IMAGE);
+  readsAgentRecord = counted.statements.some((text) => AGENT_RECORD.test(text));
   expect(transactionsOf(counted.sql)).toBe(3);
   if (via === 'intake') {
     // One review change per transition (one XADD each), the acknowledgement.
@@ -138,6 +144,25 @@ describe('round trips per processed image with a five-rule policy in force (issu
       // A new agent (no decisions yet): the `newcomer` rule routes it to two reviewers, due in 4 h.
       expect(row).toMatchObject({ approvalsRequired: 2, dueAt: expect.any(Date) });
       expect(row.policyOutcome).toMatchObject({ rule: 'newcomer', action: 'review' });
+      expect(readsAgentRecord).toBe(true);
+    }
+  });
+});
+
+/** FIVE_RULE_POLICY without its two rules that read `agent`. */
+const AGENT_FREE_POLICY = {
+  rules: FIVE_RULE_POLICY.rules.filter((r) => !r.when.includes('agent.')),
+};
+
+describe('round trips per processed image with a policy that never reads agent.* (issue 43)', () => {
+  beforeAll(() => startCounted(AGENT_FREE_POLICY));
+  afterAll(() => h?.cleanup());
+
+  it("the same 7 statements, and none reads the agent's record: its cost does not follow the agent's history", async () => {
+    for (const id of await seedTwo(7)) {
+      const row = await countOne(id, 'intake');
+      expect(row.policyOutcome).toMatchObject({ rule: null });
+      expect(readsAgentRecord).toBe(false);
     }
   });
 });

@@ -246,6 +246,21 @@ export const settingsSchema = Type.Object(
       'How long the worker waits for the scoring service; after that the rules see no scores and the frame goes to people',
       1,
     ),
+    SIMULATE_CONCURRENT: int(
+      2,
+      'Policy simulations (POST /review/channels/{slug}/policy/simulate) one API process runs at once; 503 busy with Retry-After beyond',
+      1,
+    ),
+    SIMULATE_DEADLINE_SECONDS: int(
+      60,
+      'Longest a policy simulation (API and CLI) runs; past it, it stops (503 deadline_exceeded)',
+      1,
+    ),
+    TEAM_VIEW_CONCURRENT: int(
+      2,
+      'Team view reads (GET /review/team) one API process runs at once; 503 busy with Retry-After beyond',
+      1,
+    ),
     POLICY_CHECK_SECONDS: int(
       5,
       "How often a worker (or the API, finishing a provider's video) checks whether a channel's review policy changed",

@@ -71,7 +71,9 @@ const DAY_MS = 86_400_000;
 
 /**
  * The smallest fingerprint distance from `hash` to a promoted and to a rejected frame of the
- * submission's channel within the near-duplicate settings, one row (status, distance) per status
+ * submission's channel within the near-duplicate settings; a rejected frame counts only when a
+ * person rejected it (`reviewer_id`), so a policy's own rejections do not feed `nearest_rejected`
+ * (docs/policies.md: one false automatic rejection must not spread to every near-copy), one row (status, distance) per status
  * that has one. The same capped band lookup as the near-duplicate search (MAX_BAND_CANDIDATES per
  * band), so a channel flooded with identical hashes (blank frames) costs a bounded read, not one
  * per frame.
@@ -94,19 +96,21 @@ function nearestDecidedSql(submissionId: string, hash: bigint, settings: Similar
       UNION ${bandCandidates(Prisma.sql`f.band_3`, b3!, origin)}
     ) f JOIN submissions s ON s.id = f.submission_id
     WHERE f.submission_id <> ${submissionId}
-      AND s.status IN ('promoted', 'rejected')
+      AND (s.status = 'promoted' OR (s.status = 'rejected' AND s.reviewer_id IS NOT NULL))
       AND ${distance} <= ${settings.maxDistance}
     GROUP BY s.status`;
 }
 
-/** The agent's frames sent since `since` that a person decided, counted by decision (one row). */
+/**
+ * The agent's frames sent since `since` (by whole UTC days) that a person decided, counted by
+ * decision (one row): summed from `agent_decision_days`, which a trigger keeps per agent and day,
+ * so it reads at most 31 rows of the primary key whatever the agent's history (issue 43).
+ */
 function agentDecisionsSql(agentId: string, since: Date): Prisma.Sql {
   return Prisma.sql`
-    SELECT count(*) FILTER (WHERE status = 'promoted') AS promoted,
-           count(*) FILTER (WHERE status = 'rejected') AS rejected
-    FROM submissions
-    WHERE agent_id = ${agentId} AND created_at >= ${since} AND reviewer_id IS NOT NULL
-      AND status IN ('promoted', 'rejected')`;
+    SELECT coalesce(sum(promoted), 0)::bigint AS promoted, coalesce(sum(rejected), 0)::bigint AS rejected
+    FROM agent_decision_days
+    WHERE agent_id = ${agentId} AND day >= (${since}::timestamptz AT TIME ZONE 'UTC')::date`;
 }
 
 /** Review policies per channel, their audit trail, and what the rules read from the history. */
@@ -222,6 +226,25 @@ export function policiesRepository(db: DbClient) {
         },
         agent: counts ? { promoted: Number(counts.promoted), rejected: Number(counts.rejected) } : null,
       };
+    },
+
+    /**
+     * The scoring hook's answer recorded for a frame (a `scored` event, actor system), so a
+     * provider's retried webhook does not ask the scoring service again; null when none is.
+     */
+    async recordedScoring(submissionId: string): Promise<Record<string, unknown> | null> {
+      const row = await db.submissionEvent.findFirst({
+        where: { submissionId, type: 'scored' },
+        orderBy: { id: 'desc' },
+        select: { data: true },
+      });
+      return (row?.data as Record<string, unknown> | null | undefined) ?? null;
+    },
+
+    async recordScoring(submissionId: string, result: Record<string, unknown>): Promise<void> {
+      await db.submissionEvent.create({
+        data: { submissionId, type: 'scored', actorType: 'system', data: result as Prisma.InputJsonValue },
+      });
     },
 
     /** The agent's frames sent since `since` that a person decided, by decision. */

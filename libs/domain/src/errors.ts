@@ -38,6 +38,8 @@ export const ERROR_CATALOG = {
   quota_exceeded: { status: 429, title: "The agent's quota is used up" },
   internal_error: { status: 500, title: 'Internal server error' },
   service_unavailable: { status: 503, title: 'A dependency is unavailable; nothing was created' },
+  busy: { status: 503, title: 'This API process runs as many of these requests as it allows at once' },
+  deadline_exceeded: { status: 503, title: 'The request ran past its deadline and was stopped' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

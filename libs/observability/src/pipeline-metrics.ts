@@ -37,7 +37,35 @@ export function createPipelineMetrics(registry: Registry) {
     labelNames: ['rule', 'agrees'] as const,
     registers: [registry],
   });
+  const scoring = new Counter({
+    name: 'framedesk_scoring_requests_total',
+    help: 'Calls to the scoring service (SCORING_URL), by outcome: ok, timeout, error, malformed (the frame then goes to people)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const routed = new Counter({
+    name: 'framedesk_policy_routed_total',
+    help: "Frames a channel's review policy routed, by action (promote, reject, review, none) and whether sampled",
+    labelNames: ['action', 'sampled'] as const,
+    registers: [registry],
+  });
+  const ruleFailures = new Counter({
+    name: 'framedesk_policy_rule_failures_total',
+    help: 'Evaluations of a policy rule that failed, by channel, rule and kind: error (the rule did not match, e.g. an absent signal or score) or budget (past the cost budget: the frame went to people)',
+    labelNames: ['channel', 'rule', 'kind'] as const,
+    registers: [registry],
+  });
   return {
+    /**
+     * Review policies (docs/policies.md): scoring calls and what the rules did, counted by the
+     * process that routed the frame (the worker, or the API finishing a provider's video).
+     */
+    policies: {
+      scored: (outcome: string) => scoring.inc({ outcome }),
+      routed: (action: string, sampled: boolean) => routed.inc({ action, sampled: String(sampled) }),
+      ruleFailed: (channel: string, failure: { rule: string; kind: string }) =>
+        ruleFailures.inc({ channel, rule: failure.rule, kind: failure.kind }),
+    },
     judged(rule: string, agrees: boolean) {
       samples.inc({ rule, agrees: String(agrees) });
     },

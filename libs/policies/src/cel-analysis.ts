@@ -66,6 +66,8 @@ export function useRe2(ast: ASTNode): void {
 export interface ConditionFacts {
   /** Whether it reads the variable `scores` at all. */
   readonly readsScores: boolean;
+  /** Whether it reads the variable `agent` (the agent's record of human decisions) at all. */
+  readonly readsAgent: boolean;
   /** The deepest nesting of comprehensions in a body (0: none, 1: one, not nested). */
   readonly comprehensionNesting: number;
   /** The constant patterns given to `matches`, with their offsets in the expression. */
@@ -85,9 +87,11 @@ function nesting(node: Node): number {
 
 export function conditionFacts(ast: ASTNode): ConditionFacts {
   let readsScores = false;
+  let readsAgent = false;
   const patterns: { pattern: string; start: number }[] = [];
   walk(ast as Node, (node) => {
     if (node.op === 'id' && node.args === 'scores') readsScores = true;
+    if (node.op === 'id' && node.args === 'agent') readsAgent = true;
     const name = callName(node);
     if (name !== 'matches' && name !== RE2_MATCHES) return;
     const args = node.op === 'rcall' ? (node.args as [string, Node, Node[]])[2] : (node.args as [string, Node[]])[1];
@@ -95,5 +99,5 @@ export function conditionFacts(ast: ASTNode): ConditionFacts {
     if (pattern?.op === 'value' && typeof pattern.args === 'string')
       patterns.push({ pattern: pattern.args, start: pattern.start });
   });
-  return { readsScores, comprehensionNesting: nesting(ast as Node), patterns };
+  return { readsScores, readsAgent, comprehensionNesting: nesting(ast as Node), patterns };
 }

@@ -15,6 +15,8 @@ export interface CompiledRule {
    * reads one the service did not send, it holds the frame for people (docs/policies.md).
    */
   readonly readsScores: boolean;
+  /** Whether the condition reads `agent` (from its parsed form): only then is the agent's record read. */
+  readonly readsAgent: boolean;
 }
 
 export interface CompiledPolicy {
@@ -22,6 +24,8 @@ export interface CompiledPolicy {
   readonly rules: readonly CompiledRule[];
   /** Whether any rule reads `scores`: only then is the scoring service asked. */
   readonly readsScores: boolean;
+  /** Whether any rule reads `agent`: only then is the agent's record read (issue 43, point 9). */
+  readonly readsAgent: boolean;
   /** The stored version it was compiled from (policy-store); absent for a file not stored. */
   readonly version?: number;
   /**
@@ -126,11 +130,19 @@ export function compilePolicy(input: unknown, allowedReasons: readonly string[])
       problems.push(...refused);
       return;
     }
-    const { readsScores } = conditionFacts(checked.condition.ast);
-    compiled.push({ rule, position: index + 1, condition: checked.condition, readsScores });
+    const { readsScores, readsAgent } = conditionFacts(checked.condition.ast);
+    compiled.push({ rule, position: index + 1, condition: checked.condition, readsScores, readsAgent });
   });
   if (!shape.ok || problems.length > 0) return { ok: false, problems };
-  return { ok: true, policy: { file: shape.file, rules: compiled, readsScores: compiled.some((r) => r.readsScores) } };
+  return {
+    ok: true,
+    policy: {
+      file: shape.file,
+      rules: compiled,
+      readsScores: compiled.some((r) => r.readsScores),
+      readsAgent: compiled.some((r) => r.readsAgent),
+    },
+  };
 }
 
 function readableRules(input: unknown): PolicyRule[] {

@@ -8,3 +8,4 @@ export * from './route-frame';
 export * from './routing';
 export * from './simulate';
 export * from './signal-values';
+export * from './policy-reads';

@@ -110,6 +110,7 @@ export function compileStored(row: Pick<ChannelPolicyRow, 'policy' | 'version'>)
     file: { rules: [] },
     rules: [],
     readsScores: false,
+    readsAgent: false,
     version: row.version,
     broken: compiled.problems,
   };

@@ -2,6 +2,7 @@ import type { Database } from '@framedesk/db';
 import { DomainError } from '@framedesk/domain';
 import type { CompiledPolicy } from './compile';
 import { type AgentRecord, evaluatePolicy, frameFacts, type Signals } from './evaluate';
+import { policyReadsAgent } from './policy-reads';
 import { AGENT_WINDOW_DAYS, agentRecord } from './route-frame';
 
 /** One rule's replay: how many frames it matched and what people decided about them. */
@@ -24,13 +25,15 @@ export interface PolicySimulation {
 }
 
 const DAY_MS = 86_400_000;
+const NO_RECORD = agentRecord({ promoted: 0, rejected: 0 });
 
 /** The longest history a simulation replays: a year. */
 export const MAX_SIMULATION_DAYS = 365;
 
 /**
- * `30d`, `12h` (the workbench's Simulate; up to a year back) → a time that long before `now`;
- * anything else is a validation_failed at `pointer`.
+ * The one `since` rule of a simulation, for the API's Simulate and `framedesk policy simulate
+ * --since` alike: `30d`, `12h` (up to a year back) → a time that long before `now`; anything else
+ * is a validation_failed at `pointer`.
  */
 export function simulationSince(value: unknown, now: Date, pointer = '/since'): Date {
   const match = typeof value === 'string' ? /^([1-9][0-9]{0,4})(d|h)$/.exec(value) : null;
@@ -58,8 +61,21 @@ export async function simulatePolicy(
     since: Date;
     now?: Date;
     batchSize?: number;
+    /** Stops it between batches (the API: its client went away; the deadline): it rejects with the reason. */
+    signal?: AbortSignal;
+    /** Longest it runs, in ms: past it, it stops with 503 deadline_exceeded. */
+    deadlineMs?: number;
   },
 ): Promise<PolicySimulation> {
+  const deadline = input.deadlineMs !== undefined ? AbortSignal.timeout(input.deadlineMs) : undefined;
+  const stop = () => {
+    if (deadline?.aborted)
+      throw new DomainError(
+        'deadline_exceeded',
+        `The simulation ran past its deadline (${input.deadlineMs} ms) and was stopped; try a shorter since.`,
+      );
+    input.signal?.throwIfAborted();
+  };
   const now = input.now ?? new Date();
   const rules = new Map<
     string,
@@ -68,9 +84,11 @@ export async function simulatePolicy(
   const unmatched = { count: 0, people_promoted: 0, people_rejected: 0 };
   const agents = new Map<string, AgentRecord>();
   const window = new Date(now.getTime() - AGENT_WINDOW_DAYS * DAY_MS);
+  const readsAgent = policyReadsAgent(input.policy);
   let frames = 0;
   let after: { createdAt: Date; id: string } | undefined;
   for (;;) {
+    stop();
     const batch = await db.repos.policies.decidedByPeople({
       channelId: input.channelId,
       since: input.since,
@@ -80,8 +98,9 @@ export async function simulatePolicy(
     if (batch.length === 0) break;
     for (const row of batch) {
       frames++;
-      let agent = agents.get(row.agentId);
+      let agent = readsAgent ? agents.get(row.agentId) : NO_RECORD;
       if (!agent) {
+        stop();
         agent = agentRecord(await db.repos.policies.agentDecisions(row.agentId, window));
         agents.set(row.agentId, agent);
       }

@@ -69,6 +69,33 @@ describe('review policies in the image pipeline (real PostgreSQL, sharp)', () =>
     expect(row).toMatchObject({ reviewRule: null, policyOutcome: null });
   });
 
+  it("nearest_rejected reads only what people rejected: a policy's own rejection does not spread to its near-copies", async () => {
+    await setPolicy([
+      {
+        name: 'blank',
+        when: 'signals.blank && frame.metadata.title == "first"',
+        action: 'reject',
+        reason: 'Low quality',
+      },
+      {
+        name: 'copy-of-rejected',
+        when: 'has(signals.nearest_rejected) && signals.nearest_rejected <= 4',
+        action: 'reject',
+        reason: 'Duplicate',
+      },
+    ]);
+    const first = await seed(blank, 'promotion_eligible', 'first');
+    expect((await process(first)).outcome).toBe('rejected');
+    expect(await db.repos.submissions.findById(first)).toMatchObject({ reviewRule: 'blank', reviewerId: null });
+    const copy = await seed(blank, 'promotion_eligible', 'copy');
+    expect((await process(copy)).outcome).toBe('needs_review');
+    const detail = await db.repos.review.detail(copy, ALL_CHANNELS);
+    expect(detail?.policyOutcome).toMatchObject({ rule: null });
+    const read = (detail?.policyOutcome as { signals: Record<string, unknown> }).signals;
+    expect(read).toMatchObject({ blank: true });
+    expect(read['nearest_rejected']).toBeUndefined();
+  });
+
   it('a promote rule promotes a promotion_eligible frame; any other stops at needs_review', async () => {
     await setPolicy([{ name: 'trusted', when: 'frame.metadata.title.startsWith("ok")', action: 'promote' }]);
     const eligible = await seed(makeNoisePng(64, 64), 'promotion_eligible', 'ok one');

@@ -10,6 +10,7 @@ import {
   reportOutcome,
   type ScoringClient,
   type VideoSignals,
+  scoringOncePerFrame,
 } from '@framedesk/policies';
 import { submissionFacts } from './policy-routing';
 import type { PosterPreview } from './video-poster';
@@ -47,10 +48,17 @@ export interface VideoFacts {
  * rule reading `signals.*` fails and so does not match.
  */
 export function videoPolicyRouter(deps: VideoPolicyDeps) {
+  const { scoring, observer } = deps.policies;
+  // A provider's webhook is retried: the scoring hook is asked once per video, its answer recorded.
   const routeDeps = {
     cache: deps.policies.cache,
-    ...(deps.policies.scoring ? { scoring: deps.policies.scoring } : {}),
-    ...(deps.policies.observer ? { observer: deps.policies.observer } : {}),
+    ...(scoring
+      ? {
+          scoring: scoringOncePerFrame(scoring, deps.db.repos.policies, (result) =>
+            observer?.scored(result.ok ? 'ok' : result.reason),
+          ),
+        }
+      : {}),
     now: deps.now,
   };
   return async function routeVideo(submission: SubmissionWithSlugs, media: VideoFacts): Promise<PolicyRouting | null> {

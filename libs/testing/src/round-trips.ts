@@ -7,6 +7,8 @@ import pg from 'pg';
 export interface RoundTrips {
   /** Each statement's first three words, in the order sent. */
   readonly sql: string[];
+  /** Each statement's whole text, in the same order (to tell what a statement reads). */
+  readonly statements: string[];
   /**
    * Each Redis command's name, in the order sent. A Lua script is one call, named with its key
    * count (`evalsha/11`, BullMQ's moveToActive; `evalsha/14`, its moveToFinished).
@@ -23,6 +25,7 @@ export interface RoundTripFilter {
 /** Statements and Redis commands sent while `work` runs. */
 export async function countRoundTrips(work: () => Promise<void>, filter: RoundTripFilter = {}): Promise<RoundTrips> {
   const sql: string[] = [];
+  const statements: string[] = [];
   const redis: string[] = [];
   const query = pg.Client.prototype.query;
   const sendCommand = Redis.prototype.sendCommand;
@@ -30,6 +33,7 @@ export async function countRoundTrips(work: () => Promise<void>, filter: RoundTr
     if (!filter.skipSql?.(this)) {
       const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text;
       sql.push((text ?? '?').trim().split(/\s+/).slice(0, 3).join(' '));
+      statements.push(text ?? '?');
     }
     return (query as (...a: unknown[]) => unknown).apply(this, args);
   } as typeof query;
@@ -46,7 +50,7 @@ export async function countRoundTrips(work: () => Promise<void>, filter: RoundTr
     pg.Client.prototype.query = query;
     Redis.prototype.sendCommand = sendCommand;
   }
-  return { sql, redis };
+  return { sql, statements, redis };
 }
 
 /**

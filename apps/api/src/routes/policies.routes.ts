@@ -1,7 +1,9 @@
 import express, { type Request, Router } from 'express';
+import type { Settings } from '@framedesk/config';
 import type { Database } from '@framedesk/db';
 import { DomainError, isSlug } from '@framedesk/domain';
 import { policyAdmin, simulatePolicy, simulationSince } from '@framedesk/policies';
+import { clientGone, concurrencyLimit } from '../http/concurrency-limit';
 import { requireJson } from '../http/json-body';
 import { requireAdmin, reviewerOf } from '../http/reviewer-session';
 
@@ -33,9 +35,17 @@ function policyOf(req: Request): unknown {
  * recorded in policy_changes with `workbench:<admin email>` as who. Workers see a change within
  * their policy cache's check interval (it compares versions), as after the CLI.
  */
-export function policiesRoutes(deps: { db: Database }): Router {
+export function policiesRoutes(deps: {
+  db: Database;
+  limits: Pick<Settings, 'SIMULATE_CONCURRENT' | 'SIMULATE_DEADLINE_SECONDS'>;
+}): Router {
   const admin = policyAdmin(deps.db);
   const router = Router();
+  // A simulation reads up to a year of history: a few at once per process (the place is taken
+  // before its body is read and kept until the answer is sent or the client goes away), a
+  // deadline, and it stops when its client goes away.
+  const simulations = concurrencyLimit(deps.limits.SIMULATE_CONCURRENT, 'policy simulations (SIMULATE_CONCURRENT)');
+  router.post('/channels/:slug/policy/simulate', requireAdmin, simulations);
   // Only an admin's body is read, and up to a whole policy (the review API's other bodies stay at 16 kB).
   router.use('/channels/:slug/policy', requireAdmin, express.json({ limit: POLICY_BODY_LIMIT }));
   const who = (res: Parameters<typeof reviewerOf>[0]) => `workbench:${reviewerOf(res).email}`;
@@ -76,7 +86,15 @@ export function policiesRoutes(deps: { db: Database }): Router {
   router.post('/channels/:slug/policy/simulate', async (req, res) => {
     const since = simulationSince(requireJson(req)['since'] ?? '30d', new Date());
     const { channel, policy } = await admin.check(slugOf(req), policyOf(req));
-    res.json(await simulatePolicy(deps.db, { channelId: channel.id, channelSlug: channel.slug, policy, since }));
+    const result = await simulatePolicy(deps.db, {
+      channelId: channel.id,
+      channelSlug: channel.slug,
+      policy,
+      since,
+      signal: clientGone(res),
+      deadlineMs: deps.limits.SIMULATE_DEADLINE_SECONDS * 1000,
+    });
+    res.json(result);
   });
 
   return router;

@@ -272,8 +272,8 @@ export function reviewRoutes(deps: ApiDependencies, options: ReviewRoutesOptions
   });
 
   router.use(peopleRoutes({ db: deps.db, invites, passwordLogin: deps.settings.PASSWORD_LOGIN }));
-  router.use(teamRoutes({ db: deps.db }));
-  router.use(policiesRoutes({ db: deps.db }));
+  router.use(teamRoutes({ db: deps.db, limits: deps.settings }));
+  router.use(policiesRoutes({ db: deps.db, limits: deps.settings }));
 
   return router;
 }

@@ -1,6 +1,14 @@
 import { readFile } from 'node:fs/promises';
+import { loadSettings } from '@framedesk/config';
 import { isDomainError } from '@framedesk/domain';
-import { describeRule, formatProblem, type PolicySimulation, policyAdmin, simulatePolicy } from '@framedesk/policies';
+import {
+  describeRule,
+  formatProblem,
+  type PolicySimulation,
+  policyAdmin,
+  simulatePolicy,
+  simulationSince,
+} from '@framedesk/policies';
 import { type Command, type CommandContext, UsageError } from '../command';
 import { actor, operatorCommand, slugArg } from './account-command';
 
@@ -17,15 +25,6 @@ async function readPolicyFile(path: string | undefined): Promise<unknown> {
   } catch (error) {
     throw new UsageError(`the policy file is not JSON: ${(error as Error).message}`);
   }
-}
-
-/** `30d`, `12h` → a time that long ago. */
-function sinceArg(value: unknown, now: Date): Date {
-  const text = typeof value === 'string' ? value : '30d';
-  const match = /^([1-9][0-9]{0,3})(d|h)$/.exec(text);
-  if (!match) throw new UsageError(`--since must be like 30d or 12h, not "${text}"`);
-  const ms = Number(match[1]) * (match[2] === 'd' ? 86_400_000 : 3_600_000);
-  return new Date(now.getTime() - ms);
 }
 
 /** Runs `work`; a refused policy prints every problem on stderr and exits 2, changing nothing. */
@@ -119,7 +118,8 @@ export const policyCommands: Record<string, Command> = {
         const admin = policyAdmin(ctx.db());
         const channel = await admin.channelOf(slugArg(ctx.positionals[0], 'channel'));
         const file = await readPolicyFile(ctx.positionals[1]);
-        const since = sinceArg(ctx.values['since'], new Date());
+        // The API's rule (libs/policies simulationSince): up to 365 days; else exit 2.
+        const since = simulationSince(ctx.values['since'] ?? '30d', new Date(), '--since');
         const compiled = await admin.validate(channel.id, file);
         if (!compiled.ok) {
           ctx.io.err(`framedesk: The policy has ${compiled.problems.length} problem(s).`);
@@ -131,6 +131,7 @@ export const policyCommands: Record<string, Command> = {
           channelSlug: channel.slug,
           policy: compiled.policy,
           since,
+          deadlineMs: loadSettings(ctx.io.env).SIMULATE_DEADLINE_SECONDS * 1000,
         });
         ctx.io.out(ctx.values['json'] ? JSON.stringify(result) : simulationText(result));
         return 0;

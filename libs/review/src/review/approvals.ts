@@ -42,16 +42,27 @@ export function reviewApprovals(ctx: ReviewContext) {
       return this.beforePromote(fresh, me);
     },
 
-    /** The decision's event data on a frame the policy marked with a suggestion; {} otherwise. */
-    agreement(current: SubmissionRow, to: 'promoted' | 'rejected'): Record<string, unknown> {
+    /**
+     * The decision's event data on a frame the policy marked with a suggestion; {} otherwise. Only
+     * a sample (`sampled`) is judged for agreement: a frame held back for people (the scoring
+     * service did not answer) carries the rule's suggestion, but it is no sample. `judge` counts
+     * the judgement (the samples metric): call it once the decision's transition succeeded.
+     */
+    agreement(
+      current: SubmissionRow,
+      to: 'promoted' | 'rejected',
+    ): { data: Record<string, unknown>; judge: () => void } {
       const outcome = (current.policyOutcome ?? null) as RecordedOutcome | null;
-      if (!outcome?.suggestion) return {};
+      if (!outcome?.suggestion) return { data: {}, judge: () => {} };
+      const rule = outcome.rule ? { rule: outcome.rule } : {};
+      if (outcome.sampled !== true)
+        return { data: { policy_suggestion: outcome.suggestion, ...rule }, judge: () => {} };
       const agrees = (outcome.suggestion === 'promote') === (to === 'promoted');
-      if (outcome.rule) ctx.deps.decisions?.judged?.(outcome.rule, agrees);
       return {
-        policy_suggestion: outcome.suggestion,
-        agrees_with_policy: agrees,
-        ...(outcome.rule ? { rule: outcome.rule } : {}),
+        data: { policy_suggestion: outcome.suggestion, agrees_with_policy: agrees, ...rule },
+        judge: () => {
+          if (outcome.rule) ctx.deps.decisions?.judged?.(outcome.rule, agrees);
+        },
       };
     },
   };

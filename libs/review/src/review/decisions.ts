@@ -68,7 +68,8 @@ export function reviewDecisions(ctx: ReviewContext) {
     const to = decision.decision === 'promote' ? 'promoted' : 'rejected';
     // Approvals and sampling (review/approvals.ts): a promote may only count as one approval.
     if (to === 'promoted' && (await approvals.beforePromote(current, me)) === 'approved') return 'approved';
-    const data = { ...(duplicateOf ? { duplicate_of: duplicateOf } : {}), ...approvals.agreement(current, to) };
+    const agreement = approvals.agreement(current, to);
+    const data = { ...(duplicateOf ? { duplicate_of: duplicateOf } : {}), ...agreement.data };
     const result = await db.transition({
       id,
       to,
@@ -97,6 +98,8 @@ export function reviewDecisions(ctx: ReviewContext) {
         );
       throw alreadyDecided(result.current);
     }
+    // Counted only once the decision holds: a 409 (another reviewer first) is no judgement.
+    agreement.judge();
     return to;
   }
 
