@@ -11,9 +11,9 @@ import {
   type JavaScriptReport,
   QUEUE_SCREEN,
   REPORT_FILE,
-} from '../../apps/workbench/javascript-budget.ts';
+} from '../javascript-budget.ts';
 
-const root = resolve(import.meta.dirname, '../..');
+const root = resolve(import.meta.dirname, '../../..');
 const ADMIN_SCREENS = ['OpsScreen', 'PeopleScreen', 'TeamScreen', 'PoliciesScreen'].map((s) => `src/screens/${s}.tsx`);
 
 function build(out: string): Promise<{ code: number | null; output: string }> {
