@@ -6,12 +6,7 @@ import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  FIRST_LOAD_BUDGET,
-  type JavaScriptReport,
-  QUEUE_SCREEN,
-  REPORT_FILE,
-} from '../javascript-budget.ts';
+import { FIRST_LOAD_BUDGET, type JavaScriptReport, QUEUE_SCREEN, REPORT_FILE } from '../javascript-budget.ts';
 
 const root = resolve(import.meta.dirname, '../../..');
 const ADMIN_SCREENS = ['OpsScreen', 'PeopleScreen', 'TeamScreen', 'PoliciesScreen'].map((s) => `src/screens/${s}.tsx`);
