@@ -23,6 +23,7 @@ const version = (i: number, n: number): Version => ({
           reason: 'Low quality',
           note: null,
           regions: [],
+          moments: [],
           reviewed_at: null,
           decided_by: 'person',
         }
