@@ -43,9 +43,13 @@ export function formatDuration(ms: number): string {
 function VideoView({
   submission,
   onTime,
+  regions,
+  onRegions,
 }: {
   readonly submission: SubmissionDetail;
   readonly onTime?: ((time: number) => void) | undefined;
+  readonly regions?: readonly Region[] | undefined;
+  readonly onRegions?: ((regions: Region[]) => void) | undefined;
 }) {
   const name = submission.title ?? submission.id;
   const url = submission.video_url;
@@ -78,6 +82,8 @@ function VideoView({
             measurement={submission.measurement}
             moments={submission.review?.moments}
             {...(onTime ? { onTime } : {})}
+            regions={regions}
+            onRegions={onRegions}
           />
         </Suspense>
       ) : submission.poster_url ? (
@@ -104,7 +110,8 @@ function PurgedMedia({ purgedAt }: { readonly purgedAt: string }) {
 /** The frame (zoom, pan, click zones) or the video, or word that the media were purged. */
 export function MediaView({ submission, zones = true, onZones, regions, onRegions, onTime }: MediaViewProps) {
   if (submission.purged_at) return <PurgedMedia purgedAt={submission.purged_at} />;
-  if (submission.media_type === 'video') return <VideoView submission={submission} onTime={onTime} />;
+  if (submission.media_type === 'video')
+    return <VideoView submission={submission} onTime={onTime} regions={regions} onRegions={onRegions} />;
   return (
     <ImageViewer
       submission={submission}

@@ -1,5 +1,7 @@
 import { type KeyboardEvent, type PointerEvent, useEffect, useMemo, useRef, useState } from 'react';
 import type { ReviewMoment, ReviewStretch, ReviewVideoMeasurement } from '@framedesk/contracts';
+import type { Region } from '../../api/types';
+import { RegionBoxes, RegionEditor } from '../Regions';
 import { type PlayerControls, isTyping, PLAYER_KEYS } from './player-keys';
 import { cueAt, parseSpriteVtt, type SpriteCue } from './sprite-vtt';
 import { formatTimecode } from './timecode';
@@ -18,6 +20,9 @@ export interface VideoPlayerProps {
   readonly moments?: readonly ReviewMoment[] | undefined;
   /** Told the current time as it changes (the reject form's "mark in/out"). */
   readonly onTime?: (time: number) => void;
+  /** Boxes on the current frame: editable with `onRegions` (a rejection's item), else read only. */
+  readonly regions?: readonly Region[] | undefined;
+  readonly onRegions?: ((regions: Region[]) => void) | undefined;
 }
 
 /** The sprite's cues, fetched and parsed once per track. */
@@ -124,6 +129,7 @@ export default function VideoPlayer(props: VideoPlayerProps) {
   const [duration, setDuration] = useState((props.durationMs ?? 0) / 1000);
   const [playing, setPlaying] = useState(false);
   const [hover, setHover] = useState<number | null>(null);
+  const [drawing, setDrawing] = useState(false);
   const cues = useSpriteCues(props.sprite ? props.spriteVtt : undefined);
   const { onTime } = props;
   useEffect(() => onTime?.(time), [time, onTime]);
@@ -167,19 +173,26 @@ export default function VideoPlayer(props: VideoPlayerProps) {
   const cue = hover === null ? null : cueAt(cues, hover);
   return (
     <div className="video-player" tabIndex={-1} onKeyDown={onKeyDown}>
-      <video
-        ref={video}
-        preload="metadata"
-        poster={props.poster ?? undefined}
-        src={props.src}
-        aria-label={`Video: ${props.name}`}
-        onClick={() => (controls.playing() ? controls.pause() : controls.play(1))}
-        onTimeUpdate={(e) => setTime(e.currentTarget.currentTime)}
-        onSeeked={(e) => setTime(e.currentTarget.currentTime)}
-        onLoadedMetadata={(e) => Number.isFinite(e.currentTarget.duration) && setDuration(e.currentTarget.duration)}
-        onPlay={() => setPlaying(true)}
-        onPause={() => setPlaying(false)}
-      />
+      <div className="video-frame">
+        <video
+          ref={video}
+          preload="metadata"
+          poster={props.poster ?? undefined}
+          src={props.src}
+          aria-label={`Video: ${props.name}`}
+          onClick={() => (controls.playing() ? controls.pause() : controls.play(1))}
+          onTimeUpdate={(e) => setTime(e.currentTarget.currentTime)}
+          onSeeked={(e) => setTime(e.currentTarget.currentTime)}
+          onLoadedMetadata={(e) => Number.isFinite(e.currentTarget.duration) && setDuration(e.currentTarget.duration)}
+          onPlay={() => setPlaying(true)}
+          onPause={() => setPlaying(false)}
+        />
+        {props.onRegions ? (
+          <RegionEditor regions={props.regions ?? []} onChange={props.onRegions} drawing={drawing} />
+        ) : (
+          props.regions && props.regions.length > 0 && <RegionBoxes regions={props.regions} />
+        )}
+      </div>
       <div className="player-bar">
         <button
           type="button"
@@ -193,6 +206,19 @@ export default function VideoPlayer(props: VideoPlayerProps) {
           {formatTimecode(time)}
         </output>
         <span className="player-duration">/ {formatTimecode(duration)}</span>
+        {props.onRegions && (
+          <button
+            type="button"
+            className="player-draw"
+            aria-pressed={drawing}
+            onClick={() => {
+              controls.pause();
+              setDrawing(!drawing);
+            }}
+          >
+            {drawing ? 'Done drawing' : 'Draw a region on this frame'}
+          </button>
+        )}
       </div>
       <div className="timeline">
         <div
