@@ -1,4 +1,5 @@
 import { DEFAULT_REJECT_REASONS, type DecisionInput, type Region, VISIBILITIES, type Visibility } from '../api/types';
+import type { ReviewMoment } from '@framedesk/contracts';
 import { Button, DialogTrigger, Kbd, PopoverDialog, Select } from '../ui';
 import { labelled } from './Regions';
 import { RejectReasons } from './RejectReasons';
@@ -13,6 +14,8 @@ export interface DecisionBarProps {
   readonly onVisibility: (visibility: Visibility) => void;
   /** Boxes drawn on the frame: a rejection sends them, labelled. */
   readonly regions?: readonly Region[];
+  /** A video's time-coded items: a rejection sends them as `moments`. */
+  readonly moments?: readonly ReviewMoment[];
 }
 
 /** Promote, Reject (a reason from a numbered list plus free text, in a popover) and the visibility. */
@@ -25,6 +28,7 @@ export function DecisionBar({
   onDecide,
   onVisibility,
   regions = [],
+  moments = [],
 }: DecisionBarProps) {
   return (
     <div className="decisions">
@@ -46,6 +50,7 @@ export function DecisionBar({
             <RejectReasons
               reasons={reasons}
               regions={regions}
+              moments={moments.length}
               confirmLabel="Confirm rejection"
               onCancel={() => onRejecting(false)}
               onConfirm={(reason, note) => {
@@ -54,6 +59,7 @@ export function DecisionBar({
                   reason,
                   ...(note ? { note } : {}),
                   ...(regions.length ? { regions: labelled(regions) } : {}),
+                  ...(moments.length ? { moments } : {}),
                 });
                 onRejecting(false);
               }}

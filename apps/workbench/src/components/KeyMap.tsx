@@ -12,6 +12,8 @@ export const KEY_MAP: readonly (readonly [string, string])[] = [
   ['z', 'the frame at 1:1 / fitted'],
   ['+ / - / 0', 'zoom in / out / fit (drag or arrow keys to pan)'],
   ['c', 'show / hide the click zones'],
+  ['J / K / L', 'video player (when it has focus): back a second / pause / play (again: faster)'],
+  [', / .', 'video player (when it has focus): one frame back / forward (25 fps)'],
   ['?', 'show / hide this key map'],
   ['Ctrl K / ⌘K', 'command palette: channels, frames, screens, actions'],
   ['Esc', 'close the reason form, a dialog or the palette'],

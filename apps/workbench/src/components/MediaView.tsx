@@ -1,5 +1,9 @@
+import { lazy, Suspense } from 'react';
 import type { Region, SubmissionDetail } from '../api/types';
 import { ImageViewer } from './ImageViewer';
+
+/** Our video player loads on demand: the queue's first load stays within its budget (docs/workbench.md). */
+const VideoPlayer = lazy(() => import('./video/VideoPlayer'));
 
 export interface MediaViewProps {
   readonly submission: SubmissionDetail;
@@ -9,6 +13,8 @@ export interface MediaViewProps {
   /** Regions over an image: editable with `onRegions`, else drawn read only. */
   readonly regions?: readonly Region[];
   readonly onRegions?: (regions: Region[]) => void;
+  /** A video's current time as it plays or is scrubbed (the reject form's "mark in/out"). */
+  readonly onTime?: (time: number) => void;
 }
 
 /** Stream's embeddable player for an HLS address of Stream's (`…/<uid>/manifest/video.m3u8` → `…/<uid>/iframe`). */
@@ -34,7 +40,17 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(total / 60)}:${String(total % 60).padStart(2, '0')}`;
 }
 
-function VideoView({ submission }: { readonly submission: SubmissionDetail }) {
+function VideoView({
+  submission,
+  onTime,
+  regions,
+  onRegions,
+}: {
+  readonly submission: SubmissionDetail;
+  readonly onTime?: ((time: number) => void) | undefined;
+  readonly regions?: readonly Region[] | undefined;
+  readonly onRegions?: ((regions: Region[]) => void) | undefined;
+}) {
   const name = submission.title ?? submission.id;
   const url = submission.video_url;
   const player = url ? streamPlayerUrl(url) : null;
@@ -55,13 +71,21 @@ function VideoView({ submission }: { readonly submission: SubmissionDetail }) {
   return (
     <div className="media">
       {url ? (
-        <video
-          controls
-          preload="metadata"
-          poster={submission.poster_url ?? undefined}
-          src={url}
-          aria-label={`Video: ${name}`}
-        />
+        <Suspense fallback={<p className="hint">Loading the player…</p>}>
+          <VideoPlayer
+            src={url}
+            name={name}
+            poster={submission.poster_url}
+            durationMs={submission.duration_ms}
+            sprite={submission.variants['sprite']}
+            spriteVtt={submission.variants['sprite_vtt']}
+            measurement={submission.measurement}
+            moments={submission.review?.moments}
+            {...(onTime ? { onTime } : {})}
+            regions={regions}
+            onRegions={onRegions}
+          />
+        </Suspense>
       ) : submission.poster_url ? (
         <img src={submission.poster_url} alt={`Poster of ${name}`} />
       ) : (
@@ -84,9 +108,10 @@ function PurgedMedia({ purgedAt }: { readonly purgedAt: string }) {
 }
 
 /** The frame (zoom, pan, click zones) or the video, or word that the media were purged. */
-export function MediaView({ submission, zones = true, onZones, regions, onRegions }: MediaViewProps) {
+export function MediaView({ submission, zones = true, onZones, regions, onRegions, onTime }: MediaViewProps) {
   if (submission.purged_at) return <PurgedMedia purgedAt={submission.purged_at} />;
-  if (submission.media_type === 'video') return <VideoView submission={submission} />;
+  if (submission.media_type === 'video')
+    return <VideoView submission={submission} onTime={onTime} regions={regions} onRegions={onRegions} />;
   return (
     <ImageViewer
       submission={submission}

@@ -13,7 +13,10 @@ export function RejectReasons({
   onConfirm,
   onCancel,
   regions = [],
+  moments = 0,
 }: {
+  /** How many time-coded items the rejection carries. */
+  readonly moments?: number;
   readonly reasons: readonly string[];
   /** The regions drawn on the frame, sent with the rejection. */
   readonly regions?: readonly Region[];
@@ -74,6 +77,7 @@ export function RejectReasons({
             .join(', ')}`}
         </p>
       )}
+      {moments > 0 && <p className="reject-moments">{`With ${moments} time-coded item${moments === 1 ? '' : 's'}`}</p>}
       <div className="form-actions">
         <Button type="submit" variant="danger" isDisabled={!reason || (needsNote(reason) && !note.trim())}>
           {confirmLabel}

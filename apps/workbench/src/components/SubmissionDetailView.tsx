@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
+import type { ReviewMoment } from '@framedesk/contracts';
 import { api, ApiError } from '../api/client';
 import {
   DEFAULT_REJECT_REASONS,
@@ -20,6 +21,7 @@ import { InternalNotes } from './InternalNotes';
 import { RegionList } from './Regions';
 import { promotedRevision, VersionStack } from './VersionStack';
 import { MediaView } from './MediaView';
+import { MomentForm } from './video/MomentForm';
 import { SimilarFrames, withoutDuplicateOf } from './SimilarFrames';
 import { WhyHere } from './WhyHere';
 
@@ -68,7 +70,13 @@ export function SubmissionDetailView({
   const client = useQueryClient();
   // The boxes drawn for this frame's rejection; a new frame starts with none.
   const [regions, setRegions] = useState<Region[]>([]);
-  useEffect(() => setRegions([]), [id]);
+  // A video's time-coded items for its rejection, and the player's time for "mark in/out".
+  const [moments, setMoments] = useState<ReviewMoment[]>([]);
+  const [time, setTime] = useState(0);
+  useEffect(() => {
+    setRegions([]);
+    setMoments([]);
+  }, [id]);
   const detail = useQuery({ queryKey: ['submission', id], queryFn: () => api.submission(id), refetchInterval: 15_000 });
   const visibility = useMutation({
     mutationFn: (value: Visibility) => api.setVisibility(id, value),
@@ -89,6 +97,7 @@ export function SubmissionDetailView({
   const s = detail.data;
   const open = s.status === 'needs_review';
   const editable = open && s.media_type === 'image' && !s.purged_at;
+  const videoEditable = open && s.media_type === 'video' && !s.purged_at && !!s.video_url;
   const revised = promotedRevision(s);
   return (
     <section className="detail" aria-label={`Frame ${s.title ?? s.id}`}>
@@ -127,10 +136,23 @@ export function SubmissionDetailView({
           submission={s}
           zones={zones}
           {...(onZones ? { onZones } : {})}
-          {...(editable ? { regions, onRegions: setRegions } : { regions: s.review?.regions ?? [] })}
+          {...(editable || videoEditable
+            ? // One box per time-coded item: the last one drawn.
+              { regions, onRegions: editable ? setRegions : (r: Region[]) => setRegions(r.slice(-1)) }
+            : { regions: s.review?.regions ?? [] })}
+          {...(videoEditable ? { onTime: setTime } : {})}
         />
         <div className="detail-side">
           {editable && <RegionList regions={regions} onChange={setRegions} />}
+          {videoEditable && (
+            <MomentForm
+              time={time}
+              region={regions[0] ?? null}
+              onClearRegion={() => setRegions([])}
+              moments={moments}
+              onChange={setMoments}
+            />
+          )}
           <WhyHere submission={s} />
           <SimilarFrames submission={s} {...(open ? { onDecide: (d: DecisionInput) => onDecide(s, d) } : {})} />
           {s.caption && <p className="caption">{s.caption}</p>}
@@ -164,7 +186,8 @@ export function SubmissionDetailView({
           reasons={withoutDuplicateOf(s.reject_reasons ?? reasons ?? DEFAULT_REJECT_REASONS)}
           rejecting={rejecting}
           onRejecting={onRejecting}
-          regions={regions}
+          regions={videoEditable ? [] : regions}
+          moments={moments}
           onDecide={(decision) => onDecide(s, decision)}
           onVisibility={(v) => visibility.mutate(v)}
         />

@@ -1,0 +1,96 @@
+import { useState } from 'react';
+import type { ReviewMoment } from '@framedesk/contracts';
+import type { Region } from '../../api/types';
+import { Button, TextField } from '../../ui';
+import { formatTimecode, roundTime } from './timecode';
+
+export interface MomentFormProps {
+  /** The player's current time, in seconds. */
+  readonly time: number;
+  /** The box drawn on the frame for the next item, if any. */
+  readonly region: Region | null;
+  readonly onClearRegion: () => void;
+  readonly moments: readonly ReviewMoment[];
+  readonly onChange: (moments: ReviewMoment[]) => void;
+}
+
+/** At most this many items per rejection (the API's cap, docs/video.md). */
+export const MAX_MOMENTS = 20;
+
+const parseTime = (text: string): number | null => {
+  const n = Number(text.trim());
+  return text.trim() === '' || !Number.isFinite(n) || n < 0 ? null : roundTime(n);
+};
+
+/** The item the form describes: a moment (`at`) without an end, else a range; null when incomplete. */
+export function draftMoment(start: string, end: string, label: string, region: Region | null): ReviewMoment | null {
+  const from = parseTime(start);
+  const to = parseTime(end);
+  if (from === null || !label.trim() || (to !== null && to < from)) return null;
+  const box = region ? { x: region.x, y: region.y, width: region.width, height: region.height } : null;
+  const base = to === null || to === from ? { at: from } : { start: from, end: to };
+  return { ...base, label: label.trim(), ...(box ? { region: box } : {}) };
+}
+
+const describe = (m: ReviewMoment) =>
+  `${'at' in m ? formatTimecode(m.at) : `${formatTimecode(m.start)}–${formatTimecode(m.end)}`} ${m.label}${m.region ? ' (region)' : ''}`;
+
+/**
+ * Time-coded items for a video's rejection: mark in / mark out from the player (or type the
+ * seconds), optionally a box drawn on the frame, and a label; each added item is sent as `moments`.
+ */
+export function MomentForm({ time, region, onClearRegion, moments, onChange }: MomentFormProps) {
+  const [start, setStart] = useState('');
+  const [end, setEnd] = useState('');
+  const [label, setLabel] = useState('');
+  const draft = draftMoment(start, end, label, region);
+  const full = moments.length >= MAX_MOMENTS;
+  return (
+    <section className="moment-form" aria-label="Time-coded items">
+      <h3>Time-coded items</h3>
+      <div className="moment-marks">
+        <Button size="sm" onPress={() => setStart(String(roundTime(time)))}>
+          Mark in
+        </Button>
+        <TextField label="Start (seconds)" value={start} onChange={setStart} />
+        <Button size="sm" onPress={() => setEnd(String(roundTime(time)))}>
+          Mark out
+        </Button>
+        <TextField label="End (seconds, optional)" value={end} onChange={setEnd} />
+      </div>
+      <TextField label="Label of the item" value={label} onChange={setLabel} maxLength={200} />
+      <p className="hint">{region ? 'With the region drawn on the frame.' : 'Optional: draw a region on the frame.'}</p>
+      <Button
+        size="sm"
+        isDisabled={!draft || full}
+        onPress={() => {
+          if (!draft) return;
+          onChange([...moments, draft]);
+          setStart('');
+          setEnd('');
+          setLabel('');
+          onClearRegion();
+        }}
+      >
+        Add item
+      </Button>
+      {moments.length > 0 && (
+        <ol className="moment-list">
+          {moments.map((m, i) => (
+            <li key={i}>
+              {describe(m)}{' '}
+              <Button
+                size="sm"
+                variant="ghost"
+                aria-label={`Remove item ${i + 1}`}
+                onPress={() => onChange(moments.filter((_, j) => j !== i))}
+              >
+                Remove
+              </Button>
+            </li>
+          ))}
+        </ol>
+      )}
+    </section>
+  );
+}

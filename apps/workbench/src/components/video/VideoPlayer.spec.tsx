@@ -1,0 +1,145 @@
+import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { isTyping } from './player-keys';
+import { cueAt, parseSpriteVtt } from './sprite-vtt';
+import { formatTimecode, stepFrames } from './timecode';
+import VideoPlayer from './VideoPlayer';
+
+const VTT = [
+  'WEBVTT',
+  '',
+  '00:00:00.000 --> 00:00:01.000',
+  'sprite.webp#xywh=0,0,160,90',
+  '',
+  'NOTE not a cue',
+  '',
+  '00:00:01.000 --> 00:00:02.000',
+  'sprite.webp#xywh=160,0,160,90',
+  '',
+  '00:00:02.000 --> 00:01:02.500',
+  'sprite.webp#xywh=0,90,160,90',
+  '',
+].join('\r\n');
+
+describe('sprite track', () => {
+  it('parses each cue of times and #xywh regions, skipping the header and notes', () => {
+    expect(parseSpriteVtt(VTT)).toEqual([
+      { start: 0, end: 1, x: 0, y: 0, w: 160, h: 90 },
+      { start: 1, end: 2, x: 160, y: 0, w: 160, h: 90 },
+      { start: 2, end: 62.5, x: 0, y: 90, w: 160, h: 90 },
+    ]);
+  });
+
+  it('finds the cue for a time, the last one past the end, none without cues', () => {
+    const cues = parseSpriteVtt(VTT);
+    expect(cueAt(cues, 1.5)?.x).toBe(160);
+    expect(cueAt(cues, 1)?.x).toBe(160);
+    expect(cueAt(cues, 100)?.y).toBe(90);
+    expect(cueAt([], 1)).toBeNull();
+  });
+});
+
+describe('timecode', () => {
+  it('shows the time to the frame at 25 fps, hours only past an hour', () => {
+    expect(formatTimecode(3.48)).toBe('00:03.12');
+    expect(formatTimecode(0)).toBe('00:00.00');
+    expect(formatTimecode(61.96)).toBe('01:01.24');
+    expect(formatTimecode(3600 + 0.04)).toBe('01:00:00.01');
+  });
+
+  it('steps one frame, snapped, and stays inside the video', () => {
+    expect(stepFrames(1, 1, 10)).toBeCloseTo(1.04, 6);
+    expect(stepFrames(1.01, -1, 10)).toBeCloseTo(0.96, 6);
+    expect(stepFrames(0, -1, 10)).toBe(0);
+    expect(stepFrames(10, 1, 10)).toBe(10);
+  });
+});
+
+describe('VideoPlayer', () => {
+  afterEach(() => {
+    cleanup();
+    vi.unstubAllGlobals();
+  });
+
+  const renderPlayer = (extra: Partial<Parameters<typeof VideoPlayer>[0]> = {}) =>
+    render(<VideoPlayer src="/media/sub_v/original" name="Clip" durationMs={10_000} {...extra} />);
+
+  it('steps a frame with . and , and keeps the keys from the queue while it has focus', () => {
+    const queueKeys = vi.fn();
+    window.addEventListener('keydown', queueKeys);
+    try {
+      renderPlayer();
+      const timeline = screen.getByRole('slider', { name: /Timeline/ });
+      timeline.focus();
+      fireEvent.keyDown(timeline, { key: '.' });
+      expect(screen.getByTestId('player-time').textContent).toBe('00:00.01');
+      fireEvent.keyDown(timeline, { key: '.' });
+      fireEvent.keyDown(timeline, { key: ',' });
+      expect(screen.getByTestId('player-time').textContent).toBe('00:00.01');
+      fireEvent.keyDown(timeline, { key: 'j' });
+      expect(screen.getByTestId('player-time').textContent).toBe('00:00.00');
+      expect(queueKeys).not.toHaveBeenCalled();
+      // A key the player does not use still reaches the queue.
+      fireEvent.keyDown(timeline, { key: 'p' });
+      expect(queueKeys).toHaveBeenCalledTimes(1);
+    } finally {
+      window.removeEventListener('keydown', queueKeys);
+    }
+  });
+
+  it('leaves keys typed in a field alone', () => {
+    const input = document.createElement('input');
+    expect(isTyping(input)).toBe(true);
+    const box = document.createElement('input');
+    box.type = 'checkbox';
+    expect(isTyping(box)).toBe(false);
+    expect(isTyping(document.createElement('textarea'))).toBe(true);
+    expect(isTyping(document.createElement('div'))).toBe(false);
+  });
+
+  it("shows the sprite's frame for the time under the pointer", async () => {
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => new Response(VTT)),
+    );
+    renderPlayer({ sprite: '/media/sub_v/sprite', spriteVtt: '/media/sub_v/sprite_vtt' });
+    const timeline = screen.getByRole('slider', { name: /Timeline/ });
+    timeline.getBoundingClientRect = () => ({ left: 0, width: 100, top: 0, height: 10 }) as DOMRect;
+    await waitFor(() => expect(fetch).toHaveBeenCalledWith('/media/sub_v/sprite_vtt', expect.anything()));
+    fireEvent.pointerMove(timeline, { clientX: 15 });
+    const frame = await screen.findByTestId('sprite-preview');
+    expect(frame.style.backgroundImage).toContain('/media/sub_v/sprite');
+    expect(frame.style.backgroundPosition).toBe('-160px 0px');
+    fireEvent.pointerMove(timeline, { clientX: 50 });
+    expect(screen.getByTestId('sprite-preview').style.backgroundPosition).toBe('0px -90px');
+  });
+
+  it('draws the measured stretches and the moments as buttons that seek to their start', () => {
+    renderPlayer({
+      measurement: {
+        black_seconds: 1,
+        black_share: 0.1,
+        frozen_seconds: 2,
+        frozen_share: 0.2,
+        silent_seconds: 1,
+        silent_share: 0.1,
+        has_audio: true,
+        stretches: { black: [{ start: 0, end: 1 }], frozen: [{ start: 4, end: 6 }], silent: [{ start: 8, end: 9 }] },
+      },
+      moments: [
+        { at: 2, label: 'Logo cut off' },
+        { start: 3, end: 5, label: 'Flicker' },
+      ],
+    });
+    const frozen = screen.getByRole('button', { name: 'Frozen 4.00 s to 6.00 s' });
+    expect(frozen.style.left).toBe('40%');
+    expect(frozen.style.width).toBe('20%');
+    expect(screen.getByRole('button', { name: 'Black 0.00 s to 1.00 s' }).textContent).toBe('Black');
+    expect(screen.getByRole('button', { name: 'Silent 8.00 s to 9.00 s' }).textContent).toBe('Silent');
+    fireEvent.click(frozen);
+    expect(screen.getByTestId('player-time').textContent).toBe('00:04.00');
+    fireEvent.click(screen.getByRole('button', { name: 'Flicker at 3.00 s to 5.00 s' }));
+    expect(screen.getByTestId('player-time').textContent).toBe('00:03.00');
+    expect(screen.getByRole('button', { name: 'Logo cut off at 2.00 s' }).style.left).toBe('20%');
+  });
+});

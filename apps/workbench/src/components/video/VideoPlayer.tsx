@@ -1,0 +1,271 @@
+import { type KeyboardEvent, type PointerEvent, useEffect, useMemo, useRef, useState } from 'react';
+import type { ReviewMoment, ReviewStretch, ReviewVideoMeasurement } from '@framedesk/contracts';
+import type { Region } from '../../api/types';
+import { RegionBoxes, RegionEditor } from '../Regions';
+import { type PlayerControls, isTyping, PLAYER_KEYS } from './player-keys';
+import { cueAt, parseSpriteVtt, type SpriteCue } from './sprite-vtt';
+import { formatTimecode } from './timecode';
+import './video.css';
+
+export interface VideoPlayerProps {
+  readonly src: string;
+  readonly name: string;
+  readonly poster?: string | null;
+  /** Seconds, from the API, until the video's metadata says. */
+  readonly durationMs?: number | null;
+  /** Signed URLs of the thumbnail sprite and its WebVTT track, when the worker made them. */
+  readonly sprite?: string | undefined;
+  readonly spriteVtt?: string | undefined;
+  readonly measurement?: ReviewVideoMeasurement | null | undefined;
+  readonly moments?: readonly ReviewMoment[] | undefined;
+  /** Told the current time as it changes (the reject form's "mark in/out"). */
+  readonly onTime?: (time: number) => void;
+  /** Boxes on the current frame: editable with `onRegions` (a rejection's item), else read only. */
+  readonly regions?: readonly Region[] | undefined;
+  readonly onRegions?: ((regions: Region[]) => void) | undefined;
+}
+
+/** The sprite's cues, fetched and parsed once per track. */
+function useSpriteCues(vtt: string | undefined): SpriteCue[] {
+  const [cues, setCues] = useState<SpriteCue[]>([]);
+  useEffect(() => {
+    if (!vtt) return;
+    let live = true;
+    fetch(vtt, { credentials: 'same-origin' })
+      .then((r) => (r.ok ? r.text() : ''))
+      .then((text) => live && setCues(parseSpriteVtt(text)))
+      .catch(() => undefined);
+    return () => {
+      live = false;
+    };
+  }, [vtt]);
+  return cues;
+}
+
+const pct = (t: number, duration: number) => `${Math.min(100, Math.max(0, (t / duration) * 100))}%`;
+const secs = (t: number) => `${t.toFixed(2)} s`;
+
+const KINDS = [
+  ['black', 'Black'],
+  ['frozen', 'Frozen'],
+  ['silent', 'Silent'],
+] as const;
+
+/** The measured stretches as buttons on the timeline, each seeking to its start. */
+function StretchLane({
+  measurement,
+  duration,
+  seek,
+}: {
+  readonly measurement: ReviewVideoMeasurement;
+  readonly duration: number;
+  readonly seek: (t: number) => void;
+}) {
+  const all = KINDS.flatMap(([kind, label]) =>
+    (measurement.stretches[kind] ?? []).map((s: ReviewStretch) => ({ kind, label, ...s })),
+  );
+  if (all.length === 0) return null;
+  return (
+    <div className="timeline-lane" role="group" aria-label="Measured stretches">
+      {all.map((s, i) => (
+        <button
+          key={i}
+          type="button"
+          className={`stretch stretch-${s.kind}`}
+          style={{ left: pct(s.start, duration), width: pct(s.end - s.start, duration) }}
+          aria-label={`${s.label} ${secs(s.start)} to ${secs(s.end)}`}
+          title={`${s.label} ${secs(s.start)}–${secs(s.end)}`}
+          onClick={() => seek(s.start)}
+        >
+          <span className="stretch-text">{s.label}</span>
+        </button>
+      ))}
+    </div>
+  );
+}
+
+/** Time-coded feedback: a marker for a moment, a bar for a range; each seeks to its time. */
+function MomentLane({
+  moments,
+  duration,
+  seek,
+}: {
+  readonly moments: readonly ReviewMoment[];
+  readonly duration: number;
+  readonly seek: (t: number) => void;
+}) {
+  if (moments.length === 0) return null;
+  return (
+    <div className="timeline-lane" role="group" aria-label="Time-coded feedback">
+      {moments.map((m, i) => {
+        const start = 'at' in m ? m.at : m.start;
+        const range = 'at' in m ? null : m;
+        return (
+          <button
+            key={i}
+            type="button"
+            className={range ? 'moment moment-range' : 'moment moment-at'}
+            data-testid="moment"
+            style={{ left: pct(start, duration), ...(range ? { width: pct(range.end - range.start, duration) } : {}) }}
+            aria-label={`${m.label} at ${range ? `${secs(range.start)} to ${secs(range.end)}` : secs(start)}`}
+            title={m.label}
+            onClick={() => seek(start)}
+          />
+        );
+      })}
+    </div>
+  );
+}
+
+/**
+ * Our player for a stored video: a timeline that shows the sprite's frame under the pointer, J/K/L
+ * and ,/. while it has focus, the time to the frame, the measured stretches and the time-coded items.
+ */
+export default function VideoPlayer(props: VideoPlayerProps) {
+  const video = useRef<HTMLVideoElement>(null);
+  const track = useRef<HTMLDivElement>(null);
+  const dragging = useRef(false);
+  const [time, setTime] = useState(0);
+  const [duration, setDuration] = useState((props.durationMs ?? 0) / 1000);
+  const [playing, setPlaying] = useState(false);
+  const [hover, setHover] = useState<number | null>(null);
+  const [drawing, setDrawing] = useState(false);
+  const cues = useSpriteCues(props.sprite ? props.spriteVtt : undefined);
+  const { onTime } = props;
+  useEffect(() => onTime?.(time), [time, onTime]);
+
+  const controls: PlayerControls = useMemo(
+    () => ({
+      time: () => video.current?.currentTime ?? 0,
+      duration: () => video.current?.duration ?? 0,
+      seek: (t) => {
+        if (!video.current) return;
+        video.current.currentTime = t;
+        setTime(t);
+      },
+      play: (rate) => {
+        if (!video.current) return;
+        video.current.playbackRate = rate;
+        void video.current.play()?.catch(() => undefined);
+      },
+      pause: () => video.current?.pause(),
+      playing: () => !!video.current && !video.current.paused,
+      rate: () => video.current?.playbackRate ?? 1,
+    }),
+    [],
+  );
+
+  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
+    if (e.ctrlKey || e.metaKey || e.altKey || isTyping(e.target)) return;
+    const action = PLAYER_KEYS[e.key.toLowerCase()];
+    if (!action) return;
+    // The queue's own j/k (next/previous frame) wait while the player has focus.
+    e.preventDefault();
+    e.stopPropagation();
+    action(controls);
+  };
+
+  const timeAt = (e: PointerEvent) => {
+    const box = track.current!.getBoundingClientRect();
+    return Math.min(1, Math.max(0, (e.clientX - box.left) / (box.width || 1))) * (duration || 0);
+  };
+  const span = duration > 0 ? duration : 1;
+  const cue = hover === null ? null : cueAt(cues, hover);
+  return (
+    <div className="video-player" tabIndex={-1} onKeyDown={onKeyDown}>
+      <div className="video-frame">
+        <video
+          ref={video}
+          preload="metadata"
+          poster={props.poster ?? undefined}
+          src={props.src}
+          aria-label={`Video: ${props.name}`}
+          onClick={() => (controls.playing() ? controls.pause() : controls.play(1))}
+          onTimeUpdate={(e) => setTime(e.currentTarget.currentTime)}
+          onSeeked={(e) => setTime(e.currentTarget.currentTime)}
+          onLoadedMetadata={(e) => Number.isFinite(e.currentTarget.duration) && setDuration(e.currentTarget.duration)}
+          onPlay={() => setPlaying(true)}
+          onPause={() => setPlaying(false)}
+        />
+        {props.onRegions ? (
+          <RegionEditor regions={props.regions ?? []} onChange={props.onRegions} drawing={drawing} />
+        ) : (
+          props.regions && props.regions.length > 0 && <RegionBoxes regions={props.regions} />
+        )}
+      </div>
+      <div className="player-bar">
+        <button
+          type="button"
+          className="player-play"
+          onClick={() => (playing ? controls.pause() : controls.play(1))}
+          aria-label={playing ? 'Pause (K)' : 'Play (L)'}
+        >
+          {playing ? '❚❚' : '▶'}
+        </button>
+        <output className="player-time" aria-label="Current time" data-testid="player-time">
+          {formatTimecode(time)}
+        </output>
+        <span className="player-duration">/ {formatTimecode(duration)}</span>
+        {props.onRegions && (
+          <button
+            type="button"
+            className="player-draw"
+            aria-pressed={drawing}
+            onClick={() => {
+              controls.pause();
+              setDrawing(!drawing);
+            }}
+          >
+            {drawing ? 'Done drawing' : 'Draw a region on this frame'}
+          </button>
+        )}
+      </div>
+      <div className="timeline">
+        <div
+          ref={track}
+          className="timeline-track"
+          role="slider"
+          tabIndex={0}
+          aria-label="Timeline (J/K/L, comma and period step a frame)"
+          aria-valuemin={0}
+          aria-valuemax={Math.round(span * 1000) / 1000}
+          aria-valuenow={Math.round(time * 1000) / 1000}
+          aria-valuetext={formatTimecode(time)}
+          onPointerDown={(e) => {
+            dragging.current = true;
+            e.currentTarget.setPointerCapture?.(e.pointerId);
+            controls.seek(timeAt(e));
+          }}
+          onPointerMove={(e) => {
+            const t = timeAt(e);
+            setHover(t);
+            if (dragging.current) controls.seek(t);
+          }}
+          onPointerUp={() => (dragging.current = false)}
+          onPointerLeave={() => !dragging.current && setHover(null)}
+        >
+          <div className="timeline-played" style={{ width: pct(time, span) }} />
+          {hover !== null && (
+            <div className="timeline-preview" style={{ left: pct(hover, span) }} data-testid="sprite-preview-box">
+              {cue && props.sprite && (
+                <div
+                  className="sprite-frame"
+                  data-testid="sprite-preview"
+                  style={{
+                    width: cue.w,
+                    height: cue.h,
+                    backgroundImage: `url("${props.sprite}")`,
+                    backgroundPosition: `${-cue.x}px ${-cue.y}px`,
+                  }}
+                />
+              )}
+              <span className="timeline-preview-time">{formatTimecode(hover)}</span>
+            </div>
+          )}
+        </div>
+        {props.measurement && <StretchLane measurement={props.measurement} duration={span} seek={controls.seek} />}
+        {props.moments && <MomentLane moments={props.moments} duration={span} seek={controls.seek} />}
+      </div>
+    </div>
+  );
+}
