@@ -1,6 +1,6 @@
 // What a reviewer's browser downloads, measured by the build itself (docs/workbench.md, "Budget").
 // The build writes `.vite/javascript-budget.json` beside its files and prints one line; the
-// workspace test tools/workspace/workbench-budget.int.spec.ts fails when the queue's first load
+// browser-test lane's apps/workbench/e2e/javascript-budget.e2e.spec.ts fails when the queue's first load
 // is past the budget.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
