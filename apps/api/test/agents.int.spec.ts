@@ -289,7 +289,7 @@ describe('the Python client (clients/python, python3 -m unittest)', () => {
           done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, output: stdout + stderr }),
       );
     });
-    expect(run.output).toMatch(/Ran 7 tests/);
+    expect(run.output).toMatch(/Ran 8 tests/);
     expect(run.output).not.toMatch(/skipped/);
     expect({ code: run.code, output: run.output }).toEqual({ code: 0, output: expect.stringMatching(/\nOK\n?$/) });
   }, 150_000);
