@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { connect } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -80,7 +81,37 @@ describe('media.multipart_max_bytes', () => {
     expect((await api.call('GET', '/v1/frame-submissions', { key })).status).toBe(200);
   });
 
-  it('refuses a declared Content-Length over the limit before reading it', async () => {
+  it('answers a declared Content-Length over the limit only once the body is read, so the 413 is not lost to a reset', async () => {
+    // A 413 sent while the client still writes dies with the connection when the server closes on
+    // the unread bytes: the client saw a reset, never the problem (hostile-input, "body over
+    // multipart_max_bytes", failed so on a clean clone). Sent in 11 slow pieces here.
+    const port = Number(new URL(api.url).port);
+    const socket = connect(port, '127.0.0.1');
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    let firstAnswerAt = 0;
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => {
+      firstAnswerAt ||= Date.now();
+      answer += chunk.toString('latin1');
+    });
+    const ended = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.write(
+      `POST /v1/frame-submissions HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\n` +
+        `Idempotency-Key: ${randomUUID()}\r\nContent-Type: multipart/form-data; boundary=abc\r\n` +
+        `Content-Length: ${11 * MB}\r\nConnection: close\r\n\r\n`,
+    );
+    for (let i = 0; i < 11; i++) {
+      if (i > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      await new Promise<void>((resolve) => socket.write(Buffer.alloc(MB), () => resolve()));
+    }
+    const lastWriteAt = Date.now();
+    await ended;
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(answer).toContain('"code":"payload_too_large"');
+    expect(firstAnswerAt).toBeGreaterThanOrEqual(lastWriteAt);
+  });
+
+  it('refuses a declared Content-Length over the limit without storing it', async () => {
     const body = Buffer.alloc(11 * MB);
     const res = await api.call('POST', '/v1/frame-submissions', {
       key,

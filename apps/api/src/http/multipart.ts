@@ -60,7 +60,11 @@ export async function receiveFrameParts<T extends { discard(): Promise<void> }>(
   }
   const declared = Number(req.get('content-length') ?? NaN);
   if (Number.isFinite(declared) && declared > limits.multipartMaxBytes) {
-    drain(req, 0);
+    // Read the body before answering when it is within the drain cap: a 413 sent while the client
+    // still writes is lost when the socket closes on its unread bytes (the client sees a reset,
+    // never our problem); past the cap the connection is cut, as it must be.
+    if (declared <= DRAIN_CAP_BYTES) await drained(req);
+    else drain(req, 0);
     throw tooLarge(limits.multipartMaxBytes);
   }
   return new Promise<FrameParts<T>>((resolve, reject) => {
@@ -327,6 +331,16 @@ function tooLarge(max: number): DomainError {
 
 function metadataTooLarge(max: number): DomainError {
   return new DomainError('metadata_too_large', `The metadata part exceeds ${max} bytes (api.metadata_max_bytes).`);
+}
+
+/** Reads and discards the whole body (at most DRAIN_CAP_BYTES, as its Content-Length said); resolves when it ended. */
+function drained(req: Request): Promise<void> {
+  return new Promise((resolve) => {
+    req.once('end', resolve);
+    req.once('close', resolve);
+    req.once('error', () => resolve());
+    drain(req, 0);
+  });
 }
 
 /** Reads and discards the rest of a refused body, so the client gets our answer; cuts off past the cap. */
