@@ -2,6 +2,7 @@
 // reviewers ("1 of 2"), a sampled frame's decision recorded as agreeing with the policy or not,
 // and why a frame is where it is.
 import pg from 'pg';
+import { lockWaiters } from '@framedesk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ReviewerClient, type ReviewHarness, startReviewHarness } from './review-harness';
 
@@ -153,20 +154,7 @@ describe('review API with review policies', () => {
         alice.call('POST', `/review/submissions/${id}/decision`, { decision: 'promote' }),
         bob.call('POST', `/review/submissions/${id}/decision`, { decision: 'promote' }),
       ]);
-      await expect
-        .poll(
-          async () =>
-            Number(
-              (
-                await holder.query(
-                  `SELECT count(*) AS n FROM pg_stat_activity
-                    WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`,
-                )
-              ).rows[0].n,
-            ),
-          { timeout: 60_000 },
-        )
-        .toBe(2);
+      await expect.poll(() => lockWaiters(holder), { timeout: 60_000 }).toBe(2);
       await holder.query('COMMIT');
       const statuses = (await both).map((r) => r.status).sort();
       expect(statuses).toEqual([200, 409]);

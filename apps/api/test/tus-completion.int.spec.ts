@@ -3,6 +3,7 @@
 // PostgreSQL dropping the completion's connection (issue 28: a session must never refuse bytes
 // while its submission waits).
 import pg from 'pg';
+import type { Locker } from '@tus/utils';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { headOffset, patch, TUS } from './tus-client';
 import { useVideoHarness, type VideoHarness } from './video-harness';
@@ -125,9 +126,11 @@ describe('tus: the upload is completed once, or not at all', () => {
     try {
       const last = patch(seeded.uploadUrl, 0, clip);
       await completing;
-      // The client's PATCH was cut (as by the balancer); it asks where the upload stands.
+      // The client's PATCH was cut (as by the balancer); it asks where the upload stands. The
+      // PATCH holds the upload's lock: the HEAD's is the next one asked for.
+      const headLocking = nextLockRequest(h.deps.uploadLocker);
       const head = fetch(seeded.uploadUrl, { method: 'HEAD', headers: TUS });
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await headLocking;
       release();
       expect((await last).status).toBe(204);
       expect((await head).status).toBe(409); // complete: the submission has moved
@@ -159,3 +162,20 @@ describe('tus: the upload is completed once, or not at all', () => {
     expect(stored?.byteSize).toBe(BigInt(clip.length));
   });
 });
+
+/** Resolves when the next request (after this call) asks `locker` for an upload's lock. */
+function nextLockRequest(locker: Locker): Promise<void> {
+  const newLock = locker.newLock.bind(locker);
+  return new Promise((resolve) => {
+    locker.newLock = (id) => {
+      locker.newLock = newLock;
+      const lock = newLock(id);
+      const take = lock.lock.bind(lock);
+      lock.lock = (...args) => {
+        resolve();
+        return take(...args);
+      };
+      return lock;
+    };
+  });
+}

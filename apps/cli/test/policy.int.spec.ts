@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createReviewer } from '@framedesk/access';
 import { createDatabase, type Database } from '@framedesk/db';
 import { compilePolicy, simulatePolicy } from '@framedesk/policies';
-import { createTestDatabase, type TestDatabase } from '@framedesk/testing';
+import { createTestDatabase, lockWaiters, type TestDatabase } from '@framedesk/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkPolicies } from '../src/doctor/policy-check';
@@ -181,20 +181,7 @@ describe('policy commands', () => {
       await holder.query('BEGIN');
       await holder.query('LOCK TABLE submissions IN ACCESS EXCLUSIVE MODE');
       const run = simulatePolicy(db, { ...base, deadlineMs: 1 }).catch((error: unknown) => error);
-      await expect
-        .poll(
-          async () =>
-            Number(
-              (
-                await holder.query(
-                  `SELECT count(*) AS n FROM pg_stat_activity
-                    WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`,
-                )
-              ).rows[0].n,
-            ),
-          { timeout: 60_000 },
-        )
-        .toBe(1);
+      await expect.poll(() => lockWaiters(holder), { timeout: 60_000 }).toBe(1);
       await holder.query('COMMIT');
       expect(await run).toMatchObject({ code: 'deadline_exceeded', status: 503 });
     } finally {

@@ -62,30 +62,42 @@ const leftOf = async (submissionId: string) => ({
   rows: (await db.repos.mediaObjects.listForSubmission(submissionId)).map((m) => m.name),
 });
 
+/**
+ * The database a purge or an erasure runs on, with one repository method wrapped: once it has run
+ * inside the deletion's transaction (the frame is marked), a request for `public` is made there.
+ */
+function requestingPublicAfter(
+  repository: 'retention' | 'erasure',
+  method: 'markPurged' | 'markErased',
+  submissionId: string,
+): { db: Database; request: () => Promise<PublicOutcome> | undefined } {
+  let request: Promise<PublicOutcome> | undefined;
+  const racingDb: Database = {
+    ...db,
+    transaction: (work) =>
+      db.transaction((repos) => {
+        const original = repos[repository] as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+        const wrapped = {
+          ...original,
+          async [method](...args: unknown[]) {
+            const result = await original[method]!(...args);
+            request ??= (await requestPublicNow(submissionId)).request;
+            return result;
+          },
+        };
+        return work({ ...repos, [repository]: wrapped });
+      }),
+  };
+  return { db: racingDb, request: () => request };
+}
+
 describe('a request for `public` racing the deletion of a frame’s media (issue 43, point 12)', () => {
   it('a retention purge: the request waits for the mark, is refused and leaves no object or row', async () => {
     const frame = await promotedImage('public-purge');
     await setRetention('public-purge', { promoted: '0d' });
-    let request: Promise<PublicOutcome> | undefined;
-    const racingDb: Database = {
-      ...db,
-      transaction: (work) =>
-        db.transaction((repos) =>
-          work({
-            ...repos,
-            retention: {
-              ...repos.retention,
-              async markPurged(...args: Parameters<typeof repos.retention.markPurged>) {
-                const holders = await repos.retention.markPurged(...args);
-                request ??= (await requestPublicNow(frame.id)).request;
-                return holders;
-              },
-            },
-          }),
-        ),
-    };
+    const racing = requestingPublicAfter('retention', 'markPurged', frame.id);
     const purge = retentionService({
-      db: racingDb,
+      db: racing.db,
       storage,
       provider,
       defaults: NEVER,
@@ -93,34 +105,17 @@ describe('a request for `public` racing the deletion of a frame’s media (issue
       deletesPerSecond: 1_000_000,
     });
     expect(await purge.run({ maxMs: 60_000 })).toMatchObject({ purged: 1 });
-    expect(request).toBeDefined();
-    expect(await request).toMatchObject({ outcome: 'skipped' });
+    expect(racing.request()).toBeDefined();
+    expect(await racing.request()).toMatchObject({ outcome: 'skipped' });
     expect(await leftOf(frame.id)).toEqual({ object: false, rows: [] });
   });
 
   it('an erasure: the request waits for the mark, is refused and leaves no object or row', async () => {
     const frame = await promotedImage('public-erase');
-    let request: Promise<PublicOutcome> | undefined;
-    const racingDb: Database = {
-      ...db,
-      transaction: (work) =>
-        db.transaction((repos) =>
-          work({
-            ...repos,
-            erasure: {
-              ...repos.erasure,
-              async markErased(...args: Parameters<typeof repos.erasure.markErased>) {
-                const marked = await repos.erasure.markErased(...args);
-                request ??= (await requestPublicNow(frame.id)).request;
-                return marked;
-              },
-            },
-          }),
-        ),
-    };
-    expect(await erasure({ db: racingDb }).erase({ submissionId: frame.id })).toMatchObject({ submissions: 1 });
-    expect(request).toBeDefined();
-    expect(await request).toMatchObject({ outcome: 'skipped' });
+    const racing = requestingPublicAfter('erasure', 'markErased', frame.id);
+    expect(await erasure({ db: racing.db }).erase({ submissionId: frame.id })).toMatchObject({ submissions: 1 });
+    expect(racing.request()).toBeDefined();
+    expect(await racing.request()).toMatchObject({ outcome: 'skipped' });
     expect(await leftOf(frame.id)).toEqual({ object: false, rows: [] });
   });
 });

@@ -8,4 +8,3 @@ export * from './route-frame';
 export * from './routing';
 export * from './simulate';
 export * from './signal-values';
-export * from './policy-reads';

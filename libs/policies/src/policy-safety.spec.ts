@@ -1,32 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compilePolicy, evaluatePolicy, formatProblem, type PolicyInput } from './index';
-
-const REASONS = ['Low quality', 'Other'];
-
-const input = (over: Partial<PolicyInput> = {}, title = 'A title'): PolicyInput => ({
-  id: 'frame-1',
-  frame: {
-    agent: 'bot',
-    channel: 'news',
-    metadata: { title, caption: '', external_ref: '', click_zones: 0 },
-    media: { type: 'image', width: 1280, height: 720, bytes: 50_000 },
-  },
-  signals: { blank: false, luminance: 120.5, luminance_spread: 40, sharpness: 300 },
-  agent: { decisions: 0, promoted: 0, rejected: 0, promoted_share: 0, rejected_share: 0 },
-  scores: null,
-  ...over,
-});
-
-function compiled(rules: unknown[]) {
-  const result = compilePolicy({ rules }, REASONS);
-  if (!result.ok) throw new Error(JSON.stringify(result.problems));
-  return result.policy;
-}
-
-function problems(rules: unknown[]): string[] {
-  const result = compilePolicy({ rules }, REASONS);
-  return result.ok ? [] : result.problems.map(formatProblem);
-}
+import { evaluatePolicy } from './index';
+import { compiled, policyInput as input, problems } from './policy.test-support';
 
 describe('matches() on RE2', () => {
   it('runs a pattern that backtracks exponentially in linear time, in both call forms', () => {

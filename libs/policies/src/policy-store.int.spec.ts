@@ -4,6 +4,7 @@ import { createTestDatabase, type TestDatabase } from '@framedesk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluatePolicy } from './evaluate';
 import { policyAdmin, policyCache } from './policy-store';
+import { policyInput } from './policy.test-support';
 
 const BLANK = { rules: [{ name: 'blank', when: 'signals.blank', action: 'reject', reason: 'Low quality' }] };
 
@@ -144,18 +145,7 @@ describe('policies per channel (real PostgreSQL)', () => {
     expect(set.version).toBeGreaterThan(1);
     // The version that routed a frame is recorded in its outcome.
     const policy = (await workerA.forChannel(id))!;
-    const outcome = evaluatePolicy(policy, {
-      id: 'f',
-      frame: {
-        agent: 'a',
-        channel: slug,
-        metadata: { title: '', caption: '', external_ref: '', click_zones: 0 },
-        media: { type: 'image', width: 1, height: 1, bytes: 1 },
-      },
-      signals: null,
-      agent: { decisions: 0, promoted: 0, rejected: 0, promoted_share: 0, rejected_share: 0 },
-      scores: null,
-    });
+    const outcome = evaluatePolicy(policy, policyInput({ signals: null }));
     expect(outcome).toMatchObject({ rule: 'people', action: 'review', version: set.version });
     expect((await admin.show(slug))?.version).toBe(set.version);
   });
@@ -178,18 +168,7 @@ describe('policies per channel (real PostgreSQL)', () => {
     const policy = await cache.forChannel(id);
     expect(policy?.broken?.[0]).toMatchObject({ rule: 1, name: 'auto' });
     expect(reported).toEqual([{ channel: id, version: 1, problems: policy?.broken }]);
-    const outcome = evaluatePolicy(policy!, {
-      id: 'f',
-      frame: {
-        agent: 'a',
-        channel: slug,
-        metadata: { title: '', caption: '', external_ref: '', click_zones: 0 },
-        media: { type: 'image', width: 1, height: 1, bytes: 1 },
-      },
-      signals: null,
-      agent: { decisions: 0, promoted: 0, rejected: 0, promoted_share: 0, rejected_share: 0 },
-      scores: null,
-    });
+    const outcome = evaluatePolicy(policy!, policyInput({ signals: null }));
     expect(outcome).toMatchObject({ rule: null, action: 'review', held: 'policy does not compile', version: 1 });
     expect(await admin.problems(slug)).toEqual([expect.stringMatching(/^rule 1 "auto": \/rules\/0\/when/)]);
   });

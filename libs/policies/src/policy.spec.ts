@@ -1,27 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compilePolicy, evaluatePolicy, type PolicyInput, sampleDraw } from './index';
-
-const REASONS = ['Low quality', 'Duplicate', 'Other'];
-
-const input = (over: Partial<PolicyInput> = {}): PolicyInput => ({
-  id: 'frame-1',
-  frame: {
-    agent: 'bot',
-    channel: 'news',
-    metadata: { title: 'A title', caption: '', external_ref: '', click_zones: 2 },
-    media: { type: 'image', width: 1280, height: 720, bytes: 50_000 },
-  },
-  signals: { blank: false, luminance: 120.5, luminance_spread: 40, sharpness: 300 },
-  agent: { decisions: 10, promoted: 9, rejected: 1, promoted_share: 0.9, rejected_share: 0.1 },
-  scores: null,
-  ...over,
-});
-
-function compiled(rules: unknown[]) {
-  const result = compilePolicy({ rules }, REASONS);
-  if (!result.ok) throw new Error(JSON.stringify(result.problems));
-  return result.policy;
-}
+import { compilePolicy, evaluatePolicy, sampleDraw } from './index';
+import { compiled, policyInput as input, REASONS } from './policy.test-support';
 
 describe('compilePolicy', () => {
   it('lists every problem with the rule position, name and, for CEL, the column', () => {

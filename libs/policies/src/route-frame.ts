@@ -8,7 +8,6 @@ import {
   type RuleFailure,
   type Signals,
 } from './evaluate';
-import { policyReadsAgent } from './policy-reads';
 import type { PolicyCache } from './policy-store';
 import type { VideoSignals } from './signal-values';
 import type { ScoringClient } from './scoring';
@@ -71,7 +70,7 @@ export function agentRecord(counts: { promoted: number; rejected: number }): Age
  * What the worker reads for a frame before its finishing transaction: the channel's compiled
  * policy (the cache) and, when a rule reads them, the scores (the scoring hook, a request that
  * must not hold a transaction open). `agentWindow`: with a policy whose rules read `agent`
- * (`policyReadsAgent`; else null), whose human decisions its
+ * (`CompiledPolicy.readsAgent`; else null), whose human decisions its
  * `agent` reads and since when; read with the history in the finishing transaction.
  */
 export interface PreparedRoute {
@@ -92,7 +91,7 @@ export async function prepareRoute(deps: RouteFrameDeps, input: FrameToRoute): P
   if (!policy) return { policy: null, scores: null, agentWindow: null };
   const now = deps.now?.() ?? new Date();
   // The agent's record only for a policy that reads it: its cost must not follow every image.
-  const agentWindow = policyReadsAgent(policy)
+  const agentWindow = policy.readsAgent
     ? { id: input.agentId, since: new Date(now.getTime() - AGENT_WINDOW_DAYS * DAY_MS) }
     : null;
   let scores: Readonly<Record<string, number>> | null = null;

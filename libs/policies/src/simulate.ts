@@ -2,7 +2,6 @@ import type { Database } from '@framedesk/db';
 import { DomainError } from '@framedesk/domain';
 import type { CompiledPolicy } from './compile';
 import { type AgentRecord, evaluatePolicy, frameFacts, type Signals } from './evaluate';
-import { policyReadsAgent } from './policy-reads';
 import { AGENT_WINDOW_DAYS, agentRecord } from './route-frame';
 
 /** One rule's replay: how many frames it matched and what people decided about them. */
@@ -84,7 +83,7 @@ export async function simulatePolicy(
   const unmatched = { count: 0, people_promoted: 0, people_rejected: 0 };
   const agents = new Map<string, AgentRecord>();
   const window = new Date(now.getTime() - AGENT_WINDOW_DAYS * DAY_MS);
-  const readsAgent = policyReadsAgent(input.policy);
+  const readsAgent = input.policy.readsAgent;
   let frames = 0;
   let after: { createdAt: Date; id: string } | undefined;
   for (;;) {

@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { ListMultipartUploadsCommand, S3Client } from '@aws-sdk/client-s3';
 import { startTestS3 } from '@framedesk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFsStorage } from './fs.storage';
-import { createS3Storage } from './s3.storage';
+import { createS3Storage, s3ClientConfig } from './s3.storage';
 import { storageKeys } from './keys';
 import { type ObjectStorage, ObjectNotFoundError, ObjectTooLargeError, readObject } from './storage';
 
@@ -16,24 +17,43 @@ const BUCKET = 'contract-bucket';
 interface Harness {
   storage: ObjectStorage & { presignGet?(bucket: string, key: string, ttlSeconds: number): Promise<string> };
   bucket: string;
+  /** How many unfinished writes' temporary objects the bucket holds now (a write under way). */
+  temporaryObjects(): Promise<number>;
   stop(): Promise<void>;
 }
 
 const drivers: Record<'fs' | 's3', () => Promise<Harness>> = {
   async fs() {
     const dir = await mkdtemp(join(tmpdir(), 'fd-storage-fs-'));
-    return { storage: createFsStorage(dir), bucket: BUCKET, stop: () => rm(dir, { recursive: true, force: true }) };
+    return {
+      storage: createFsStorage(dir),
+      bucket: BUCKET,
+      temporaryObjects: async () => (await readdir(join(dir, BUCKET, '.tmp')).catch(() => [])).length,
+      stop: () => rm(dir, { recursive: true, force: true }),
+    };
   },
   async s3() {
     const server = await startTestS3([BUCKET]);
-    const storage = createS3Storage({
+    const options = {
       endpoint: server.endpoint,
       region: server.env['S3_REGION']!,
       accessKeyId: server.env['S3_ACCESS_KEY_ID']!,
       secretAccessKey: server.env['S3_SECRET_ACCESS_KEY']!,
       forcePathStyle: true,
-    });
-    return { storage, bucket: server.buckets[BUCKET]!, stop: () => server.close() };
+    };
+    const bucket = server.buckets[BUCKET]!;
+    const client = new S3Client(s3ClientConfig(options));
+    return {
+      storage: createS3Storage(options),
+      bucket,
+      // The put's multipart upload, open while its parts are sent.
+      temporaryObjects: async () =>
+        (await client.send(new ListMultipartUploadsCommand({ Bucket: bucket }))).Uploads?.length ?? 0,
+      stop: async () => {
+        client.destroy();
+        await server.close();
+      },
+    };
   },
 };
 
@@ -186,7 +206,7 @@ describe.each(['fs', 's3'] as const)('ObjectStorage contract: %s driver', (drive
       },
     });
     const writing = storage.put(bucket, key, stalled, { contentType: 'image/png' }).catch(() => 'failed');
-    await new Promise((r) => setTimeout(r, 1_500));
+    await expect.poll(() => harness.temporaryObjects(), { timeout: 30_000 }).toBe(1);
     expect(await storage.sweepTemporary(bucket, new Date(Date.now() - 60_000))).toBe(0);
     expect(await storage.sweepTemporary(bucket, new Date(Date.now() + 60_000))).toBe(1);
     stalled.destroy(new Error('gone'));
@@ -232,7 +252,7 @@ describe.each(['fs', 's3'] as const)('ObjectStorage contract: %s driver', (drive
     stalled.push(Buffer.alloc(9 * 1024 * 1024, 2)); // past one s3 part: a multipart upload is open
     const key = storageKeys.original('sub_list_stalled', 'png');
     const writing = storage.put(bucket, key, stalled, { contentType: 'image/png' }).catch(() => 'failed');
-    await new Promise((r) => setTimeout(r, 1_000));
+    await expect.poll(() => harness.temporaryObjects(), { timeout: 30_000 }).toBeGreaterThan(0);
     const all: string[] = [];
     let cursor: string | null = null;
     do {

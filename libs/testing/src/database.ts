@@ -115,3 +115,15 @@ export async function createTestDatabase(options: { migrated?: boolean } = {}): 
     drop: () => withAdmin(async (admin) => void (await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))),
   };
 }
+
+/**
+ * How many other sessions of `client`'s database wait for a lock now: the other side of a race
+ * a test holds open (a row or table lock it took) has arrived and is blocked.
+ */
+export async function lockWaiters(client: Pick<pg.ClientBase, 'query'>): Promise<number> {
+  const { rows } = await client.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM pg_stat_activity
+      WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`,
+  );
+  return rows[0]!.n;
+}
