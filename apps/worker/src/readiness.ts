@@ -35,13 +35,25 @@ export interface NeedCheckDeps {
   readonly timeoutMs?: number;
 }
 
+/** A check that got no answer in time: the dependency may be fine and this machine busy. */
+class NoAnswerError extends Error {}
+
 function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
+    timer = setTimeout(() => reject(new NoAnswerError(`${what} did not answer within ${ms} ms`)), ms);
   });
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
+
+/**
+ * What a failed check of a server says: a refusal names the fix; no answer in time says so and
+ * does not tell the operator to start a server that may be running (checked again shortly).
+ */
+const unreachable = (what: string, where: string, fix: string) => (error: unknown) =>
+  error instanceof NoAnswerError
+    ? `${what} at ${where} did not answer within the check's time (busy or unreachable); if it persists: ${fix}`
+    : `${what} not reachable at ${where}; ${fix}`;
 
 const message = (error: unknown) => (error instanceof Error ? error.message.split('\n')[0] : String(error));
 
@@ -63,17 +75,21 @@ export async function checkNeeds(needs: ReadonlySet<Need>, deps: NeedCheckDeps):
     postgres: () =>
       withTimeout(deps.db.ping(), ms, 'PostgreSQL').then(
         () => ({ ok: true }),
-        () => ({
+        (error: unknown) => ({
           ok: false,
-          reason: `PostgreSQL not reachable at ${hostOf(settings.DATABASE_URL)}; start it or fix DATABASE_URL`,
+          reason: unreachable('PostgreSQL', hostOf(settings.DATABASE_URL), 'start it or fix DATABASE_URL')(error),
         }),
       ),
     redis: () =>
       withTimeout(deps.redis.ping(), ms, 'Redis').then(
         () => ({ ok: true }),
-        () => ({
+        (error: unknown) => ({
           ok: false,
-          reason: `Redis not reachable at ${describeRedisTarget(redisTarget(settings))}; start it or fix ${settings.REDIS_SENTINELS ? 'REDIS_SENTINELS' : 'REDIS_URL'}`,
+          reason: unreachable(
+            'Redis',
+            describeRedisTarget(redisTarget(settings)),
+            `start it or fix ${settings.REDIS_SENTINELS ? 'REDIS_SENTINELS' : 'REDIS_URL'}`,
+          )(error),
         }),
       ),
     storage: () =>
@@ -81,7 +97,10 @@ export async function checkNeeds(needs: ReadonlySet<Need>, deps: NeedCheckDeps):
         () => ({ ok: true }),
         (error: unknown) => ({
           ok: false,
-          reason: describeStorageProblem(error, settings.STORAGE_DRIVER, deps.bucket).line,
+          reason:
+            error instanceof NoAnswerError
+              ? `storage (${settings.STORAGE_DRIVER}) did not answer within the check's time (busy or unreachable)`
+              : describeStorageProblem(error, settings.STORAGE_DRIVER, deps.bucket).line,
         }),
       ),
     ffprobe: () =>

@@ -40,6 +40,7 @@ export {
 export {
   extractPoster,
   InvalidVideoError,
+  VideoToolTimeoutError,
   posterPreview,
   posterTime,
   probeVideo,

@@ -34,6 +34,18 @@ export class InvalidVideoError extends Error {
   }
 }
 
+/** The tool ran past its time and was killed: a file too hard for it, or a machine too busy. */
+export class VideoToolTimeoutError extends InvalidVideoError {
+  constructor(
+    readonly tool: VideoTool,
+    readonly timeoutMs: number,
+    detail?: string,
+  ) {
+    super(`${tool} gave up on the file after ${timeoutMs} ms.`, detail);
+    this.name = 'VideoToolTimeoutError';
+  }
+}
+
 export type VideoTool = 'ffprobe' | 'ffmpeg';
 
 /** ffprobe/ffmpeg cannot be run on this machine: the server's fault, retried until it is fixed. */
@@ -83,8 +95,7 @@ function runTool(
         if (e.code === 'ENOENT') return reject(new VideoToolUnavailableError(tool, file));
         if (e.code === 'EACCES') return reject(new VideoToolUnavailableError(tool, file, 'is not executable at'));
         const detail = stderr.toString('utf8').trim().split('\n').slice(-2).join(' ') || e.message;
-        if (e.killed)
-          return reject(new InvalidVideoError(`${tool} gave up on the file after ${timeoutMs} ms.`, detail));
+        if (e.killed) return reject(new VideoToolTimeoutError(tool, timeoutMs, detail));
         reject(
           new InvalidVideoError(
             tool === 'ffmpeg' ? 'No frame could be decoded from the video.' : 'The upload is not a readable video.',
@@ -99,6 +110,9 @@ function runTool(
 /** `<tool> -version`'s first line (for example `ffprobe version 5.1.6-0+deb12u1`); throws when it cannot run. */
 export async function videoToolVersion(tool: VideoTool, path: string = tool, timeoutMs = 5_000): Promise<string> {
   const out = await run(tool, path, ['-version'], timeoutMs).catch((error: unknown) => {
+    // On a machine too busy to start it in time, not a broken install: say so.
+    if (error instanceof VideoToolTimeoutError)
+      throw new VideoToolUnavailableError(tool, path, `-version did not finish within ${timeoutMs} ms at`);
     if (error instanceof InvalidVideoError)
       throw new VideoToolUnavailableError(tool, path, `-version failed (${error.detail ?? error.message}) at`);
     throw error;
