@@ -28,6 +28,8 @@ export interface QueueGates {
 /**
  * Consumes a queue only while this machine has what its jobs need; checks again every
  * `intervalMs`, so a queue starts (or stops) without a restart. One log line per change.
+ * A queue being consumed is not stopped by one check that got no answer in time (a busy machine:
+ * its jobs hold themselves if the dependency is really gone); a second one in a row stops it.
  */
 export function createQueueGates(options: QueueGatesOptions): QueueGates {
   const { logger } = options;
@@ -35,6 +37,7 @@ export function createQueueGates(options: QueueGatesOptions): QueueGates {
   const closing = new Set<Promise<void>>();
   const versionsLogged = new Set<Need>();
   const status = new Map<QueueName, QueueReadiness>();
+  const unanswered = new Map<QueueName, number>();
   let latest: WorkerReadinessReport | null = null;
   let running: Promise<void> | null = null;
   let closed = false;
@@ -56,6 +59,7 @@ export function createQueueGates(options: QueueGatesOptions): QueueGates {
         .filter((r): r is Extract<NeedCheck, { ok: false }> => r !== undefined && !r.ok);
       const before = status.get(queue);
       if (unmet.length === 0) {
+        unanswered.delete(queue);
         if (!workers.has(queue)) workers.set(queue, options.consume(queue));
         if (before?.status !== 'consuming') {
           status.set(queue, { status: 'consuming' });
@@ -64,6 +68,13 @@ export function createQueueGates(options: QueueGatesOptions): QueueGates {
         continue;
       }
       const reason = unmet.map((r) => r.reason).join('; ');
+      const slowOnly = unmet.every((r) => r.noAnswer === true);
+      const strikes = slowOnly ? (unanswered.get(queue) ?? 0) + 1 : 0;
+      unanswered.set(queue, strikes);
+      if (workers.has(queue) && strikes === 1) {
+        logger.warn({ queue, reason }, `queue ${queue}: ${reason}; still consuming, checked again`);
+        continue;
+      }
       const worker = workers.get(queue);
       if (worker) {
         workers.delete(queue);

@@ -45,14 +45,17 @@ describe('checkNeeds', () => {
       ok: false,
       reason:
         "PostgreSQL at db.internal:5432 did not answer within the check's time (busy or unreachable); if it persists: start it or fix DATABASE_URL",
+      noAnswer: true,
     });
     expect(results.get('redis')).toEqual({
       ok: false,
       reason: expect.stringMatching(/^Redis not reachable at .*6379; start it or fix REDIS_URL$/),
+      noAnswer: false,
     });
     expect(results.get('storage')).toEqual({
       ok: false,
       reason: "storage (fs) did not answer within the check's time (busy or unreachable)",
+      noAnswer: true,
     });
   });
 

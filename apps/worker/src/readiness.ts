@@ -7,8 +7,10 @@ import { describeStorageProblem, type ObjectStorage } from '@framedesk/storage';
 /** What a queue's jobs need from this machine before a worker takes them. */
 export type Need = 'postgres' | 'redis' | 'storage' | 'ffprobe' | 'ffmpeg';
 
+/** `noAnswer`: the check got no answer in time (the dependency may be there and this machine busy). */
 export type NeedCheck =
-  { readonly ok: true; readonly version?: string } | { readonly ok: false; readonly reason: string };
+  | { readonly ok: true; readonly version?: string }
+  | { readonly ok: false; readonly reason: string; readonly noAnswer?: boolean };
 
 /** Per queue: the video queue needs ffprobe and ffmpeg only when this server probes videos itself. */
 export function needsOf(queue: QueueName, settings: Pick<Settings, 'VIDEO_PROVIDER'>): Need[] {
@@ -78,6 +80,7 @@ export async function checkNeeds(needs: ReadonlySet<Need>, deps: NeedCheckDeps):
         (error: unknown) => ({
           ok: false,
           reason: unreachable('PostgreSQL', hostOf(settings.DATABASE_URL), 'start it or fix DATABASE_URL')(error),
+          noAnswer: error instanceof NoAnswerError,
         }),
       ),
     redis: () =>
@@ -90,6 +93,7 @@ export async function checkNeeds(needs: ReadonlySet<Need>, deps: NeedCheckDeps):
             describeRedisTarget(redisTarget(settings)),
             `start it or fix ${settings.REDIS_SENTINELS ? 'REDIS_SENTINELS' : 'REDIS_URL'}`,
           )(error),
+          noAnswer: error instanceof NoAnswerError,
         }),
       ),
     storage: () =>
@@ -101,6 +105,7 @@ export async function checkNeeds(needs: ReadonlySet<Need>, deps: NeedCheckDeps):
             error instanceof NoAnswerError
               ? `storage (${settings.STORAGE_DRIVER}) did not answer within the check's time (busy or unreachable)`
               : describeStorageProblem(error, settings.STORAGE_DRIVER, deps.bucket).line,
+          noAnswer: error instanceof NoAnswerError,
         }),
       ),
     ffprobe: () =>
