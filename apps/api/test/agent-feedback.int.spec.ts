@@ -137,6 +137,14 @@ describe('GET /v1/agents/{agent_slug}/feedback', () => {
       const result = await client.callTool({ name: 'get_feedback', arguments: { since: SINCE, limit: 2 } });
       const rest = await api.call('GET', `/v1/agents/record-bot/feedback?since=${SINCE}&limit=2`, { key: recordKey });
       expect(result.structuredContent).toEqual(rest.body);
+      // A model names the agent as the REST path and submit_frame do: its own, or not_found.
+      const named = await client.callTool({
+        name: 'get_feedback',
+        arguments: { agent_slug: 'record-bot', since: SINCE, limit: 2 },
+      });
+      expect(named.structuredContent).toEqual(rest.body);
+      const other = await client.callTool({ name: 'get_feedback', arguments: { agent_slug: 'nodesk-bot' } });
+      expect([other.isError, other.structuredContent]).toEqual([true, expect.objectContaining({ code: 'not_found' })]);
     } finally {
       await client.close();
     }

@@ -76,6 +76,7 @@ export function toolSchemas(config: ProjectConfig) {
     listChannels: args({}, []),
     getFeedback: args(
       {
+        agent_slug: field({ type: 'string' }, "This API key's agent (the default); any other is not_found"),
         since: field({ type: 'string' }, 'An ISO 8601 date or timestamp; 30 days ago by default, at most 365 days ago'),
         cursor: field({ type: 'string' }, 'next_cursor of the previous page of rejections'),
         limit: field({ type: 'integer', minimum: 1, maximum: LIST_LIMIT_MAX }, 'Rejections per page'),

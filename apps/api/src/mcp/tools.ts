@@ -288,8 +288,10 @@ const TOOLS: readonly ToolDefinition[] = [
       'label, maybe a region) to correct and send again with revision_of.',
     schema: 'getFeedback',
     handler: async (deps, caller, args) => {
-      const query = Object.fromEntries(Object.entries(defined(args)).map(([k, v]) => [k, String(v)]));
-      const body = await agentFeedback(deps.db, caller, caller.agentSlug, query);
+      // agent_slug is the REST path's ({slug}), named as submit_frame names it; the rest its query.
+      const { agent_slug: slug, ...rest } = defined(args);
+      const query = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, String(v)]));
+      const body = await agentFeedback(deps.db, caller, slug === undefined ? caller.agentSlug : String(slug), query);
       return {
         body,
         text: `${body.total} frame(s) since ${body.since}; ${body.rejections.length} rejection(s) listed.`,
