@@ -11,6 +11,7 @@ import {
 import type { ProjectConfig, Settings } from '@framedesk/config';
 import { accessChangeListener, type AccessChangeListener, createDatabase, type Database } from '@framedesk/db';
 import {
+  clusterDatabaseSources,
   createMetricsRegistry,
   countFailOpen,
   createPipelineMetrics,
@@ -20,6 +21,7 @@ import {
   type RedisOutageMetrics,
   Registry,
   registerClusterGauges,
+  registerReplicaMetrics,
   withTransitionMetrics,
 } from '@framedesk/observability';
 import { DomainError } from '@framedesk/domain';
@@ -118,12 +120,9 @@ export function createApiDependencies(settings: Settings, config: ProjectConfig,
   setImageEncodeEffort(settings.IMAGE_ENCODE_EFFORT);
   const clusterMetrics = new Registry();
   clusterMetrics.setDefaultLabels({ service: 'api' });
-  registerClusterGauges(clusterMetrics, {
-    queues,
-    submissions: db.repos.submissions,
-    review: db.repos.review,
-    overdue: db.repos.policies,
-  });
+  registerClusterGauges(clusterMetrics, { queues, ...clusterDatabaseSources(() => db.readRepos()) });
+  // Where the reads that may be a moment stale go (DATABASE_READ_URL): fallbacks to the primary, lag.
+  if (settings.DATABASE_READ_URL) registerReplicaMetrics(metrics, () => db.replicaStatus());
   const storage = createStorage(settings);
   // Variant links in GET resources: signed, valid for 15 minutes.
   const variantUrl = (submissionId: string, name: string) =>

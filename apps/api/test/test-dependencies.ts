@@ -30,6 +30,8 @@ export interface TestDependenciesOptions {
   readonly config?: (config: MutableConfig) => ProjectConfig | void;
   /** Replace dependencies before the app is built (fault injection). */
   readonly override?: (deps: ApiDependencies) => ApiDependencies;
+  /** Run on this database (one on the Patroni engine) instead of a new one; dropped by `close()` all the same. */
+  readonly database?: TestDatabase;
 }
 
 /** The API in this process on an ephemeral port, with everything it uses of its own. */
@@ -45,7 +47,7 @@ export interface TestServer {
 }
 
 export async function startTestServer(options: TestDependenciesOptions = {}): Promise<TestServer> {
-  const database = await createTestDatabase();
+  const database = options.database ?? (await createTestDatabase());
   const redis = createTestRedisPrefix();
   const storageRoot = await mkdtemp(join(tmpdir(), 'framedesk-api-test-'));
   const release = async () => {

@@ -1,5 +1,6 @@
 import type { Database } from '@framedesk/db';
 import {
+  clusterDatabaseSources,
   Counter,
   createPipelineMetrics,
   Histogram,
@@ -31,12 +32,8 @@ export function createWorkerMetrics(registry: Registry, sources: { queues: Queue
     labelNames: ['queue'],
     registers: [registry],
   });
-  registerClusterGauges(registry, {
-    queues: sources.queues,
-    submissions: sources.db.repos.submissions,
-    review: sources.db.repos.review,
-    overdue: sources.db.repos.policies,
-  });
+  // Read where stale-tolerant reads go (the worker reads no replica: its readRepos are the primary's).
+  registerClusterGauges(registry, { queues: sources.queues, ...clusterDatabaseSources(() => sources.db.readRepos()) });
   const pipeline = createPipelineMetrics(registry);
   return {
     jobFinished(queue: string, job: string, outcome: JobOutcome, seconds: number) {

@@ -35,11 +35,11 @@ export const settingsSchema = Type.Object(
     DATABASE_URL: str('postgresql://postgres@127.0.0.1:5432/framedesk', 'PostgreSQL connection string'),
     DATABASE_POOL_SIZE: int(10, 'Connections per process', 1),
     DATABASE_READ_URL: optionalStr(
-      "Streaming replicas for reads that may be a moment stale (review queue and timeline pages), e.g. HAProxy's read-only port or a managed reader endpoint; unset: every read on DATABASE_URL",
+      "Streaming replicas for reads that may be a moment stale (review queue and timeline pages, Team view, audit export, policy simulate, agent feedback record, ops page, cluster gauges), e.g. HAProxy's read-only port or a managed reader endpoint; unset: every read on DATABASE_URL",
     ),
     DATABASE_READ_MAX_LAG_BYTES: int(
       16 * 1024 * 1024,
-      'A replica further behind the primary than this (WAL bytes to replay) is not read from; reads fall back to the primary',
+      'A replica further behind the primary than this (WAL bytes to replay) is not read from; reads fall back to the primary (counted in framedesk_db_replica_fallback_reads_total)',
     ),
     REDIS_URL: str(
       'redis://127.0.0.1:6379',

@@ -1,17 +1,17 @@
 // Reads from a streaming replica (DATABASE_READ_URL), on the Patroni engine (three PostgreSQL 15
-// nodes behind HAProxy; the read URL is its read-only port). Replay is paused on the replicas to
+// nodes behind HAProxy; the read URL is its read-only port). The replicas' replay is held
+// (whileReplicasBehind: a recovery conflict; Patroni resumes a paused replay within a second) to
 // make a replica's view differ from the primary's, so which server answered is plain to see.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ClusterDatabase,
   createClusterDatabase,
-  patroniMembers,
-  patroniUrls,
   patroniQuery,
   seedWaitingFrames,
   startEngine,
   type TestDatabase,
   waitForHealthy,
+  whileReplicasBehind,
 } from '@framedesk/testing';
 import { ALL_CHANNELS } from './channel-scope';
 import { createDatabase, type Database } from './client';
@@ -19,17 +19,7 @@ import { createDatabase, type Database } from './client';
 let cluster: ClusterDatabase;
 let db: Database;
 
-/** Pauses (or resumes) WAL replay on every replica the read-only port may reach. */
-async function replay(on: boolean): Promise<void> {
-  const replicas = (await patroniMembers()).filter((m) => m.role !== 'leader');
-  for (const m of replicas)
-    await patroniQuery(
-      patroniUrls(cluster.name).node(m.name),
-      `SELECT ${on ? 'pg_wal_replay_resume' : 'pg_wal_replay_pause'}()`,
-    );
-}
-
-/** One more waiting frame, on the primary only while replay is paused. */
+/** One more waiting frame, on the primary only while the replicas' replay is held. */
 const queryOnceOnPrimary = () =>
   patroniQuery(
     cluster.url,
@@ -55,7 +45,6 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await replay(true).catch(() => undefined);
   await db?.close();
   await cluster?.drop().catch(() => undefined);
 });
@@ -64,27 +53,23 @@ describe('reads from a replica (DATABASE_READ_URL)', () => {
   it('serves a queue page from a server in recovery', async () => {
     const status = await db.replicaStatus({ probe: true });
     expect({ role: status.role, inUse: status.inUse }).toEqual({ role: 'replica', inUse: true });
-    await replay(false);
-    try {
+    await whileReplicasBehind(cluster, async () => {
       await seedWaitingFrames({ url: cluster.url } as TestDatabase, {
         agentSlug: 'bot',
         channelSlug: 'news',
         count: 3,
       });
-      // The primary has the frames; the replica (replay paused) does not yet: the read went there.
+      // The primary has the frames; the replica (replay held) does not yet: the read went there.
       expect(await queue(db.repos)).toHaveLength(3);
       expect(await queue(db.readRepos())).toEqual([]);
-    } finally {
-      await replay(true);
-    }
+    });
     await expect.poll(() => queue(db.readRepos()), { timeout: 30_000 }).toHaveLength(3);
   });
 
   it('never returns a frame decided on the primary that the replica has not replayed yet', async () => {
     const before = await queue(db.readRepos());
     expect(before).toHaveLength(3);
-    await replay(false);
-    try {
+    await whileReplicasBehind(cluster, async () => {
       await patroniQuery(cluster.url, `UPDATE submissions SET status = 'promoted' WHERE id = $1`, [before[0]]);
       const replicaView = await patroniQuery<{ status: string }>(
         cluster.readUrl,
@@ -93,9 +78,7 @@ describe('reads from a replica (DATABASE_READ_URL)', () => {
       );
       expect(replicaView[0]?.status).toBe('needs_review'); // the replica still has it waiting
       expect(await queue(db.readRepos())).toEqual(before.slice(1));
-    } finally {
-      await replay(true);
-    }
+    });
   });
 
   it('reads on the primary while the replica lags beyond the bound, and counts it', async () => {
@@ -105,14 +88,14 @@ describe('reads from a replica (DATABASE_READ_URL)', () => {
       await expect.poll(async () => (await lagging.replicaStatus()).role, { timeout: 10_000 }).toBe('replica');
       expect((await lagging.replicaStatus()).inUse).toBe(false);
       const fallbacks = (await lagging.replicaStatus()).fallbacks;
-      await replay(false);
-      await queryOnceOnPrimary();
-      // Replay paused, the primary has a frame the replica has not: the read went to the primary.
-      expect(await queue(lagging.readRepos())).toEqual(await queue(lagging.repos));
-      expect(await queue(lagging.readRepos())).toContain('sub_Seed000000000000000009');
-      expect((await lagging.replicaStatus()).fallbacks).toBe(fallbacks + 2);
+      await whileReplicasBehind(cluster, async () => {
+        await queryOnceOnPrimary();
+        // Replay held, the primary has a frame the replica has not: the read went to the primary.
+        expect(await queue(lagging.readRepos())).toEqual(await queue(lagging.repos));
+        expect(await queue(lagging.readRepos())).toContain('sub_Seed000000000000000009');
+        expect((await lagging.replicaStatus()).fallbacks).toBe(fallbacks + 2);
+      });
     } finally {
-      await replay(true);
       await lagging.close();
     }
   });

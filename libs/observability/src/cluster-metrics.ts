@@ -139,3 +139,25 @@ export function registerReadinessGauge(registry: Registry, ready: () => Promise<
     },
   });
 }
+
+/** The repositories the cluster gauges read in PostgreSQL (libs/db's `Repositories` satisfies it). */
+export interface ClusterRepositories {
+  readonly submissions: ClusterSources['submissions'];
+  readonly review: ClusterSources['review'];
+  readonly policies: NonNullable<ClusterSources['overdue']>;
+}
+
+/**
+ * The cluster gauges' PostgreSQL sources, asking `repos` for the repositories at each reading:
+ * `Database.readRepos`, a replica's while one keeps up (a gauge is up to 5 s old anyway), else the
+ * primary's.
+ */
+export function clusterDatabaseSources(
+  repos: () => ClusterRepositories,
+): Required<Pick<ClusterSources, 'submissions' | 'review' | 'overdue'>> {
+  return {
+    submissions: { countByStatus: () => repos().submissions.countByStatus() },
+    review: { oldestWaitingPerChannel: (limit) => repos().review.oldestWaitingPerChannel(limit) },
+    overdue: { overduePerChannel: (now) => repos().policies.overduePerChannel(now) },
+  };
+}

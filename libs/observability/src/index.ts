@@ -5,3 +5,4 @@ export * from './tracing';
 export * from './pipeline-metrics';
 export * from './cluster-metrics';
 export * from './redis-outage-metrics';
+export * from './replica-metrics';

@@ -84,11 +84,13 @@ export async function simulatePolicy(
   const agents = new Map<string, AgentRecord>();
   const window = new Date(now.getTime() - AGENT_WINDOW_DAYS * DAY_MS);
   const readsAgent = input.policy.readsAgent;
+  // History, read only: a replica's while one keeps up (docs/operations.md), the whole replay on one.
+  const history = db.readRepos().policies;
   let frames = 0;
   let after: { createdAt: Date; id: string } | undefined;
   for (;;) {
     stop();
-    const batch = await db.repos.policies.decidedByPeople({
+    const batch = await history.decidedByPeople({
       channelId: input.channelId,
       since: input.since,
       limit: input.batchSize ?? 500,
@@ -100,7 +102,7 @@ export async function simulatePolicy(
       let agent = readsAgent ? agents.get(row.agentId) : NO_RECORD;
       if (!agent) {
         stop();
-        agent = agentRecord(await db.repos.policies.agentDecisions(row.agentId, window));
+        agent = agentRecord(await history.agentDecisions(row.agentId, window));
         agents.set(row.agentId, agent);
       }
       const outcome = evaluatePolicy(input.policy, {

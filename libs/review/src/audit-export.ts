@@ -42,7 +42,8 @@ async function* batches(source: Source, window: AuditWindow, size: number): Asyn
 
 /** The sources merged by time (a transition before an account change at the same instant). */
 export async function* auditRows(db: Database, window: AuditWindow, batchSize = 1000): AsyncGenerator<AuditRow> {
-  const repo = db.repos.audit;
+  // The trail as committed a moment ago: a replica's while one keeps up (docs/operations.md).
+  const repo = db.readRepos().audit;
   // Transitions, account changes and review policy changes, each in (created_at, id) order.
   const sources = [
     batches(repo.transitions, window, batchSize),

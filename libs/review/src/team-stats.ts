@@ -74,7 +74,8 @@ export function teamStats(deps: { db: Database; now?: () => Date }) {
     async read(query: Record<string, unknown>, me: Reviewer): Promise<ReviewTeamStats> {
       assertAdmin(me);
       const window = parseTeamWindow(query, now());
-      const rows = await deps.db.repos.teamStats.perReviewer(window);
+      // A window of past days: a replica's view (a moment stale at most) serves it (docs/operations.md).
+      const rows = await deps.db.readRepos().teamStats.perReviewer(window);
       return { since: window.since.toISOString(), until: window.until.toISOString(), reviewers: rows.map(memberView) };
     },
   };

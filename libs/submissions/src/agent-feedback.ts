@@ -101,7 +101,8 @@ export async function agentFeedback(
 ): Promise<AgentFeedback> {
   if (slug !== caller.agentSlug) throw new DomainError('not_found', `No agent ${slug}.`);
   const q = parseFeedbackQuery(query, now);
-  const repo = db.repos.agentFeedback;
+  // Decided frames, which a moment's staleness does not change: a replica's while one keeps up.
+  const repo = db.readRepos().agentFeedback;
   // One read after another: a call holds one pool connection at a time, however many run.
   const counts = await repo.countsByStatus(caller.agentId, q.since);
   const reasons = await repo.topReasons(caller.agentId, q.since, TOP_REASONS);

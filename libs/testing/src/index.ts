@@ -18,3 +18,4 @@ export * from './engines/index';
 export * from './project-config';
 export * from './engines/rgw';
 export * from './video-clips';
+export * from './replica-replay';

@@ -5,16 +5,18 @@ import { assertAdmin, notFound, type Reviewer, type ReviewContext } from './cont
 
 /** For admins: the ops page's figures and an operator's retry of a failed frame. */
 export function reviewOperations(ctx: ReviewContext) {
-  const { db, repo, actorOf, deps } = ctx;
+  const { db, actorOf, deps } = ctx;
   return {
     /** Queue depths, counts by status, and the latest failed frames (filtered by failure code and channel). */
     async ops(query: Record<string, unknown>, me: Reviewer) {
       assertAdmin(me);
       const filter = parseFailedFilter(query);
+      // Figures a moment stale at most: a replica's while one keeps up (docs/operations.md).
+      const reads = db.readRepos();
       const [queues, failed, byStatus] = await Promise.all([
         deps.queueDepths(),
-        repo.recentlyFailed(50, filter),
-        db.repos.submissions.countByStatus(),
+        reads.review.recentlyFailed(50, filter),
+        reads.submissions.countByStatus(),
       ]);
       return {
         queues,
