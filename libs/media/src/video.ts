@@ -34,6 +34,17 @@ export class InvalidVideoError extends Error {
   }
 }
 
+/**
+ * The tool ran past its time and was killed: still an `InvalidVideoError` (permanent, never
+ * retried), told apart so that a caller does not run the same work again on the same file.
+ */
+export class VideoToolTimeoutError extends InvalidVideoError {
+  constructor(message: string, detail?: string) {
+    super(message, detail);
+    this.name = 'VideoToolTimeoutError';
+  }
+}
+
 export type VideoTool = 'ffprobe' | 'ffmpeg';
 
 /** ffprobe/ffmpeg cannot be run on this machine: the server's fault, retried until it is fixed. */
@@ -84,7 +95,7 @@ function runTool(
         if (e.code === 'EACCES') return reject(new VideoToolUnavailableError(tool, file, 'is not executable at'));
         const detail = stderr.toString('utf8').trim().split('\n').slice(-2).join(' ') || e.message;
         if (e.killed)
-          return reject(new InvalidVideoError(`${tool} gave up on the file after ${timeoutMs} ms.`, detail));
+          return reject(new VideoToolTimeoutError(`${tool} gave up on the file after ${timeoutMs} ms.`, detail));
         reject(
           new InvalidVideoError(
             tool === 'ffmpeg' ? 'No frame could be decoded from the video.' : 'The upload is not a readable video.',
