@@ -35,10 +35,13 @@ export interface PassProbe {
 }
 
 /**
- * Default time for the single pass: the two runs it replaces had 120 s each. `options.timeoutMs`,
- * when given, bounds it as it bounds every other run.
+ * Default time for the single pass and its fallback together: the two runs it replaces had 120 s
+ * each. `options.timeoutMs`, when given, is that budget instead.
  */
 export const SINGLE_PASS_TIMEOUT_MS = 240_000;
+
+/** The least a fallback run is given, even when the failed pass used up nearly all of the budget. */
+const FALLBACK_MIN_MS = 1_000;
 
 /**
  * ffmpeg's arguments for the single pass. The file's video (the first stream that is not a cover
@@ -75,8 +78,10 @@ async function settle<T>(work: () => T | Promise<T>): Promise<PassResult<T>> {
  * file once (issue 45: as few passes as measurement allows). When that run fails, each is made in
  * a run of its own, so that a file whose audio cannot be decoded still gets its sprite and one
  * whose sprite cannot be encoded is still measured, as when they were always made apart; but
- * not after a timeout (the same file would only time out again). `VideoToolUnavailableError` is
- * thrown (ffmpeg cannot run at all: retried by the worker once fixed).
+ * not after a timeout (the same file would only time out again). The pass and its fallback share
+ * one time budget (`SINGLE_PASS_TIMEOUT_MS` by default), so a hostile file holds a worker no
+ * longer than the two runs of before did. `VideoToolUnavailableError` is thrown (ffmpeg cannot
+ * run at all: retried by the worker once fixed).
  */
 export async function measureAndSprite(
   path: string,
@@ -84,20 +89,26 @@ export async function measureAndSprite(
   options: VideoToolOptions = {},
 ): Promise<MeasuredAndSprited> {
   const layout = spriteLayout(probe.durationSeconds, probe.width, probe.height);
+  const budget = options.timeoutMs ?? SINGLE_PASS_TIMEOUT_MS;
+  const started = performance.now();
+  const left = () => ({
+    ...options,
+    timeoutMs: Math.max(FALLBACK_MIN_MS, Math.round(budget - (performance.now() - started))),
+  });
   let out: { stdout: Buffer; stderr: Buffer };
   try {
     out = await runVideoTool(
       'ffmpeg',
       options.ffmpegPath ?? 'ffmpeg',
       singlePassArgs(path, layout, probe.hasAudio),
-      options.timeoutMs ?? SINGLE_PASS_TIMEOUT_MS,
+      budget,
     );
   } catch (error) {
     if (error instanceof VideoToolTimeoutError)
       return { measurement: { ok: false, error }, sprite: { ok: false, error } };
     if (!(error instanceof InvalidVideoError)) throw error;
-    const measurement = await settle(() => measureVideo(path, probe, options));
-    const sprite = await settle(() => makeSprite(path, probe, options));
+    const measurement = await settle(() => measureVideo(path, probe, left()));
+    const sprite = await settle(() => makeSprite(path, probe, left()));
     return { measurement, sprite };
   }
   const measurement = parseMeasurement(out.stderr.toString('utf8'), probe.durationSeconds, probe.hasAudio);
