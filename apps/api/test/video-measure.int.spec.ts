@@ -136,6 +136,31 @@ describe('local video provider: black, frozen and silent stretches measured and 
     expect(await signalsOf(black)).toBeNull();
     const events = await h.db.repos.submissions.events(black);
     expect(events.at(-1)?.data).toMatchObject({ measure_error: expect.stringContaining('corrupt stream') });
+    // The sprite is made all the same (the single pass failed; the sprite was then made alone).
+    expect(events.at(-1)?.data).not.toHaveProperty('sprite_error');
+    expect(await h.db.repos.mediaObjects.find(black, 'variant', 'sprite')).toMatchObject({ width: 480 });
+  });
+
+  it('decodes the video once for the measurement and the sprite: one ffmpeg run besides the poster', async () => {
+    // ffmpeg that writes each run's arguments to a log, a line each, then runs.
+    const log = join(dir, 'ffmpeg-runs.log');
+    const wrapper = join(dir, 'ffmpeg-counting');
+    writeFileSync(log, '');
+    writeFileSync(wrapper, `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\nexec ffmpeg "$@"\n`);
+    chmodSync(wrapper, 0o755);
+    await policyAdmin(h.db).clear('news', 'test');
+    const id = await uploaded(clips.pattern);
+    expect(await service({ ffmpegPath: wrapper }).processVideo(id)).toBe('needs_review');
+
+    const runs = readFileSync(log, 'utf8').split('\n').filter(Boolean);
+    expect(runs).toHaveLength(2);
+    const [poster, pass] = runs;
+    expect(poster).toContain('-frames:v 1 -f image2');
+    for (const filter of ['blackdetect', 'freezedetect', 'silencedetect', 'tile=3x1']) expect(pass).toContain(filter);
+    // Both of the pass's products were recorded.
+    expect(await signalsOf(id)).toMatchObject({ black_share: 0, frozen_share: 0, silent_share: 0, has_audio: true });
+    expect(await h.db.repos.mediaObjects.find(id, 'variant', 'sprite')).toMatchObject({ width: 480, height: 120 });
+    expect(await h.db.repos.mediaObjects.find(id, 'variant', 'sprite_vtt')).toMatchObject({ contentType: 'text/vtt' });
   });
 
   it('stores a thumbnail sprite and its WebVTT track as variants, linked from GET and served like the preview', async () => {

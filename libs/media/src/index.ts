@@ -40,7 +40,6 @@ export {
 export {
   extractPoster,
   InvalidVideoError,
-  VideoToolTimeoutError,
   posterPreview,
   posterTime,
   probeVideo,
@@ -50,6 +49,7 @@ export {
   type VideoProbe,
   type VideoTool,
   type VideoToolOptions,
+  VideoToolTimeoutError,
   VideoToolUnavailableError,
   videoToolVersion,
 } from './video';
@@ -72,6 +72,7 @@ export {
   type VideoMeasurement,
   videoSignals,
 } from './video-measure';
+export { type MeasuredAndSprited, measureAndSprite, type PassProbe, type PassResult } from './video-pass';
 export {
   BLANK_SPREAD,
   greyCopy,

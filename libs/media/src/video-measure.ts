@@ -78,10 +78,14 @@ export function parseMeasurement(stderr: string, durationSeconds: number, hasAud
   };
 }
 
+/** The video detectors' chain: `blackdetect` then `freezedetect` (each passes frames on unchanged). */
+export const MEASURE_VIDEO_CHAIN = `${MEASURE_FILTERS.black},${MEASURE_FILTERS.frozen}`;
+
 /**
- * Black, frozen and (with audio) silent stretches, in one ffmpeg pass decoding the file once
- * (`-f null`: nothing is encoded). Throws `InvalidVideoError` when ffmpeg cannot read it, and
- * `VideoToolUnavailableError` when it cannot run.
+ * Black, frozen and (with audio) silent stretches, in an ffmpeg run of its own decoding the file
+ * once (`-f null`: nothing is encoded). The worker measures in the sprite's pass instead
+ * (`measureAndSprite`); this is that pass's fallback when it fails. Throws `InvalidVideoError`
+ * when ffmpeg cannot read the file, and `VideoToolUnavailableError` when it cannot run.
  */
 export async function measureVideo(
   path: string,
@@ -93,21 +97,8 @@ export async function measureVideo(
     'ffmpeg',
     options.ffmpegPath ?? 'ffmpeg',
     [
-      '-hide_banner',
-      '-nostats',
-      '-nostdin',
-      '-v',
-      'info',
-      '-i',
-      path,
-      '-vf',
-      `${MEASURE_FILTERS.black},${MEASURE_FILTERS.frozen}`,
-      ...audio,
-      '-sn',
-      '-dn',
-      '-f',
-      'null',
-      '-',
+      ...['-hide_banner', '-nostats', '-nostdin', '-v', 'info', '-i', path],
+      ...['-vf', MEASURE_VIDEO_CHAIN, ...audio, '-sn', '-dn', '-f', 'null', '-'],
     ],
     options.timeoutMs ?? 120_000,
   );

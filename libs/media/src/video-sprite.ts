@@ -69,9 +69,29 @@ export function spriteVtt(layout: SpriteLayout, durationSeconds: number, spriteN
   return cues.join('\n');
 }
 
+/** The filter chain that lays the tiles out: `fps` picks a frame each interval, `scale` and `tile`. */
+export function spriteFilter(layout: SpriteLayout): string {
+  return [
+    `fps=fps=1/${layout.interval.toFixed(6)}:round=down`,
+    `scale=${layout.tileWidth}:${layout.tileHeight}`,
+    `tile=${layout.columns}x${layout.rows}`,
+  ].join(',');
+}
+
+/** How the one tiled picture is encoded and where it goes: libwebp, to ffmpeg's stdout. */
+export const SPRITE_OUTPUT = ['-frames:v', '1', '-c:v', 'libwebp', '-quality', '70', '-f', 'webp', 'pipe:1'] as const;
+
+/** The sprite from what ffmpeg wrote to stdout, with its WebVTT track; throws when that is no WebP. */
+export function spriteFromOutput(stdout: Buffer, layout: SpriteLayout, durationSeconds: number): VideoSprite {
+  if (stdout.length < 12 || stdout.toString('latin1', 8, 12) !== 'WEBP')
+    throw new InvalidVideoError('No frame could be decoded from the video.', 'ffmpeg wrote no WebP sprite');
+  return { ...layout, webp: stdout, vtt: spriteVtt(layout, durationSeconds) };
+}
+
 /**
- * The sprite in one ffmpeg run (`fps` picks a frame each interval, `scale` and `tile` lay them out,
- * libwebp encodes the one picture), and its WebVTT track.
+ * The sprite in an ffmpeg run of its own (`spriteFilter`, libwebp encodes the one picture), and
+ * its WebVTT track. The worker makes it in the measuring pass instead (`measureAndSprite`); this
+ * is that pass's fallback when it fails, so a failure of one leaves the other's result.
  */
 export async function makeSprite(
   path: string,
@@ -79,21 +99,11 @@ export async function makeSprite(
   options: VideoToolOptions = {},
 ): Promise<VideoSprite> {
   const layout = spriteLayout(probe.durationSeconds, probe.width, probe.height);
-  const filter = [
-    `fps=fps=1/${layout.interval.toFixed(6)}:round=down`,
-    `scale=${layout.tileWidth}:${layout.tileHeight}`,
-    `tile=${layout.columns}x${layout.rows}`,
-  ].join(',');
   const { stdout } = await runVideoTool(
     'ffmpeg',
     options.ffmpegPath ?? 'ffmpeg',
-    [
-      ...['-v', 'error', '-nostdin', '-i', path, '-an', '-sn', '-dn', '-vf', filter],
-      ...['-frames:v', '1', '-c:v', 'libwebp', '-quality', '70', '-f', 'webp', 'pipe:1'],
-    ],
+    ['-v', 'error', '-nostdin', '-i', path, '-an', '-sn', '-dn', '-vf', spriteFilter(layout), ...SPRITE_OUTPUT],
     options.timeoutMs ?? 120_000,
   );
-  if (stdout.length < 12 || stdout.toString('latin1', 8, 12) !== 'WEBP')
-    throw new InvalidVideoError('No frame could be decoded from the video.', 'ffmpeg wrote no WebP sprite');
-  return { ...layout, webp: stdout, vtt: spriteVtt(layout, probe.durationSeconds) };
+  return spriteFromOutput(stdout, layout, probe.durationSeconds);
 }

@@ -34,7 +34,11 @@ export class InvalidVideoError extends Error {
   }
 }
 
-/** The tool ran past its time and was killed: a file too hard for it, or a machine too busy. */
+/**
+ * The tool ran past its time and was killed: a file too hard for it, or a machine too busy. Still
+ * an `InvalidVideoError` (permanent, never retried), told apart so that a caller does not run the
+ * same work again on the same file, and a readiness check can say the tool did not finish.
+ */
 export class VideoToolTimeoutError extends InvalidVideoError {
   constructor(
     readonly tool: VideoTool,

@@ -8,13 +8,13 @@ import type { Database, SubmissionWithSlugs } from '@framedesk/db';
 import {
   extractPoster,
   InvalidVideoError,
-  makeSprite,
+  measureAndSprite,
   type MeasuredSignals,
-  measureVideo,
   posterTime,
   probeVideo,
   type VideoProbe,
   videoSignals,
+  type VideoSprite,
   type VideoToolOptions,
 } from '@framedesk/media';
 import type { ObjectStorage } from '@framedesk/storage';
@@ -32,42 +32,34 @@ export interface LocalVideoDeps {
   readonly storeSprite: StoreSprite;
 }
 
+const reasonOf = (error: InvalidVideoError) => [error.message, error.detail].filter(Boolean).join(' ');
+
 /**
- * Black, frozen and silent stretches (docs/video.md). A video ffmpeg cannot measure still goes on
- * to review: no signals, and why is recorded in the status change's `data` (`measure_error`).
+ * Black, frozen and silent stretches and the scrubbing sprite with its WebVTT track, made in one
+ * ffmpeg pass (docs/video.md). Either can fail alone: a video ffmpeg cannot measure still goes on
+ * to review with no signals, and why is recorded in the status change's `data` (`measure_error`;
+ * `sprite_error` for the sprite).
  */
-async function measured(
+async function measuredAndSprited(
   path: string,
   probe: VideoProbe,
   tools: VideoToolOptions | undefined,
-): Promise<{ signals: MeasuredSignals } | { error: string }> {
-  try {
-    return { signals: videoSignals(await measureVideo(path, probe, tools)) };
-  } catch (error) {
-    if (error instanceof InvalidVideoError) return { error: reasonOf(error) };
-    throw error;
-  }
+): Promise<{ signals: MeasuredSignals | null; sprite: VideoSprite | null; data: Record<string, string> }> {
+  const { measurement, sprite } = await measureAndSprite(path, probe, tools);
+  return {
+    signals: measurement.ok ? videoSignals(measurement.value) : null,
+    sprite: sprite.ok ? sprite.value : null,
+    data: {
+      ...(measurement.ok ? {} : { measure_error: reasonOf(measurement.error) }),
+      ...(sprite.ok ? {} : { sprite_error: reasonOf(sprite.error) }),
+    },
+  };
 }
 
-const reasonOf = (error: InvalidVideoError) => [error.message, error.detail].filter(Boolean).join(' ');
-
-/** The scrubbing sprite and its WebVTT track, stored; a reason when ffmpeg could not make it (review goes on). */
-async function sprited(
-  deps: LocalVideoDeps,
-  submissionId: string,
-  path: string,
-  probe: VideoProbe,
-): Promise<{ sprite_error: string } | Record<string, never>> {
-  try {
-    await deps.storeSprite(submissionId, await makeSprite(path, probe, deps.tools));
-    return {};
-  } catch (error) {
-    if (error instanceof InvalidVideoError) return { sprite_error: reasonOf(error) };
-    throw error;
-  }
-}
-
-/** The local driver: the original probed with ffprobe; measured, a poster and a sprite made with ffmpeg; then finished. */
+/**
+ * The local driver: the original probed with ffprobe; a poster, then the measurement and the sprite
+ * (one pass) made with ffmpeg; then finished.
+ */
 export function localVideoProcessor(deps: LocalVideoDeps) {
   const { fail, finish } = deps.transitions;
   return async function processLocal(submission: SubmissionWithSlugs): Promise<VideoOutcome> {
@@ -102,10 +94,10 @@ export function localVideoProcessor(deps: LocalVideoDeps) {
           return fail(submission.id, 'invalid_video', error.message, error.detail);
         throw error;
       }
-      const measurement = await measured(path, probe, deps.tools);
+      const made = await measuredAndSprited(path, probe, deps.tools);
       const preview = await deps.storePoster(submission.id, poster, probe.width, probe.height);
       if (!preview) return 'skipped';
-      const sprite = await sprited(deps, submission.id, path, probe);
+      if (made.sprite) await deps.storeSprite(submission.id, made.sprite);
       return finish(
         submission,
         {
@@ -114,13 +106,12 @@ export function localVideoProcessor(deps: LocalVideoDeps) {
           height: probe.height,
           bytes: Number(original.byteSize),
           preview,
-          signals: 'signals' in measurement ? measurement.signals : null,
+          signals: made.signals,
         },
         {
           codec: probe.codec,
           container: probe.formatName,
-          ...('error' in measurement ? { measure_error: measurement.error } : {}),
-          ...sprite,
+          ...made.data,
         },
       );
     } finally {
