@@ -43,7 +43,7 @@ import {
   withPublicOnPromotion,
 } from '@framedesk/submissions';
 import { setImageEncodeEffort } from '@framedesk/media';
-import { policyCache, scoringClient } from '@framedesk/policies';
+import { type PolicyCache, policyCache, scoringClient } from '@framedesk/policies';
 import {
   requestValidators,
   type RequestValidators,
@@ -82,6 +82,8 @@ export interface ApiDependencies {
   /** One writer per upload session across instances (Redis). */
   readonly uploadLocker: Locker;
   readonly video: VideoService;
+  /** The channels' review policies as this process routes with them (a provider's finished video). */
+  readonly policyCache: PolicyCache;
   /** The agent API. */
   readonly submissions: SubmissionsService;
   readonly validators: RequestValidators;
@@ -163,6 +165,7 @@ export function createApiDependencies(settings: Settings, config: ProjectConfig,
       openUploadBytesPerAgent: settings.AGENT_OPEN_UPLOAD_BYTES_MAX,
     },
   });
+  const policies = policyCache(db, { checkEveryMs: settings.POLICY_CHECK_SECONDS * 1000 });
   return {
     settings,
     config,
@@ -191,6 +194,7 @@ export function createApiDependencies(settings: Settings, config: ProjectConfig,
     }),
     tusStore,
     uploadLocker,
+    policyCache: policies,
     // A provider's webhook can finish a video here: routed by the channel's policy as the worker would.
     video: createVideoService({
       db,
@@ -199,7 +203,7 @@ export function createApiDependencies(settings: Settings, config: ProjectConfig,
       provider: videoProvider,
       config,
       policies: {
-        cache: policyCache(db, { checkEveryMs: settings.POLICY_CHECK_SECONDS * 1000 }),
+        cache: policies,
         ...(settings.SCORING_URL
           ? { scoring: scoringClient({ url: settings.SCORING_URL, timeoutMs: settings.SCORING_TIMEOUT_MS }) }
           : {}),

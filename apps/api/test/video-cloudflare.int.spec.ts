@@ -152,7 +152,7 @@ describe('cloudflare video provider: polling, signed webhooks, expiry (against a
   it("a webhook's ready video is routed by the channel's review policy in the API (a duration rule rejects it)", async () => {
     const seeded = await h.seedUpload({ byteSize: 1000, protocol: 'basic' });
     const uid = await providerRefOf(seeded.uploadId);
-    await policyAdmin(h.db).set(
+    const set = await policyAdmin(h.db).set(
       'news',
       {
         rules: [
@@ -168,7 +168,10 @@ describe('cloudflare video provider: polling, signed webhooks, expiry (against a
     );
     try {
       // The API's policy cache re-reads a changed policy after POLICY_CHECK_SECONDS (1 s here).
-      await new Promise((r) => setTimeout(r, 1_100));
+      const news = (await h.db.repos.channels.ensure('news')).channel.id;
+      await expect
+        .poll(async () => (await h.deps.policyCache.forChannel(news))?.version, { timeout: 30_000 })
+        .toBe(set.version);
       const response = await notify({
         uid,
         readyToStream: true,

@@ -263,8 +263,8 @@ export const settingsSchema = Type.Object(
     ),
     POLICY_CHECK_SECONDS: int(
       5,
-      "How often a worker (or the API, finishing a provider's video) checks whether a channel's review policy changed",
-      1,
+      "How often a worker (or the API, finishing a provider's video) checks whether a channel's review policy changed (0: before every frame, one indexed read each)",
+      0,
     ),
     RETENTION_REJECTED: retention('rejected'),
     RETENTION_FAILED: retention('failed'),
