@@ -22,7 +22,7 @@ import {
 } from './fleet-load';
 import { tusUploader, type Upload } from './fleet-tus';
 import { uploadsNotIntact } from './fleet-uploads';
-import { reportFigures, sleep, submitFrame } from './harness';
+import { quantile, reportFigures, sleep, submitFrame } from './harness';
 
 const root = resolve(import.meta.dirname, '../../../..');
 const FINAL_OR_REVIEWABLE = new Set(['needs_review', 'promoted', 'rejected']);
@@ -44,11 +44,7 @@ export interface FleetRunOptions {
   readonly warmupSeconds?: number;
   /** The tus uploaders' clip (default 1 s at 160x120); a longer one keeps an upload in progress. */
   readonly clip?: { readonly seconds: number; readonly size: string };
-  /**
-   * Runs once the load is over and every acknowledged frame still in the database is final or
-   * reviewable, before the count, with the fleet still up (a drill that lost acknowledged rows
-   * asks what the agents' retries get). What it pushes to `acked` is counted as acknowledged.
-   */
+  /** After the load, before the count, fleet still up; what it pushes to `acked` counts as acknowledged. */
   readonly afterLoad?: (fleet: Fleet, load: { acked: Acked[]; statuses: ReadonlyMap<string, string> }) => Promise<void>;
 }
 
@@ -95,11 +91,6 @@ const FAULTS: Record<string, Fault> = {
     await sleep(10_000);
     f.storageDoor.refuse(false);
   },
-};
-
-const quantile = (values: number[], q: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]! : null;
 };
 
 /**
@@ -268,8 +259,7 @@ async function driveLoad(fleet: Fleet, options: FleetRunOptions, clip: Buffer) {
       ).rows.map((r) => [r.id, r.status]),
     );
   let statuses = await statusOf();
-  // A row that is not there now never will be (it was committed before the 202): lost at once.
-  // Only an asynchronous replica promoted over the primary loses one (fleet-patroni-async).
+  // A missing row never comes (it was committed before the 202): lost at once (async failover).
   for (let deadline = Date.now() + 180_000; Date.now() < deadline;) {
     if (ids.every((id) => !statuses.has(id) || FINAL_OR_REVIEWABLE.has(statuses.get(id)!))) break;
     await sleep(500);
@@ -328,10 +318,8 @@ async function countRun(fleet: Fleet, load: Awaited<ReturnType<typeof driveLoad>
     `SELECT submission_id AS id, to_status::text AS to, count(*)::int AS n FROM submission_events
      WHERE type = 'transition' GROUP BY 1, 2 HAVING count(*) > 1`,
   );
-  const [{ n: createdWithoutAck }] = (await q<{ n: number }>(
-    'SELECT count(*)::int AS n FROM submissions WHERE NOT (id = ANY($1))',
-    [ids],
-  )) as [{ n: number }];
+  const withoutAck = 'SELECT count(*)::int AS n FROM submissions WHERE NOT (id = ANY($1))';
+  const [{ n: createdWithoutAck }] = (await q<{ n: number }>(withoutAck, [ids])) as [{ n: number }];
   const inFlightKeys = await q<{ key: string }>("SELECT key FROM idempotency_records WHERE state = 'in_flight'");
   const variantRows = await q<{ id: string; n: number }>(
     "SELECT submission_id AS id, count(*)::int AS n FROM media_objects WHERE kind = 'variant' GROUP BY 1",
