@@ -26,17 +26,39 @@ import { reportFigures, sleep } from './harness';
 
 const REVIEWABLE = /^(needs_review|promoted|rejected)$/;
 
-export function failovers(instance: PatroniInstance): Record<string, Fault> {
+/** The faults; each notes in `marks` the instant it struck (the switchover asked for, the SIGKILL sent). */
+export function failovers(instance: PatroniInstance, marks: Record<string, number[]> = {}): Record<string, Fault> {
+  const mark = (name: string) => (marks[name] ??= []).push(Date.now());
   return {
     'patroni-switchover': async () => {
       await waitForHealthy(instance); // synchronous mode: the candidate is the sync standby
+      mark('patroni-switchover');
       await patroniSwitchover(instance);
     },
     'patroni-primary-kill-9': async () => {
       await waitForHealthy(instance); // with no standby to promote, Patroni restarts the primary in place
+      mark('patroni-primary-kill-9');
       await waitForNewPrimary(await patroniKillPrimary(instance), instance);
     },
   };
+}
+
+/**
+ * The seconds without writes after each fault, as the database saw them: from the instant the
+ * fault struck to the first submission created after it (agents send every ~150 ms).
+ */
+async function writeGaps(fleet: Fleet, marks: Record<string, number[]>): Promise<Record<string, number[]>> {
+  const gaps: Record<string, number[]> = {};
+  for (const [name, instants] of Object.entries(marks))
+    for (const at of instants) {
+      const rows = await fleet.sql.query<{ first: Date | null }>(
+        'SELECT min(created_at) AS first FROM submissions WHERE created_at > $1',
+        [new Date(at)],
+      );
+      const first = rows.rows[0]?.first;
+      (gaps[name] ??= []).push(first ? Math.round((first.getTime() - at) / 100) / 10 : Number.NaN);
+    }
+  return gaps;
 }
 
 /** What the promoted standby missed, and what came back (the figures of docs/reliability.md). */
@@ -54,13 +76,15 @@ export interface Losses {
   readonly keys_with_two_ids: string[];
   /** Acknowledged frames the reconciler re-enqueued (their job was lost with the rows it wrote). */
   readonly reconciler_requeued: number;
+  /** Per fault, the seconds from the instant it struck to the first write taken after it. */
+  readonly seconds_without_writes: Record<string, number[]>;
 }
 
 /** A retried POST's outcome, asked until it is not a transient one (the fleet is steady by now). */
 async function resendUntilAnswered(resend: NonNullable<Acked['resend']>) {
-  for (let tries = 0; ; tries++) {
+  for (let tries = 1; ; tries++) {
     const answer = await resend();
-    if (tries >= 20 || !(answer.status === 0 || answer.status >= 500 || answer.status === 409)) return answer;
+    if (tries >= 5 || !(answer.status === 0 || answer.status >= 500 || answer.status === 409)) return answer;
     await sleep(500);
   }
 }
@@ -87,7 +111,9 @@ async function waitReviewable(fleet: Fleet, ids: string[]): Promise<Set<string>>
 async function countLosses(
   fleet: Fleet,
   load: { acked: Acked[]; statuses: ReadonlyMap<string, string> },
+  marks: Record<string, number[]>,
 ): Promise<Losses> {
+  console.log(`[drill] load over at ${new Date().toISOString()}: asking about ${load.acked.length} acknowledged items`);
   const frames = load.acked.filter((a) => a.resend);
   const lost = frames.filter((a) => !load.statuses.has(a.id));
   const lostGet: Record<string, number> = {};
@@ -130,6 +156,7 @@ async function countLosses(
     retries_same_key: retries,
     keys_with_two_ids: keysWithTwoIds,
     reconciler_requeued: requeued.size,
+    seconds_without_writes: await writeGaps(fleet, marks),
   };
 }
 
@@ -137,16 +164,18 @@ async function countLosses(
 export async function runPatroniDrill(instance: PatroniInstance, name: string) {
   let database: ClusterDatabase | undefined;
   let losses: Losses | undefined;
+  const marks: Record<string, number[]> = {};
   try {
     await startEngine(instance.name);
     database = await createClusterDatabase(instance);
+    console.log(`[drill] ${instance.name} serves at ${new Date().toISOString()}; the fleet starts`);
     const run = await runFleetFaults({
       name,
       seconds: 20,
       faultEverySeconds: 6,
-      faults: failovers(instance),
+      faults: failovers(instance, marks),
       fleet: { databaseUrl: database.url },
-      afterLoad: async (fleet, load) => void (losses = await countLosses(fleet, load)),
+      afterLoad: async (fleet, load) => void (losses = await countLosses(fleet, load, marks)),
     });
     reportFigures(`${name}-losses`, { ...losses! });
     return { run, losses: losses! };
