@@ -80,12 +80,15 @@ export interface Losses {
   readonly seconds_without_writes: Record<string, number[]>;
 }
 
-/** A retried POST's outcome, asked until it is not a transient one (the fleet is steady by now). */
+/**
+ * A retried POST's outcome, asked until it is not a transient one. A lost create's claim (its own,
+ * earlier transaction) may have survived `in_flight`: 409 until its lock (60 s) expires, then a new create.
+ */
 async function resendUntilAnswered(resend: NonNullable<Acked['resend']>) {
-  for (let tries = 1; ; tries++) {
+  for (const giveUp = Date.now() + 75_000; ;) {
     const answer = await resend();
-    if (tries >= 5 || !(answer.status === 0 || answer.status >= 500 || answer.status === 409)) return answer;
-    await sleep(500);
+    if (Date.now() > giveUp || !(answer.status === 0 || answer.status >= 500 || answer.status === 409)) return answer;
+    await sleep(1_000);
   }
 }
 
