@@ -1,6 +1,7 @@
-// `npm run engines -- start|stop|status|env <patroni|sentinel|rgw>`: the engines organisations run
-// past one machine, on this one, under a temp folder (libs/testing/src/engines). `env` prints the
-// settings a Framedesk process needs to use the engine, as shell assignments.
+// `npm run engines -- start|stop|status|env <patroni|patroni-drill|patroni-async|sentinel|rgw>`:
+// the engines organisations run past one machine, on this one, under a temp folder
+// (libs/testing/src/engines; the Patroni instances are one engine on three port ranges). `env`
+// prints the settings a Framedesk process needs to use the engine, as shell assignments.
 import { type EngineName, engines, startEngine, stopEngine } from '../libs/testing/src/engines/index.ts';
 import { engineDir } from '../libs/testing/src/engines/engine.ts';
 

@@ -41,6 +41,11 @@ export interface Acked {
   readonly id: string;
   readonly kind: 'image' | 'mcp' | 'video';
   readonly key: string;
+  /**
+   * The same request sent again, as the agent's retry with the same Idempotency-Key would be: its
+   * status and the id it names (a drill that lost the acknowledged row asks what the retry gets).
+   */
+  readonly resend?: () => Promise<{ status: number; id?: string }>;
 }
 
 export interface Decided {
@@ -138,7 +143,7 @@ export async function imageAgent(ctx: LoadContext, n: number): Promise<void> {
   for (let i = 0; Date.now() < ctx.stopAt; i++) {
     const key = randomUUID();
     const png = makePng(48, 36, { seed: n * 100_000 + i });
-    const answer = await untilAnswered(tally, 'POST /v1/frame-submissions', ctx.giveUpAt, () => {
+    const post = () => {
       const form = new FormData();
       const meta = { agent_slug: 'cam', channel_slug: FLEET_CHANNEL, date, title: `a${n}-${i}` };
       form.append('metadata', new Blob([JSON.stringify(meta)], { type: 'application/json' }));
@@ -148,8 +153,13 @@ export async function imageAgent(ctx: LoadContext, n: number): Promise<void> {
         headers: { authorization: `Bearer ${fleet.agentKey}`, 'idempotency-key': key },
         body: form,
       });
-    });
-    if (answer.status === 202) ctx.acked.push({ id: String(answer.body?.['id']), kind: 'image', key });
+    };
+    const answer = await untilAnswered(tally, 'POST /v1/frame-submissions', ctx.giveUpAt, post);
+    const resend = async () => {
+      const a = await post();
+      return { status: a.status, id: a.body?.['id'] === undefined ? undefined : String(a.body['id']) };
+    };
+    if (answer.status === 202) ctx.acked.push({ id: String(answer.body?.['id']), kind: 'image', key, resend });
     else tally.unexpected.push(describeAnswer('image', answer));
     await sleep(150);
   }
@@ -162,7 +172,7 @@ export async function mcpAgent(ctx: LoadContext): Promise<void> {
     const image = makePng(40, 30, { seed: 900_000 + i }).toString('base64');
     const args = { channel_slug: FLEET_CHANNEL, date, title: `mcp-${i}`, image_base64: image, idempotency_key: key };
     let result: Record<string, unknown> | undefined;
-    const answer = await untilAnswered(tally, 'POST /mcp submit_frame', ctx.giveUpAt, async () => {
+    const call = async () => {
       const a = await send(`${fleet.url}/mcp`, {
         method: 'POST',
         headers: {
@@ -186,9 +196,16 @@ export async function mcpAgent(ctx: LoadContext): Promise<void> {
         return { status: Number(content?.['status'] ?? 0), headers, body: content ?? null };
       }
       return a;
-    });
-    const id = (result?.['structuredContent'] as Record<string, unknown> | undefined)?.['id'];
-    if (answer.status === 200 && typeof id === 'string') ctx.acked.push({ id, kind: 'mcp', key });
+    };
+    const answer = await untilAnswered(tally, 'POST /mcp submit_frame', ctx.giveUpAt, call);
+    const idOf = () => (result?.['structuredContent'] as Record<string, unknown> | undefined)?.['id'];
+    const id = idOf();
+    const resend = async () => {
+      const a = await call();
+      const again = idOf();
+      return { status: a.status, id: typeof again === 'string' ? again : undefined };
+    };
+    if (answer.status === 200 && typeof id === 'string') ctx.acked.push({ id, kind: 'mcp', key, resend });
     else tally.unexpected.push(describeAnswer('mcp', answer));
     await sleep(400);
   }

@@ -179,6 +179,9 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
       ...options.env,
     };
 
+    // A cap, not a measure: four processes starting at once on a 2-core machine that other work
+    // loads (load average 20–40) got 2 s of CPU in their first 50 s, and never answered in 60 s.
+    const BOOT_WAIT_MS = 180_000;
     const apis: Partial<Record<ApiName, RunningProcess>> = {};
     const workers: (RunningProcess | undefined)[] = [];
     const output: string[] = [];
@@ -195,7 +198,7 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
       });
       keep(proc);
       apis[name] = proc;
-      await waitForHttp(`http://127.0.0.1:${ports[name]}/healthz`, 60_000, proc);
+      await waitForHttp(`http://127.0.0.1:${ports[name]}/healthz`, BOOT_WAIT_MS, proc);
     };
     const startWorker = async (i: number) => {
       const port = await freePort();
@@ -206,7 +209,7 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
       });
       keep(proc);
       workers[i] = proc;
-      await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60_000, proc);
+      await waitForHttp(`http://127.0.0.1:${port}/healthz`, BOOT_WAIT_MS, proc);
     };
     cleanups.push(async () => Promise.all([...Object.values(apis), ...workers].map((p) => p?.stop('SIGKILL'))));
     await Promise.all([startApi('A'), startApi('B'), startWorker(0), startWorker(1)]);

@@ -305,3 +305,9 @@ export function reportFigures(test: string, figures: Record<string, unknown>): v
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The `q` quantile of `values` (null when empty). */
+export const quantile = (values: number[], q: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]! : null;
+};

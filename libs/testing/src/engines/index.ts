@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { type Engine, engineDir, ensurePackages, stopProcesses, withLock } from './engine';
-import { patroni } from './patroni';
+import { patroni, patroniAsync, patroniDrill } from './patroni';
 import { rgw } from './rgw';
 import { sentinel } from './sentinel';
 
@@ -17,7 +17,13 @@ export {
 export * from './patroni';
 
 /** Every engine the project can start: `npm run engines -- start <name>`, `useEngine(name)` in tests. */
-export const engines = { patroni, sentinel, rgw } as const satisfies Record<string, Engine>;
+export const engines = {
+  patroni,
+  'patroni-drill': patroniDrill,
+  'patroni-async': patroniAsync,
+  sentinel,
+  rgw,
+} as const satisfies Record<string, Engine>;
 export type EngineName = keyof typeof engines;
 
 export interface RunningEngine {

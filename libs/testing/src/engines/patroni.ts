@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { chownSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import pg from 'pg';
 import {
   type Engine,
@@ -17,60 +17,91 @@ import {
 /**
  * PostgreSQL as organisations run it past one machine: three PostgreSQL 15 nodes managed by
  * Patroni (leader election in etcd), behind HAProxy, which health-checks Patroni's REST API and
- * sends the read-write port to the primary and the read-only port to the replicas. Ports are fixed
- * (docs/operations.md) and clash with nothing: the system PostgreSQL stays on 5432.
+ * sends the read-write port to the primary and the read-only port to the replicas.
  *
- * `synchronous_mode` is on unless the folder's name ends in `-async` (`patroniAsyncDir`): a
- * commit is acknowledged only once a standby has it, so a failover loses no acknowledged write.
+ * One implementation, several instances (`PATRONI_INSTANCES`), each its own engine with its own
+ * folder (`engineDir(name)`) and its own ports (the default ones plus the instance's offset;
+ * docs/operations.md): the default `patroni`, which the tests that never kill anything share; a
+ * `patroni-drill` the failover drill switches over and kills without pulling the primary from
+ * under them; `patroni-async`, the same drill on asynchronous replication. None clash with the
+ * system PostgreSQL (5432) or one another, so they can all run at once.
+ *
+ * `synchronous_mode` (`synchronousMode`): a commit is acknowledged only once a standby has it,
+ * so a failover loses no acknowledged write. Off, a failover can lose the last acknowledged ones.
  */
-export const PATRONI_PORTS = {
-  etcdClient: 23790,
-  etcdPeer: 23800,
-  node0: 25431,
-  node1: 25432,
-  node2: 25433,
-  rest0: 28008,
-  rest1: 28009,
-  rest2: 28010,
-  readWrite: 25000,
-  readOnly: 25001,
-} as const;
+export interface PatroniInstance {
+  /** The engine's name (`npm run engines -- start <name>`, `startEngine(name)`) and folder. */
+  readonly name: 'patroni' | 'patroni-drill' | 'patroni-async';
+  /** Added to every one of the default instance's ports. */
+  readonly portOffset: number;
+  readonly synchronousMode: boolean;
+}
+
+export const PATRONI_INSTANCES = {
+  default: { name: 'patroni', portOffset: 0, synchronousMode: true },
+  drill: { name: 'patroni-drill', portOffset: 100, synchronousMode: true },
+  async: { name: 'patroni-async', portOffset: 200, synchronousMode: false },
+} as const satisfies Record<string, PatroniInstance>;
+
+const DEFAULT: PatroniInstance = PATRONI_INSTANCES.default;
+
+/** The ports of an instance: the default instance's plus its offset. */
+export function patroniPorts(instance: PatroniInstance = DEFAULT) {
+  const o = instance.portOffset;
+  return {
+    etcdClient: 23790 + o,
+    etcdPeer: 23800 + o,
+    node0: 25431 + o,
+    node1: 25432 + o,
+    node2: 25433 + o,
+    rest0: 28008 + o,
+    rest1: 28009 + o,
+    rest2: 28010 + o,
+    readWrite: 25000 + o,
+    readOnly: 25001 + o,
+  } as const;
+}
+
+/** The default instance's ports. */
+export const PATRONI_PORTS = patroniPorts(DEFAULT);
 
 export const PATRONI_NODES = ['node0', 'node1', 'node2'] as const;
 export type PatroniNode = (typeof PATRONI_NODES)[number];
 
 const SCOPE = 'framedesk';
 const BIN_DIR = '/usr/lib/postgresql/15/bin';
-const pgPort = (node: PatroniNode) => PATRONI_PORTS[node];
-const restPort = (node: PatroniNode) => PATRONI_PORTS[`rest${node.slice(-1)}` as 'rest0'];
+const pgPort = (instance: PatroniInstance, node: PatroniNode) => patroniPorts(instance)[node];
+const restPort = (instance: PatroniInstance, node: PatroniNode) =>
+  patroniPorts(instance)[`rest${node.slice(-1)}` as 'rest0'];
+
+/** The instance's folder (its data, configs, logs and pid files). */
+export const patroniDir = (instance: PatroniInstance = DEFAULT): string => engineDir(instance.name);
 
 /** The database the engine's URLs name (created on the primary at start; it replicates). */
 export const PATRONI_DATABASE = 'framedesk';
 
-export const patroniUrls = (database = PATRONI_DATABASE) => ({
-  readWrite: `postgresql://postgres:postgres@127.0.0.1:${PATRONI_PORTS.readWrite}/${database}`,
-  readOnly: `postgresql://postgres:postgres@127.0.0.1:${PATRONI_PORTS.readOnly}/${database}`,
-  node: (node: PatroniNode) => `postgresql://postgres:postgres@127.0.0.1:${pgPort(node)}/${database}`,
-});
+export const patroniUrls = (database = PATRONI_DATABASE, instance: PatroniInstance = DEFAULT) => {
+  const ports = patroniPorts(instance);
+  const url = (port: number) => `postgresql://postgres:postgres@127.0.0.1:${port}/${database}`;
+  return {
+    readWrite: url(ports.readWrite),
+    readOnly: url(ports.readOnly),
+    node: (node: PatroniNode) => url(pgPort(instance, node)),
+  };
+};
 
-/**
- * Asynchronous replication, for the documented comparison, runs in a folder of its own whose name
- * ends in `-async` (`startEngine('patroni', { fresh: true, dir: engineDir('patroni-async') })`,
- * after stopping the default one: the ports are the same).
- */
-export const patroniAsyncDir = (): string => engineDir('patroni-async');
-
-const synchronousMode = (dir: string) => !basename(dir).endsWith('-async');
-
-function nodeConfig(dir: string, node: PatroniNode): string {
+function nodeConfig(instance: PatroniInstance, dir: string, node: PatroniNode): string {
+  const ports = patroniPorts(instance);
+  const rest = `127.0.0.1:${restPort(instance, node)}`;
+  const postgres = `127.0.0.1:${pgPort(instance, node)}`;
   const data = join(dir, node);
   // JSON is YAML: no YAML writer needed.
   return JSON.stringify({
     scope: SCOPE,
     namespace: '/framedesk/',
     name: node,
-    restapi: { listen: `127.0.0.1:${restPort(node)}`, connect_address: `127.0.0.1:${restPort(node)}` },
-    etcd3: { hosts: [`127.0.0.1:${PATRONI_PORTS.etcdClient}`] },
+    restapi: { listen: rest, connect_address: rest },
+    etcd3: { hosts: [`127.0.0.1:${ports.etcdClient}`] },
     bootstrap: {
       dcs: {
         // loop_wait + 2 × retry_timeout ≤ ttl (REFERENCE.md): a failover in 3–4 s.
@@ -80,7 +111,7 @@ function nodeConfig(dir: string, node: PatroniNode): string {
         // 0: a killed primary fails over instead of being restarted in place.
         primary_start_timeout: 0,
         maximum_lag_on_failover: 1_048_576,
-        synchronous_mode: synchronousMode(dir),
+        synchronous_mode: instance.synchronousMode,
         postgresql: {
           use_pg_rewind: true,
           parameters: {
@@ -96,8 +127,8 @@ function nodeConfig(dir: string, node: PatroniNode): string {
       initdb: [{ encoding: 'UTF8' }, { locale: 'C.UTF-8' }],
     },
     postgresql: {
-      listen: `127.0.0.1:${pgPort(node)}`,
-      connect_address: `127.0.0.1:${pgPort(node)}`,
+      listen: postgres,
+      connect_address: postgres,
       data_dir: join(data, 'data'),
       bin_dir: BIN_DIR,
       pgpass: join(data, 'pgpass'),
@@ -113,7 +144,8 @@ function nodeConfig(dir: string, node: PatroniNode): string {
   });
 }
 
-function haproxyConfig(): string {
+function haproxyConfig(instance: PatroniInstance): string {
+  const ports = patroniPorts(instance);
   const listen = (name: string, port: number, check: string) => [
     `listen ${name}`,
     `  bind 127.0.0.1:${port}`,
@@ -122,7 +154,8 @@ function haproxyConfig(): string {
     // A node that stops being what the port wants loses its sessions at once (clients reconnect).
     '  default-server inter 1s fall 2 rise 1 on-marked-down shutdown-sessions',
     ...PATRONI_NODES.map(
-      (node) => `  server ${node} 127.0.0.1:${pgPort(node)} maxconn 300 check port ${restPort(node)}`,
+      (node) =>
+        `  server ${node} 127.0.0.1:${pgPort(instance, node)} maxconn 300 check port ${restPort(instance, node)}`,
     ),
   ];
   return [
@@ -134,8 +167,8 @@ function haproxyConfig(): string {
     '  timeout client 30m',
     '  timeout server 30m',
     '  timeout check 1s',
-    ...listen('read_write', PATRONI_PORTS.readWrite, '/primary'),
-    ...listen('read_only', PATRONI_PORTS.readOnly, '/replica'),
+    ...listen('read_write', ports.readWrite, '/primary'),
+    ...listen('read_only', ports.readOnly, '/replica'),
     '',
   ].join('\n');
 }
@@ -147,119 +180,133 @@ export interface PatroniMember {
   readonly lag?: number | string;
 }
 
-async function rest(node: PatroniNode, path: string, init?: RequestInit): Promise<Response> {
-  return fetch(`http://127.0.0.1:${restPort(node)}${path}`, { ...init, signal: AbortSignal.timeout(2000) });
+async function rest(instance: PatroniInstance, node: PatroniNode, path: string): Promise<Response> {
+  return fetch(`http://127.0.0.1:${restPort(instance, node)}${path}`, { signal: AbortSignal.timeout(2000) });
 }
 
 /** The cluster as Patroni sees it (asked of any node that answers). */
-export async function patroniMembers(): Promise<PatroniMember[]> {
+export async function patroniMembers(instance: PatroniInstance = DEFAULT): Promise<PatroniMember[]> {
   for (const node of PATRONI_NODES) {
     try {
-      const response = await rest(node, '/cluster');
+      const response = await rest(instance, node, '/cluster');
       if (response.ok) return ((await response.json()) as { members: PatroniMember[] }).members;
     } catch {
       // ask the next one
     }
   }
-  throw new Error('[engines] no Patroni node answers');
+  throw new Error(`[engines] no Patroni node of ${instance.name} answers`);
 }
 
 /** The node Patroni runs as primary (leader) now, if any. */
-export async function patroniPrimary(): Promise<PatroniNode | undefined> {
-  const members = await patroniMembers();
+export async function patroniPrimary(instance: PatroniInstance = DEFAULT): Promise<PatroniNode | undefined> {
+  const members = await patroniMembers(instance);
   return members.find((m) => m.role === 'leader' && m.state === 'running')?.name;
 }
 
-/** Resolves once a primary runs with a streaming standby (a sync standby in synchronous mode). */
-export async function waitForHealthy(dir: string = engineDir('patroni'), timeoutMs = 60_000): Promise<void> {
-  await waitForEngine(() => clusterHealthy(dir), 'patroni cluster (a primary and a streaming standby)', {
+/**
+ * Resolves once a primary runs with a streaming standby (a sync standby when the instance is in
+ * synchronous mode: an asynchronous one never has one).
+ */
+export async function waitForHealthy(instance: PatroniInstance = DEFAULT, timeoutMs = 60_000): Promise<void> {
+  const what = `${instance.name} (a primary and a ${instance.synchronousMode ? 'sync' : 'streaming'} standby)`;
+  await waitForEngine(() => clusterHealthy(instance), what, {
     timeoutMs,
     intervalMs: 500,
-    logs: () => logTail(dir, PROCESSES),
+    logs: () => logTail(patroniDir(instance), PROCESSES),
   });
 }
 
-/** True when a primary runs and (synchronous mode) a sync standby is streaming from it. */
-async function clusterHealthy(dir: string): Promise<boolean> {
-  const members = await patroniMembers();
+async function clusterHealthy(instance: PatroniInstance): Promise<boolean> {
+  const members = await patroniMembers(instance);
   const leader = members.some((m) => m.role === 'leader' && m.state === 'running');
   const standbys = members.filter((m) => m.role !== 'leader' && ['running', 'streaming'].includes(m.state));
-  const sync = !synchronousMode(dir) || standbys.some((m) => m.role === 'sync_standby');
+  const sync = !instance.synchronousMode || standbys.some((m) => m.role === 'sync_standby');
   return leader && standbys.length >= 1 && sync;
 }
 
 /**
  * A planned switchover, as an operator runs it (`patronictl switchover`): to `candidate`, or to
- * the sync standby (synchronous mode requires it), or to any replica. Resolves once the new
- * primary serves writes through HAProxy.
+ * the sync standby (synchronous mode requires it), or to any streaming replica. Resolves once the
+ * new primary serves writes through HAProxy and the cluster is healthy again.
  */
-export async function patroniSwitchover(candidate?: PatroniNode): Promise<PatroniNode> {
-  const members = await patroniMembers();
+export async function patroniSwitchover(
+  instance: PatroniInstance = DEFAULT,
+  candidate?: PatroniNode,
+): Promise<PatroniNode> {
+  const members = await patroniMembers(instance);
   const leader = members.find((m) => m.role === 'leader')?.name;
-  if (!leader) throw new Error('[engines] switchover: no leader');
+  if (!leader) throw new Error(`[engines] ${instance.name} switchover: no leader`);
   const target =
     candidate ??
     members.find((m) => m.role === 'sync_standby')?.name ??
-    members.find((m) => m.role !== 'leader' && m.state !== 'stopped')?.name;
-  if (!target) throw new Error('[engines] switchover: no candidate');
-  const response = await fetch(`http://127.0.0.1:${restPort(leader)}/switchover`, {
+    members.find((m) => m.role !== 'leader' && ['running', 'streaming'].includes(m.state))?.name;
+  if (!target) throw new Error(`[engines] ${instance.name} switchover: no candidate`);
+  const response = await fetch(`http://127.0.0.1:${restPort(instance, leader)}/switchover`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ leader, candidate: target }),
     signal: AbortSignal.timeout(30_000),
   });
   if (!response.ok) throw new Error(`[engines] switchover: ${response.status} ${await response.text()}`);
-  await waitForPrimary(target);
-  await waitForHealthy();
+  await waitForPrimary(instance, target);
+  await waitForHealthy(instance);
   return target;
 }
 
 /** The postmaster pid of a node (its data folder's postmaster.pid: Patroni starts it in its own session). */
-export function postmasterPid(dir: string, node: PatroniNode): number | undefined {
-  const file = join(dir, node, 'data', 'postmaster.pid');
+export function postmasterPid(instance: PatroniInstance, node: PatroniNode): number | undefined {
+  const file = join(patroniDir(instance), node, 'data', 'postmaster.pid');
   if (!existsSync(file)) return undefined;
   const pid = Number(readFileSync(file, 'utf8').split('\n')[0]);
   return Number.isInteger(pid) && pid > 0 ? pid : undefined;
 }
 
 /**
- * `kill -9` of the primary's postmaster; resolves with the node killed. Patroni fails over to the
- * sync standby (wait for `waitForHealthy` first: with no sync standby, Patroni restarts it in place).
+ * `kill -9` of the primary's postmaster; resolves with the node killed. Patroni fails over to a
+ * standby (wait for `waitForHealthy` first: with no standby to promote, Patroni restarts it in place).
  */
-export async function patroniKillPrimary(dir: string = engineDir('patroni')): Promise<PatroniNode> {
-  const primary = await patroniPrimary();
-  if (!primary) throw new Error('[engines] kill: no primary');
-  const pid = postmasterPid(dir, primary);
+export async function patroniKillPrimary(instance: PatroniInstance = DEFAULT): Promise<PatroniNode> {
+  const primary = await patroniPrimary(instance);
+  if (!primary) throw new Error(`[engines] ${instance.name} kill: no primary`);
+  const pid = postmasterPid(instance, primary);
   if (!isAlive(pid)) throw new Error(`[engines] kill: ${primary} has no running postmaster`);
   process.kill(pid!, 'SIGKILL');
   return primary;
 }
 
 /** Resolves with the node Patroni promoted once `old` stopped being the primary. */
-export async function waitForNewPrimary(old: PatroniNode, timeoutMs = 60_000): Promise<PatroniNode> {
+export async function waitForNewPrimary(
+  old: PatroniNode,
+  instance: PatroniInstance = DEFAULT,
+  timeoutMs = 60_000,
+): Promise<PatroniNode> {
   let promoted: PatroniNode | undefined;
   await waitForEngine(
     async () => {
-      const primary = await patroniPrimary();
+      const primary = await patroniPrimary(instance);
       promoted = primary && primary !== old ? primary : undefined;
       return promoted !== undefined;
     },
-    `a new primary after ${old}`,
-    { timeoutMs },
+    `a new primary of ${instance.name} after ${old}`,
+    { timeoutMs, logs: () => logTail(patroniDir(instance), PROCESSES) },
   );
-  await waitForPrimary(promoted);
+  await waitForPrimary(instance, promoted);
   return promoted!;
 }
 
 /** Resolves once the read-write port reaches a primary (`expected` when given) that takes writes. */
-export async function waitForPrimary(expected?: PatroniNode, timeoutMs = 60_000): Promise<void> {
+export async function waitForPrimary(
+  instance: PatroniInstance = DEFAULT,
+  expected?: PatroniNode,
+  timeoutMs = 60_000,
+): Promise<void> {
   await waitForEngine(
     async () => {
-      if (expected && (await patroniPrimary()) !== expected) return false;
-      const rows = await patroniQuery(patroniUrls('postgres').readWrite, 'SELECT pg_is_in_recovery() AS r');
+      if (expected && (await patroniPrimary(instance)) !== expected) return false;
+      const rows = await patroniQuery(patroniUrls('postgres', instance).readWrite, 'SELECT pg_is_in_recovery() AS r');
       return rows[0]?.r === false;
     },
-    `a primary${expected ? ` (${expected})` : ''} on ${PATRONI_PORTS.readWrite}`,
+    `a primary${expected ? ` (${expected})` : ''} on ${patroniPorts(instance).readWrite}`,
     { timeoutMs },
   );
 }
@@ -281,73 +328,86 @@ export async function patroniQuery<Row = Record<string, unknown>>(
 
 const PROCESSES = ['etcd', ...PATRONI_NODES, 'haproxy'];
 
-export const patroni: Engine = {
-  name: 'patroni',
-  packages: ['patroni', 'etcd-server', 'haproxy', 'postgresql-15'],
-  requires: ['/usr/bin/patroni', '/usr/bin/etcd', '/usr/sbin/haproxy', `${BIN_DIR}/postgres`],
-  ports: PATRONI_PORTS,
+/** Starts etcd, the three Patroni nodes and HAProxy of `instance` under `dir`. */
+async function spawnCluster(instance: PatroniInstance, dir: string, user: string | undefined): Promise<void> {
+  const ports = patroniPorts(instance);
+  const own = (path: string) => {
+    mkdirSync(path, { recursive: true, mode: 0o700 });
+    if (user) chownSync(path, ...postgresIds());
+  };
+  own(dir);
+  const peer = `http://127.0.0.1:${ports.etcdPeer}`;
+  const client = `http://127.0.0.1:${ports.etcdClient}`;
+  spawnProcess(
+    dir,
+    'etcd',
+    '/usr/bin/etcd',
+    [
+      ...['--name', 'framedesk', '--data-dir', join(dir, 'etcd')],
+      ...['--listen-client-urls', client, '--advertise-client-urls', client],
+      ...['--listen-peer-urls', peer, '--initial-advertise-peer-urls', peer],
+      ...['--initial-cluster', `framedesk=${peer}`, '--initial-cluster-state', 'new'],
+    ],
+    { user },
+  );
+  await waitForEngine(() => portOpen(ports.etcdClient), `etcd of ${instance.name}`, {
+    logs: () => logTail(dir, PROCESSES),
+  });
+  for (const node of PATRONI_NODES) {
+    own(join(dir, node));
+    const config = join(dir, `${node}.yml`);
+    writeFileSync(config, nodeConfig(instance, dir, node));
+    if (user) chownSync(config, ...postgresIds());
+    spawnProcess(dir, node, '/usr/bin/patroni', [config], { user, env: { HOME: join(dir, node) } });
+  }
+  writeFileSync(join(dir, 'haproxy.cfg'), haproxyConfig(instance));
+  spawnProcess(dir, 'haproxy', '/usr/sbin/haproxy', ['-db', '-f', join(dir, 'haproxy.cfg')]);
+}
 
-  async start(dir) {
-    const logs = () => logTail(dir, PROCESSES);
-    // PostgreSQL refuses to run as root: the nodes (and etcd, in the same folder) run as postgres.
-    const user = isRoot() ? 'postgres' : undefined;
-    const own = (path: string) => {
-      mkdirSync(path, { recursive: true, mode: 0o700 });
-      if (user) chownSync(path, ...postgresIds());
-    };
-    own(dir);
-    const peer = `http://127.0.0.1:${PATRONI_PORTS.etcdPeer}`;
-    const client = `http://127.0.0.1:${PATRONI_PORTS.etcdClient}`;
-    spawnProcess(
-      dir,
-      'etcd',
-      '/usr/bin/etcd',
-      [
-        ...['--name', 'framedesk', '--data-dir', join(dir, 'etcd')],
-        ...['--listen-client-urls', client, '--advertise-client-urls', client],
-        ...['--listen-peer-urls', peer, '--initial-advertise-peer-urls', peer],
-        ...['--initial-cluster', `framedesk=${peer}`, '--initial-cluster-state', 'new'],
-      ],
-      { user },
-    );
-    await waitForEngine(() => portOpen(PATRONI_PORTS.etcdClient), 'etcd', { logs });
-    for (const node of PATRONI_NODES) {
-      own(join(dir, node));
-      const config = join(dir, `${node}.yml`);
-      writeFileSync(config, nodeConfig(dir, node));
-      if (user) chownSync(config, ...postgresIds());
-      spawnProcess(dir, node, '/usr/bin/patroni', [config], { user, env: { HOME: join(dir, node) } });
-    }
-    writeFileSync(join(dir, 'haproxy.cfg'), haproxyConfig());
-    spawnProcess(dir, 'haproxy', '/usr/sbin/haproxy', ['-db', '-f', join(dir, 'haproxy.cfg')]);
-    await waitForHealthy(dir, 120_000);
-    await waitForPrimary();
-    const admin = patroniUrls('postgres').readWrite;
-    const exists = await patroniQuery(admin, 'SELECT 1 FROM pg_database WHERE datname = $1', [PATRONI_DATABASE]);
-    if (exists.length === 0) await patroniQuery(admin, `CREATE DATABASE ${PATRONI_DATABASE}`);
-    await waitForEngine(
-      async () => (await patroniQuery(patroniUrls().readOnly, 'SELECT pg_is_in_recovery() AS r'))[0]?.r === true,
-      `a replica on ${PATRONI_PORTS.readOnly}`,
-      { logs },
-    );
-  },
+/** The engine of one instance: `engines['patroni' | 'patroni-drill' | 'patroni-async']`. */
+export function patroniEngine(instance: PatroniInstance): Engine {
+  const urls = (database?: string) => patroniUrls(database, instance);
+  return {
+    name: instance.name,
+    packages: ['patroni', 'etcd-server', 'haproxy', 'postgresql-15'],
+    requires: ['/usr/bin/patroni', '/usr/bin/etcd', '/usr/sbin/haproxy', `${BIN_DIR}/postgres`],
+    ports: patroniPorts(instance),
 
-  async ready(dir) {
-    if (!PROCESSES.every((name) => isAlive(processPid(dir, name)))) return false;
-    try {
-      if (!(await clusterHealthy(dir))) return false;
-      const rows = await patroniQuery(patroniUrls().readWrite, 'SELECT pg_is_in_recovery() AS r');
-      return rows[0]?.r === false;
-    } catch {
-      return false;
-    }
-  },
+    async start(dir) {
+      // PostgreSQL refuses to run as root: the nodes (and etcd, in the same folder) run as postgres.
+      await spawnCluster(instance, dir, isRoot() ? 'postgres' : undefined);
+      await waitForHealthy(instance, 120_000);
+      await waitForPrimary(instance);
+      const admin = urls('postgres').readWrite;
+      const exists = await patroniQuery(admin, 'SELECT 1 FROM pg_database WHERE datname = $1', [PATRONI_DATABASE]);
+      if (exists.length === 0) await patroniQuery(admin, `CREATE DATABASE ${PATRONI_DATABASE}`);
+      await waitForEngine(
+        async () => (await patroniQuery(urls().readOnly, 'SELECT pg_is_in_recovery() AS r'))[0]?.r === true,
+        `a replica on ${patroniPorts(instance).readOnly}`,
+        { logs: () => logTail(dir, PROCESSES) },
+      );
+    },
 
-  env() {
-    const urls = patroniUrls();
-    return { DATABASE_URL: urls.readWrite, DATABASE_READ_URL: urls.readOnly };
-  },
-};
+    async ready(dir) {
+      if (!PROCESSES.every((name) => isAlive(processPid(dir, name)))) return false;
+      try {
+        if (!(await clusterHealthy(instance))) return false;
+        const rows = await patroniQuery(urls().readWrite, 'SELECT pg_is_in_recovery() AS r');
+        return rows[0]?.r === false;
+      } catch {
+        return false;
+      }
+    },
+
+    env() {
+      return { DATABASE_URL: urls().readWrite, DATABASE_READ_URL: urls().readOnly };
+    },
+  };
+}
+
+export const patroni = patroniEngine(PATRONI_INSTANCES.default);
+export const patroniDrill = patroniEngine(PATRONI_INSTANCES.drill);
+export const patroniAsync = patroniEngine(PATRONI_INSTANCES.async);
 
 function postgresIds(): [number, number] {
   const line = readFileSync('/etc/passwd', 'utf8')
@@ -372,11 +432,11 @@ export interface ClusterDatabase {
  * read-write port, every migration applied there as `prisma migrate deploy` would; it replicates.
  * (`createTestDatabase` clones a template on the system PostgreSQL; this is its cluster twin.)
  */
-export async function createClusterDatabase(): Promise<ClusterDatabase> {
+export async function createClusterDatabase(instance: PatroniInstance = DEFAULT): Promise<ClusterDatabase> {
   const name = `fd_ha_${randomBytes(6).toString('hex')}`;
-  const admin = patroniUrls('postgres').readWrite;
+  const admin = patroniUrls('postgres', instance).readWrite;
   await patroniQuery(admin, `CREATE DATABASE ${name}`);
-  const urls = patroniUrls(name);
+  const urls = patroniUrls(name, instance);
   const client = new pg.Client({ connectionString: urls.readWrite });
   await client.connect();
   try {
