@@ -152,11 +152,15 @@ async function prepare(stack: Stack, database: string): Promise<{ channels: stri
         form.append('metadata', new Blob([JSON.stringify(metadata)], { type: 'application/json' }));
         const png = makePng(320, 180, { seed: 1000 + i + j });
         form.append('image', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'f.png');
-        const response = await fetch(`${stack.apiUrl}/v1/frame-submissions`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${key}`, 'idempotency-key': randomUUID() },
-          body: form,
-        });
+        // A connection cut on a loaded machine is sent again with the same key: a replay is harmless.
+        const idempotencyKey = randomUUID();
+        const response = await retried(() =>
+          fetch(`${stack.apiUrl}/v1/frame-submissions`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${key}`, 'idempotency-key': idempotencyKey },
+            body: form,
+          }),
+        );
         if (response.status !== 202) throw new Error(`submit: ${response.status} ${await response.text()}`);
         return ((await response.json()) as { id: string }).id;
       }),
