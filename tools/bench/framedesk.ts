@@ -7,6 +7,7 @@ import pg from 'pg';
 import { type Stack, startStack } from '@framedesk/testing';
 import { type HttpResult, multipartBody, post } from './http-load';
 import { workspaceRoot } from './processes';
+import { type S3Meter } from './s3-meter';
 import { sleep } from './stats';
 
 /** The project configuration every stack starts from (variants, limits). */
@@ -33,17 +34,24 @@ export interface BenchStack {
   readonly agent: string;
   readonly db: pg.Pool;
   readonly config: Record<string, unknown>;
+  /** Set when the stack stores on S3 (`--storage=s3`): what it asked of the server. */
+  readonly s3?: S3Meter;
   stop(): Promise<void>;
 }
 
-export async function startBenchStack(options: { workers: number; multipartMaxBytes?: number }): Promise<BenchStack> {
+export async function startBenchStack(options: {
+  workers: number;
+  multipartMaxBytes?: number;
+  s3?: S3Meter;
+}): Promise<BenchStack> {
   let config: Record<string, unknown> = {};
   const stack = await startStack({
     workers: options.workers,
     // startStack runs the apps as production does: bundled JavaScript, no TypeScript transpiler.
-    env: BENCH_ENV,
+    env: { ...BENCH_ENV, ...options.s3?.env },
     config: (c) => {
       if (options.multipartMaxBytes) c['media'].multipart_max_bytes = options.multipartMaxBytes;
+      if (options.s3) c['storage'].vendor_originals_bucket = options.s3.bucket;
       config = structuredClone(c);
     },
   });
@@ -57,6 +65,7 @@ export async function startBenchStack(options: { workers: number; multipartMaxBy
       agent: 'bench-agent',
       db,
       config,
+      ...(options.s3 ? { s3: options.s3 } : {}),
       async stop() {
         await db.end();
         await stack.stop();

@@ -12,6 +12,7 @@ import { type ScenarioResult, atLeast, atMost, row } from './report';
 import { sleep } from './stats';
 import { startBaselineServer } from './processes';
 import { profileApi } from './profile';
+import { type S3PerUnit, s3PerUnit } from './s3-meter';
 
 type System = 'framedesk' | 'bare' | 'naive';
 
@@ -27,6 +28,8 @@ interface Run extends LoadResult {
   readonly databaseCpuMsPerAccepted: number;
   readonly databaseXactsPerAccepted: number;
   readonly databaseWritesPerAccepted: number;
+  /** Framedesk on --storage=s3: what the API asked of the S3 server, per accepted request. */
+  readonly s3?: S3PerUnit;
 }
 
 const DB_COUNTERS =
@@ -114,6 +117,7 @@ export async function ingestScenario(s: BenchStack, options: BenchOptions['inges
               accepted: accepted[system],
             }),
           );
+        const s3Before = system === 'framedesk' ? await s.s3?.snapshot() : undefined;
         const {
           result: cpu,
           cpuMs: databaseMs,
@@ -122,6 +126,7 @@ export async function ingestScenario(s: BenchStack, options: BenchOptions['inges
         } = system === 'framedesk'
           ? await databaseCpu(s, measured)
           : { result: await measured(), cpuMs: 0, xacts: 0, writes: 0 };
+        const s3After = s3Before ? await s.s3?.snapshot() : undefined;
         const [server = Number.NaN, harness = Number.NaN] = cpu.processMs;
         return {
           ...cpu.result,
@@ -132,6 +137,7 @@ export async function ingestScenario(s: BenchStack, options: BenchOptions['inges
           databaseCpuMsPerAccepted: databaseMs / cpu.result.accepted,
           databaseXactsPerAccepted: xacts / cpu.result.requests,
           databaseWritesPerAccepted: writes / cpu.result.accepted,
+          ...(s3Before && s3After ? { s3: s3PerUnit(s3Before, s3After, cpu.result.accepted) } : {}),
         };
       } finally {
         agent.destroy();
@@ -257,6 +263,28 @@ export async function ingestScenario(s: BenchStack, options: BenchOptions['inges
       ),
       row('Ingest', 'Framedesk / (a) bare node:http', '×', ratio('bare'), atLeast(0.6)),
       row('Ingest', 'Framedesk / (b) Express+multer+sharp', '×', ratio('naive'), atLeast(8)),
+      ...(s.s3
+        ? [
+            row(
+              'Ingest',
+              'Framedesk S3 requests per accepted request',
+              '',
+              per('framedesk', (r) => r.s3?.requests ?? NaN),
+            ),
+            row(
+              'Ingest',
+              'Framedesk S3 bytes written per accepted request',
+              'B',
+              per('framedesk', (r) => r.s3?.putBytes ?? NaN),
+            ),
+            row(
+              'Ingest',
+              'Framedesk S3 failed requests per accepted request',
+              '',
+              per('framedesk', (r) => r.s3?.failed ?? NaN),
+            ),
+          ]
+        : []),
     ];
     // Profile, don't guess: where the API's main thread spends the time under this same load.
     let profile: string[] = [];
@@ -285,6 +313,11 @@ export async function ingestScenario(s: BenchStack, options: BenchOptions['inges
       rows,
       details: { meanImageBytes: meanBytes, variants, runs },
       notes: [
+        ...(s.s3
+          ? [
+              `Storage: Framedesk on S3 (Ceph RGW 16 on this machine, a radosgw of the bench's own, STORAGE_DRIVER=s3), counted by radosgw (perf counters, access log by kind): ${runs.framedesk.map((r) => JSON.stringify(r.s3?.byKind)).join(' / ')} per accepted request. The baselines (a) and (b) still write to the local file system: the ratios compare Framedesk on S3 with file-system floors.`,
+            ]
+          : []),
         `${options.concurrency} concurrent keep-alive clients for ${options.durationMs / 1000} s per system and repetition; 1280×720 RGB PNGs of ${(meanBytes / 1e6).toFixed(2)} MB (noise in the low bit of each channel, so they do not compress away), every request with unique bytes and a unique Idempotency-Key.`,
         'Framedesk: the real API process, no worker running (ingest alone). (a) busboy + temp file + fsync + rename, the same durability as the fs storage driver. (b) multer memory storage, then libs/media processImage for every configured variant inside the request, sharp at its defaults.',
         "The load generator runs in the harness process on the same 2 cores, for all three systems alike. CPU per request is the server process's own user + system time (/proc/<pid>/stat) over accepted requests: unlike requests/s it does not depend on what else the shared machine is doing.",

@@ -16,6 +16,8 @@ export type ScenarioName = (typeof SCENARIOS)[number];
 
 export interface BenchOptions {
   readonly quick: boolean;
+  /** Where the API and worker stack stores (`--storage=s3`: Ceph RGW, the `rgw` engine; s3-meter.ts). */
+  readonly storage: 'fs' | 's3';
   readonly only: ReadonlySet<ScenarioName>;
   readonly ingest: {
     readonly reps: number;
@@ -94,7 +96,10 @@ const MB = 1024 * 1024;
 export function parseOptions(argv: readonly string[]): BenchOptions {
   const quick = argv.includes('--quick');
   const value = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
-  const onlyArg = value('only');
+  const storage = value('storage') ?? 'fs';
+  if (storage !== 'fs' && storage !== 's3') throw new Error(`--storage: fs or s3, not ${storage}`);
+  // On S3 the run is about the storage's cost: the two scenarios that store, unless told otherwise.
+  const onlyArg = value('only') ?? (storage === 's3' ? 'pipeline,ingest' : undefined);
   const only = new Set<ScenarioName>(
     onlyArg
       ? onlyArg.split(',').map((s) => {
@@ -110,6 +115,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     repsArg ? Number(repsArg) : quick ? quickDefault : fullDefault;
   return {
     quick,
+    storage,
     only,
     ingest: {
       reps: reps(1, 3),

@@ -19,6 +19,7 @@ import { type BenchOptions } from './options';
 import { profileWorker } from './profile';
 import { type ScenarioResult, atLeast, atMost, row } from './report';
 import { runScript } from './processes';
+import { type S3PerUnit, s3PerUnit } from './s3-meter';
 import { median, percentile, sleep } from './stats';
 
 /** What the worker makes when it processes a frame: `public` waits for a promotion (issue 39). */
@@ -41,10 +42,23 @@ async function sharpLoop(
   const { bucket, keys } = await originalKeys(s.db, ids);
   if (keys.length !== ids.length) throw new Error(`found ${keys.length} originals for ${ids.length} submissions`);
   const job = join(tmpdir(), `framedesk-bench-loop-${randomUUID()}.json`);
+  const env = s.stack.env;
   await writeFile(
     job,
     JSON.stringify({
-      storageRoot: s.stack.env['STORAGE_FS_ROOT'],
+      storageRoot: env['STORAGE_FS_ROOT'],
+      // On S3 the loop reads and writes the same server as the worker.
+      ...(s.s3
+        ? {
+            s3: {
+              endpoint: env['S3_ENDPOINT'],
+              region: env['S3_REGION'],
+              accessKeyId: env['S3_ACCESS_KEY_ID'],
+              secretAccessKey: env['S3_SECRET_ACCESS_KEY'],
+              forcePathStyle: env['S3_FORCE_PATH_STYLE'] === 'true',
+            },
+          }
+        : {}),
       bucket,
       keys,
       variants: PROCESSED_VARIANTS,
@@ -104,20 +118,35 @@ export async function pipelineScenario(s: BenchStack, options: BenchOptions['pip
       jobSpanMs: number;
       loopImageMs: number;
       statuses: Record<string, number>;
+      /** --storage=s3: what the API asked of S3 per accepted frame, the worker per image, the loop per image. */
+      s3?: { api: S3PerUnit; worker: S3PerUnit; loop: S3PerUnit };
     };
     steady: { p50Ms: number; p99Ms: number; singleMs: number; count: number; statuses: Record<string, number> };
   }[] = [];
   for (let rep = 0; rep < options.reps; rep++) {
+    const s3Start = await s.s3?.snapshot();
     const ids = await submitAll(s, images, options.batch, `p${rep}`);
+    const s3Accepted = await s.s3?.snapshot();
     const worker = await s.stack.startWorker();
     const cpuBefore = await processCpuMs(worker.child.pid!);
+    const s3WorkerStart = await s.s3?.snapshot();
     const statuses = await waitUntilSettled(s.db, ids, 30 * 60_000);
     const workerCpuMs = ((await processCpuMs(worker.child.pid!)) ?? Number.NaN) - (cpuBefore ?? Number.NaN);
+    const s3Drained = await s.s3?.snapshot();
     const times = [...(await transitionTimes(s.db, ids)).values()];
     const start = Math.min(...times.map((t) => t.processing ?? Number.POSITIVE_INFINITY));
     const end = Math.max(...times.map((t) => t.review ?? Number.NEGATIVE_INFINITY));
     const done = times.filter((t) => t.review !== undefined).length;
     const loop = await sharpLoop(s, ids, concurrency, `r${rep}`);
+    const s3LoopEnd = await s.s3?.snapshot();
+    const s3 =
+      s3Start && s3Accepted && s3WorkerStart && s3Drained && s3LoopEnd
+        ? {
+            api: s3PerUnit(s3Start, s3Accepted, ids.length),
+            worker: s3PerUnit(s3WorkerStart, s3Drained, ids.length),
+            loop: s3PerUnit(s3Drained, s3LoopEnd, ids.length),
+          }
+        : undefined;
 
     // Steady trickle with the worker already warm.
     const agent = keepAliveAgent(4);
@@ -158,6 +187,7 @@ export async function pipelineScenario(s: BenchStack, options: BenchOptions['pip
         loopImageMs: median(loop.perImageMs),
         loopCpuMsPerImage: loop.cpuMs / ids.length,
         statuses,
+        ...(s3 ? { s3 } : {}),
       },
       steady: {
         p50Ms: percentile(latencies, 50),
@@ -254,11 +284,17 @@ export async function pipelineScenario(s: BenchStack, options: BenchOptions['pip
         b((r) => r.steady.p50Ms / (1.5 * r.steady.singleMs + 50)),
         atMost(1),
       ),
+      ...s3Rows(reps.flatMap((r) => (r.batch.s3 ? [r.batch.s3] : []))),
     ],
-    details: { concurrency, variants: PROCESSED_VARIANTS, reps },
+    details: { concurrency, variants: PROCESSED_VARIANTS, storage: s.s3 ? 's3' : 'fs', reps },
     notes: [
+      ...(s.s3
+        ? [
+            `Storage: S3 (Ceph RGW 16, one OSD on this machine, a radosgw of the bench's own), STORAGE_DRIVER=s3; requests and bytes counted by radosgw (perf counters req, get_b, put_b; the access log by kind), per accepted frame (API, while the batch is submitted), per image (worker, while it drains the batch) and per image of the plain loop (which reads and writes the same bucket). Per repetition, worker requests by kind: ${reps.map((r) => JSON.stringify(r.batch.s3?.worker.byKind)).join(' / ')}; API: ${reps.map((r) => JSON.stringify(r.batch.s3?.api.byKind)).join(' / ')}.`,
+          ]
+        : []),
       `${options.batch} unique 1280×720 PNGs per repetition${options.batch < 300 ? ' (--quick: the full run uses 300)' : ''}, variants made by processing ${PROCESSED_VARIANTS.join(', ')} (public waits for a promotion, issue 39) at the default IMAGE_ENCODE_EFFORT; the worker starts after the whole batch is accepted, so ingest and processing do not share the CPU.`,
-      'Framedesk throughput: images / (last needs_review event − first media_processing event). Plain loop: the same originals read from the same fs storage, libs/media processImage, variants written back to that storage, same concurrency, own process, timed inside it.',
+      `Framedesk throughput: images / (last needs_review event − first media_processing event). Plain loop: the same originals read from the same ${s.s3 ? 'S3 bucket' : 'fs storage'}, libs/media processImage, variants written back to that storage, same concurrency, own process, timed inside it.`,
       `Steady latency: ${options.steadyPerSecond} submissions/s for ${options.steadyDurationMs / 1000} s, from the client receiving 202 to the needs_review event's timestamp (same clock). Single-image time: the plain loop at concurrency 1 over ${options.singleSamples} of those originals after one untimed warm-up image (median).`,
       `Where the time goes, per repetition: median media_processing → needs_review per image ${reps.map((r) => r.batch.jobSpanMs.toFixed(0)).join('/')} ms vs the loop's per-image ${reps.map((r) => r.batch.loopImageMs.toFixed(0)).join('/')} ms; worker CPU per image ${reps.map((r) => r.batch.workerCpuMsPerImage.toFixed(0)).join('/')} ms vs loop ${reps.map((r) => r.batch.loopCpuMsPerImage.toFixed(0)).join('/')} ms (the worker's includes its queue, database and status-machine work and its boot-time JIT).`,
       `Per repetition: throughput ratio ${reps.map((r) => (r.batch.framedeskPerSecond / r.batch.loopPerSecond).toFixed(2)).join('/')}; steady p50 ${reps.map((r) => r.steady.p50Ms.toFixed(0)).join('/')} ms against 1.5 × single + 50 ms = ${reps.map((r) => (1.5 * r.steady.singleMs + 50).toFixed(0)).join('/')} ms.`,
@@ -272,4 +308,54 @@ export async function pipelineScenario(s: BenchStack, options: BenchOptions['pip
     ],
     ...(profile.length ? { evidence: [`Pipeline: CPU profile of the worker\n${profile.join('\n')}`] } : {}),
   };
+}
+
+/** --storage=s3: what the API, the worker and the plain loop asked of the S3 server. */
+function s3Rows(reps: readonly { api: S3PerUnit; worker: S3PerUnit; loop: S3PerUnit }[]) {
+  if (reps.length === 0) return [];
+  const pick = (f: (r: (typeof reps)[number]) => number) => reps.map(f);
+  return [
+    row(
+      'Pipeline',
+      'S3 requests per accepted frame (API)',
+      '',
+      pick((r) => r.api.requests),
+    ),
+    row(
+      'Pipeline',
+      'S3 bytes written per accepted frame (API)',
+      'B',
+      pick((r) => r.api.putBytes),
+    ),
+    row(
+      'Pipeline',
+      'S3 requests per image (worker)',
+      '',
+      pick((r) => r.worker.requests),
+    ),
+    row(
+      'Pipeline',
+      'S3 bytes read per image (worker)',
+      'B',
+      pick((r) => r.worker.getBytes),
+    ),
+    row(
+      'Pipeline',
+      'S3 bytes written per image (worker)',
+      'B',
+      pick((r) => r.worker.putBytes),
+    ),
+    row(
+      'Pipeline',
+      'S3 requests per image (plain loop)',
+      '',
+      pick((r) => r.loop.requests),
+    ),
+    row(
+      'Pipeline',
+      'S3 failed requests per image (API + worker)',
+      '',
+      pick((r) => r.api.failed + r.worker.failed),
+    ),
+  ];
 }

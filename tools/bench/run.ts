@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [--only=pipeline,policy,memory,ingest,review,similar,variants,team,feedback,video] [--reps=N] [--profile]`
+// `npm run bench [-- --quick] [--only=pipeline,policy,memory,ingest,review,similar,variants,team,feedback,video] [--reps=N] [--profile] [--storage=s3]`
 // Starts what it needs (databases, Redis prefixes, the real API and worker processes, the
 // baselines), runs the scenarios, prints the table and writes bench/results/. Timings never
 // fail the run; a scenario that cannot run does (exit 1), after the others have run.
@@ -12,6 +12,7 @@ import { pipelineScenario } from './pipeline.scenario';
 import { policyScenario } from './policy.scenario';
 import { machine, markdownTable, type ScenarioResult, writeResults } from './report';
 import { reviewScenario } from './review.scenario';
+import { type S3Meter, startS3Meter } from './s3-meter';
 import { variantsScenario } from './variants.scenario';
 import { teamScenario } from './team.scenario';
 import { feedbackScenario } from './feedback.scenario';
@@ -78,12 +79,22 @@ if (['pipeline', 'policy', 'memory', 'ingest'].some((n) => options.only.has(n as
   // One stack for the three (starting one costs seconds). The pipeline goes first, while the queue
   // is empty; it stops its workers, so memory and ingest then measure the API alone. The raised
   // limit the memory scenario needs does not touch 1 MB frames.
-  await withStack('api+worker', { workers: 0, multipartMaxBytes: options.memory.limitBytes }, async (s) => {
-    if (options.only.has('pipeline')) await scenario('Pipeline', () => pipelineScenario(s, options.pipeline));
-    if (options.only.has('policy')) await scenario('Review policy cost', () => policyScenario(s, options.policy));
-    if (options.only.has('memory')) await scenario('Memory', () => memoryScenario(s, options.memory));
-    if (options.only.has('ingest')) await scenario('Ingest', () => ingestScenario(s, options.ingest));
-  });
+  let s3: S3Meter | undefined;
+  if (options.storage === 's3') {
+    log('starting the S3 server (rgw engine) and the bench gateway');
+    s3 = await startS3Meter().catch((error: unknown) => {
+      failures.push(`the S3 server did not start: ${String(error).split('\n').slice(0, 6).join(' ')}`);
+      return undefined;
+    });
+  }
+  const stackOptions = { workers: 0, multipartMaxBytes: options.memory.limitBytes, ...(s3 ? { s3 } : {}) };
+  if (options.storage === 'fs' || s3)
+    await withStack(s3 ? 'api+worker on s3' : 'api+worker', stackOptions, async (s) => {
+      if (options.only.has('pipeline')) await scenario('Pipeline', () => pipelineScenario(s, options.pipeline));
+      if (options.only.has('policy')) await scenario('Review policy cost', () => policyScenario(s, options.policy));
+      if (options.only.has('memory')) await scenario('Memory', () => memoryScenario(s, options.memory));
+      if (options.only.has('ingest')) await scenario('Ingest', () => ingestScenario(s, options.ingest));
+    }).finally(() => s3?.stop());
 }
 if (options.only.has('review')) await scenario('Review queries', () => reviewScenario(options.review));
 if (options.only.has('similar'))

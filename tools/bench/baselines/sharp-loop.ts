@@ -5,10 +5,12 @@
 import { readFile } from 'node:fs/promises';
 import { parseVariantName, type VariantSpec } from '@framedesk/config';
 import { configureImageProcessing, processImage } from '@framedesk/media';
-import { createFsStorage, readObject } from '@framedesk/storage';
+import { createFsStorage, createS3Storage, readObject, type S3StorageOptions } from '@framedesk/storage';
 
 export interface SharpLoopJob {
   readonly storageRoot: string;
+  /** Read and write this S3 server instead of `storageRoot` (the bench's --storage=s3). */
+  readonly s3?: S3StorageOptions;
   readonly bucket: string;
   readonly keys: readonly string[];
   readonly variants: readonly string[];
@@ -22,7 +24,7 @@ export interface SharpLoopJob {
 const job = JSON.parse(await readFile(process.argv[2]!, 'utf8')) as SharpLoopJob;
 const variants = job.variants.map((name) => parseVariantName(name)) as VariantSpec[];
 configureImageProcessing(); // as the worker does at boot
-const storage = createFsStorage(job.storageRoot);
+const storage = job.s3 ? createS3Storage(job.s3) : createFsStorage(job.storageRoot);
 
 if (job.warmup && job.keys[0]) await processImage(await readObject(storage, job.bucket, job.keys[0]), variants);
 
