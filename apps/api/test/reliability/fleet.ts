@@ -25,9 +25,16 @@ import {
   writeTestConfig,
 } from '@framedesk/testing';
 import pg from 'pg';
+import { countProcessingRuns } from './fleet-runs';
 import { ORIGINALS_BUCKET, sleep } from './harness';
 import { openFds } from './raw-http';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy';
+
+/**
+ * How long a process may take to answer /healthz: four start at once, on a 2-core machine that
+ * other suites load (60 s was seen to run out at a load average of 30).
+ */
+const START_MS = 150_000;
 
 export type ApiName = 'A' | 'B';
 export const FLEET_AGENT = 'cam';
@@ -195,7 +202,7 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
       });
       keep(proc);
       apis[name] = proc;
-      await waitForHttp(`http://127.0.0.1:${ports[name]}/healthz`, 60_000, proc);
+      await waitForHttp(`http://127.0.0.1:${ports[name]}/healthz`, START_MS, proc);
     };
     const startWorker = async (i: number) => {
       const port = await freePort();
@@ -206,7 +213,7 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
       });
       keep(proc);
       workers[i] = proc;
-      await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60_000, proc);
+      await waitForHttp(`http://127.0.0.1:${port}/healthz`, START_MS, proc);
     };
     cleanups.push(async () => Promise.all([...Object.values(apis), ...workers].map((p) => p?.stop('SIGKILL'))));
     await Promise.all([startApi('A'), startApi('B'), startWorker(0), startWorker(1)]);
@@ -215,6 +222,7 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
     const sql = new pg.Pool({ connectionString: databaseUrl, max: 2 });
     sql.on('error', () => undefined); // a restarted server drops idle clients; the next query reconnects
     cleanups.push(() => sql.end());
+    await countProcessingRuns(sql); // before any load: every run counted (fleet-runs.ts)
 
     return {
       url: balancer.url,
