@@ -1,3 +1,4 @@
+import { markRaisedBy } from '@framedesk/domain';
 import { VideoToolUnavailableError } from '@framedesk/media';
 import { UnrecoverableError } from '@framedesk/queues';
 import { describe, expect, it } from 'vitest';
@@ -31,6 +32,12 @@ describe('classifyJobError', () => {
       'PostgreSQL unreachable [P1001]',
     );
     expect(reason(new Error('Connection is closed.'))).toBe('Redis unreachable');
+    // A reset is named by the client that raised it (libs/domain connection-errors), never by its text.
+    expect(reason(markRaisedBy(errno('ECONNRESET'), 'Redis'))).toBe('Redis connection reset');
+    expect(reason(markRaisedBy(errno('ECONNRESET'), 'PostgreSQL'))).toBe('PostgreSQL unreachable [ECONNRESET]');
+    expect(reason(errno('ECONNRESET', { address: '10.0.0.1', port: 6379 }))).toBe(
+      'connection reset (10.0.0.1:6379) [ECONNRESET]',
+    );
     // The API's 503 and the worker's hold read one list per dependency: PostgreSQL restarting
     // (SQLSTATE 57P01 inside Prisma's driver-adapter error) is a server fault here too.
     const adminShutdown = { name: 'DriverAdapterError', cause: { originalCode: '57P01', kind: 'postgres' } };

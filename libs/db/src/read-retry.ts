@@ -1,3 +1,4 @@
+import { errorChain, markRaisedBy } from '@framedesk/domain';
 import { Prisma } from './generated/prisma/client.ts';
 import { databaseUnreachableReason } from './unreachable';
 
@@ -16,14 +17,9 @@ const READS = new Set([
 /** Back-off between the tries of a read (then the error goes up: the API answers 503). */
 export const READ_RETRY_DELAYS_MS = [100, 300, 900] as const;
 
-const unreachable = (error: unknown): boolean => {
-  for (let e = error, depth = 0; e && typeof e === 'object' && depth < 10; depth++) {
-    if (databaseUnreachableReason(e)) return true;
-    const next = (e as { cause?: unknown; meta?: { driverAdapterError?: unknown } }).cause;
-    e = next ?? (e as { meta?: { driverAdapterError?: unknown } }).meta?.driverAdapterError;
-  }
-  return false;
-};
+// What a model query throws came from PostgreSQL's client, socket errors included: marked so.
+const unreachable = (error: unknown): boolean =>
+  errorChain(error).some((e) => databaseUnreachableReason(markRaisedBy(e, 'PostgreSQL')) !== null);
 
 /**
  * A model read outside a transaction that meets a database away for a moment (a connection cut

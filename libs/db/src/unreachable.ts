@@ -1,3 +1,5 @@
+import { connectionError } from '@framedesk/domain';
+
 // When PostgreSQL is away (down, restarting, out of connections), every layer sees a different
 // error: Prisma's P-codes, its driver adapter's kinds, the server's SQLSTATE, node-postgres's
 // bare messages. This is the one list of them.
@@ -14,8 +16,6 @@ const ADAPTER_UNREACHABLE = new Set([
 // and 25006 read_only_sql_transaction: a write reached a primary that was just demoted (a
 // failover; the proxy has not moved yet), so no primary serves writes here for a moment.
 const SQLSTATE_UNREACHABLE = /^(08\d{3}|57P0[1-4]|25006)$/;
-// Node's socket errors: reset, refused, timed out, broken pipe, host unreachable.
-const SOCKET_UNREACHABLE = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH']);
 // node-postgres reports a dropped socket with a message and no code; so does Prisma at times.
 // A timeout on a dead socket: pg's connect timeout and query read timeout.
 const DROPPED =
@@ -35,8 +35,9 @@ export function databaseUnreachableReason(error: object): string | null {
     (c): c is string => typeof c === 'string' && (PRISMA_UNREACHABLE.has(c) || SQLSTATE_UNREACHABLE.test(c)),
   );
   if (code) return `PostgreSQL unreachable [${code}]`;
-  const socket = [e.code, e.originalCode].find((c): c is string => typeof c === 'string' && SOCKET_UNREACHABLE.has(c));
-  if (socket) return `PostgreSQL unreachable [${socket}]`;
+  // A socket error is PostgreSQL's only when its client says so (libs/domain connection-errors).
+  const cut = connectionError(error);
+  if (cut?.dependency === 'PostgreSQL') return `PostgreSQL unreachable [${cut.code}]`;
   if (typeof e.kind === 'string' && ADAPTER_UNREACHABLE.has(e.kind)) return `PostgreSQL unreachable [${e.kind}]`;
   if (e.name === 'PrismaClientInitializationError') return 'PostgreSQL unreachable';
   if (typeof e.message === 'string' && DROPPED.test(e.message)) return 'PostgreSQL unreachable';

@@ -1,3 +1,5 @@
+import { connectionError } from './connection-errors';
+
 /**
  * An error as a list: the error, its causes, the members of an AggregateError (a failed connect
  * to ::1 and to 127.0.0.1) and the driver adapter's error Prisma keeps in `meta`, outermost first.
@@ -35,12 +37,14 @@ const SYSTEM_ERRORS: Readonly<Record<string, string>> = {
 
 /**
  * What a system error (errno code) says about this server: a network it cannot reach or a disk it
- * cannot write. Work that met one may succeed later, unchanged. Null for any other error.
+ * cannot write. Work that met one may succeed later, unchanged. Null for any other error, and for
+ * a connection error whose dependency is known (`connectionError`): that dependency's predicate
+ * names it (`databaseUnreachableReason`, `redisUnreachableReason`).
  */
 export function systemFaultReason(error: object): string | null {
   const e = error as { code?: unknown; address?: unknown; port?: unknown };
   const code = typeof e.code === 'string' ? e.code : undefined;
-  if (!code || !SYSTEM_ERRORS[code]) return null;
+  if (!code || !SYSTEM_ERRORS[code] || connectionError(error)?.dependency) return null;
   const where = e.address ? ` (${String(e.address)}${e.port ? `:${String(e.port)}` : ''})` : '';
   return `${SYSTEM_ERRORS[code]}${where} [${code}]`;
 }

@@ -4,3 +4,4 @@ export * from './ids';
 export * from './values';
 export * from './retention';
 export * from './error-chain';
+export * from './connection-errors';

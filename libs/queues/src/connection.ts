@@ -1,5 +1,6 @@
 import { type RedisTarget, type RedisTargetSettings, redisTarget } from '@framedesk/config';
-import { Redis, type RedisOptions } from 'ioredis';
+import { markRaisedBy } from '@framedesk/domain';
+import { type Command, Redis, type RedisOptions } from 'ioredis';
 
 export type { Redis };
 
@@ -20,6 +21,34 @@ const reconnectOnReadonly =
   (error: Error): boolean | 1 | 2 =>
     /^READONLY/.test(error.message) ? (sentinel ? 2 : 1) : false;
 
+type Options = RedisOptions & { replyMapping?: 'legacy' };
+
+/**
+ * A client whose errors say they came from Redis (`markRaisedBy`, libs/domain connection-errors):
+ * what it emits as `error` (a socket reset reaches BullMQ's workers so) and what its commands
+ * reject with, and the same for its duplicates (BullMQ's blocking connections). A reset is then
+ * told from PostgreSQL's by what raised it, not by its text.
+ */
+class MarkedRedis extends Redis {
+  override emit(event: string | symbol, ...args: unknown[]): boolean {
+    if (event === 'error') markRaisedBy(args[0], 'Redis');
+    return super.emit(event, ...args);
+  }
+
+  override sendCommand(command: Command, stream?: Parameters<Redis['sendCommand']>[1]): unknown {
+    const reject = command.reject;
+    command.reject = (error: Error) => reject(markRaisedBy(error, 'Redis'));
+    return super.sendCommand(command, stream);
+  }
+}
+// Its duplicates are marked too (ioredis's own `duplicate` makes a plain Redis). Assigned, not
+// declared: the base declares it generic over the reply mapping, which this factory never changes.
+Object.assign(MarkedRedis.prototype, {
+  duplicate(this: Redis, override?: Partial<RedisOptions>): Redis {
+    return new MarkedRedis({ ...this.options, ...override } as Options);
+  },
+});
+
 /**
  * The one factory of Redis connections for every process (BullMQ, the image intake, the live
  * queue, rate limits, readiness, tus, the CLI): one Redis (`REDIS_URL`) or the primary the
@@ -29,7 +58,7 @@ const reconnectOnReadonly =
  */
 export function createRedis(where: RedisWhere, role: 'worker' | 'producer'): Redis {
   const target = targetOf(where);
-  const options: RedisOptions =
+  const options: Options =
     role === 'worker'
       ? { maxRetriesPerRequest: null, enableReadyCheck: true }
       : {
@@ -38,8 +67,9 @@ export function createRedis(where: RedisWhere, role: 'worker' | 'producer'): Red
           connectTimeout: 2_000,
           retryStrategy: (times) => Math.min(times * 200, 2_000),
         };
-  if (target.kind === 'url') return new Redis(target.url, { ...options, reconnectOnError: reconnectOnReadonly(false) });
-  return new Redis({
+  if (target.kind === 'url')
+    return new MarkedRedis(target.url, { ...options, reconnectOnError: reconnectOnReadonly(false) });
+  return new MarkedRedis({
     ...options,
     sentinels: target.sentinels.map(({ host, port }) => ({ host, port })),
     name: target.name,

@@ -1,3 +1,5 @@
+import { connectionError } from '@framedesk/domain';
+
 // ioredis while Redis is down or restarting (queues, the upload lock, the rate limiter's store).
 const REDIS_DOWN =
   /^(Stream isn't writeable|Connection is closed|Reached the max retries per request limit|All sentinels are unreachable|Failed to connect to sentinel)/;
@@ -10,17 +12,15 @@ const REDIS_DOWN =
  */
 const FAILOVER = /^(READONLY|NOREPLICAS|UNBLOCKED|LOADING|MASTERDOWN|TRYAGAIN|CLUSTERDOWN)\b/;
 
-/** Socket errors of a connection cut mid-command (the old primary killed or demoted). */
-const RESET = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'ENOTCONN', 'EHOSTUNREACH']);
-
 /** Why this one error means Redis is unreachable or switching primaries, or null. */
 export function redisUnreachableReason(error: object): string | null {
-  const e = error as { name?: unknown; message?: unknown; code?: unknown };
+  const e = error as { name?: unknown; message?: unknown };
   const message = typeof e.message === 'string' ? e.message : '';
   if (e.name === 'MaxRetriesPerRequestError' || REDIS_DOWN.test(message)) return 'Redis unreachable';
   if (FAILOVER.test(message)) return `Redis switching primaries (${message.split(' ')[0]})`;
-  if (typeof e.code === 'string' && RESET.has(e.code) && /redis|6379|263\d\d/i.test(`${message} ${String(e.name)}`))
-    return 'Redis connection reset';
+  // A connection cut mid-command (the old primary killed or demoted) is Redis's only when its
+  // client says so: every client of createRedis marks what it hands out (connection.ts).
+  if (connectionError(error)?.dependency === 'Redis') return 'Redis connection reset';
   return null;
 }
 

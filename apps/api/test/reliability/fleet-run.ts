@@ -20,6 +20,7 @@ import {
   reviewer,
   Tally,
 } from './fleet-load';
+import { processingFigures } from './fleet-runs';
 import { tusUploader, type Upload } from './fleet-tus';
 import { uploadsNotIntact } from './fleet-uploads';
 import { quantile, reportFigures, sleep, submitFrame } from './harness';
@@ -361,6 +362,7 @@ async function countRun(fleet: Fleet, load: Awaited<ReturnType<typeof driveLoad>
     faults_total: Object.values(injected).reduce((n, v) => n + v.length, 0),
     recovery,
     lost: lost.length,
+    processing: await processingFigures(fleet.sql, acked),
     duplicated: {
       transitions: duplicatedTransitions.length,
       submissions_created_without_ack: createdWithoutAck,
