@@ -40,6 +40,19 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(total / 60)}:${String(total % 60).padStart(2, '0')}`;
 }
 
+/** The time-coded items drawn on a video's timeline: its decision's, then its internal notes'. */
+function momentLanes(submission: SubmissionDetail) {
+  return [
+    { kind: 'decision', name: 'Time-coded feedback', moments: submission.review?.moments ?? [] },
+    {
+      kind: 'note',
+      name: "Internal notes' time-coded items",
+      prefix: 'Note: ',
+      moments: submission.internal_notes.flatMap((n) => n.moments ?? []),
+    },
+  ] as const;
+}
+
 function VideoView({
   submission,
   onTime,
@@ -80,7 +93,7 @@ function VideoView({
             sprite={submission.variants['sprite']}
             spriteVtt={submission.variants['sprite_vtt']}
             measurement={submission.measurement}
-            moments={submission.review?.moments}
+            lanes={momentLanes(submission)}
             {...(onTime ? { onTime } : {})}
             regions={regions}
             onRegions={onRegions}
