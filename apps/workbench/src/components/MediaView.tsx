@@ -3,7 +3,7 @@ import type { Region, SubmissionDetail } from '../api/types';
 import { ImageViewer } from './ImageViewer';
 
 /** Our video player loads on demand: the queue's first load stays within its budget (docs/workbench.md). */
-const VideoPlayer = lazy(() => import('./video/VideoPlayer'));
+const VideoPlayer = lazy(() => import('./video/players').then((m) => ({ default: m.VideoPlayer })));
 
 export interface MediaViewProps {
   readonly submission: SubmissionDetail;

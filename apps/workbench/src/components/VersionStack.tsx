@@ -7,7 +7,7 @@ import { SideBySide, when } from './SimilarFrames';
 import './feedback.css';
 
 /** Two videos in step load on demand, with the player (docs/workbench.md, the budget). */
-const VideoCompare = lazy(() => import('./video/VideoCompare'));
+const VideoCompare = lazy(() => import('./video/players').then((m) => ({ default: m.VideoCompare })));
 
 /** Stored videos both (Stream's play in Stream's own player, which cannot be kept in step). */
 const playable = (url: string | null | undefined): url is string => !!url && !streamPlayerUrl(url);
