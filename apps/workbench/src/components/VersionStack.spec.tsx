@@ -88,7 +88,8 @@ describe('the version stack', () => {
       ],
     };
     render(<VersionStack submission={s} />);
-    const pair = await screen.findByRole('group', { name: 'Videos in step' });
+    // The players load on demand: the first import of their chunk is transformed on the spot.
+    const pair = await screen.findByRole('group', { name: 'Videos in step' }, { timeout: 15_000 });
     const videos = pair.querySelectorAll('video');
     expect([...videos].map((v) => v.getAttribute('src'))).toEqual([
       '/review/submissions/sub_1/original',
