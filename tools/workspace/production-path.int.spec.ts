@@ -44,7 +44,7 @@ function productionBlocks(text: string): string[][] {
 const PROCESSES = ['npm run api', 'npm run worker'];
 
 /** All of the workbench's JavaScript, gzipped, at most (docs/workbench.md, "Budget"). */
-const WORKBENCH_JAVASCRIPT_BUDGET = 210_000;
+const WORKBENCH_JAVASCRIPT_BUDGET = 212_000;
 
 /** Every .js file under a build's folder with its gzipped size in bytes, and their sum. */
 function gzippedJavaScript(dir: string): { files: Record<string, number>; total: number } {

@@ -1,6 +1,7 @@
 // Feedback pinned to a moment (issue 45, docs/video.md): a reviewer's rejection and internal note on
 // a video carry time-coded items, validated against the video, and the agent reads them exactly
 // through GET, the feedback endpoint and MCP.
+import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -127,5 +128,54 @@ describe('time-coded feedback on a video', () => {
     });
     expect(refused.status).toBe(422);
     expect(((await refused.json()) as { errors: { pointer: string }[] }).errors[0]?.pointer).toBe('/moments/0/at');
+  });
+
+  it('a video revises an earlier video: the revision stacks it with its player address and its time-coded items', async () => {
+    const earlier = await seedVideo();
+    await api.deps.db.repos.mediaObjects.upsert({
+      submissionId: earlier,
+      kind: 'original',
+      name: 'original',
+      bucket: 'originals',
+      key: `${earlier}/original.mp4`,
+      contentType: 'video/mp4',
+      byteSize: 1000,
+    });
+    const openUpload = (revisionOf: string) =>
+      api.call('POST', '/v1/media-uploads', {
+        key,
+        headers: { 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+        body: JSON.stringify({
+          agent_slug: 'film-bot',
+          channel_slug: 'films',
+          media_type: 'video',
+          filename: 'take-2.mp4',
+          content_type: 'video/mp4',
+          byte_size: 1000,
+          metadata: { title: 'Take 2', revision_of: revisionOf },
+        }),
+      });
+    // Not decided yet: refused, naming the field, and nothing is stored.
+    const early = await openUpload(earlier);
+    expect([early.status, early.body.code]).toEqual([422, 'invalid_revision']);
+    expect((early.body.errors as { pointer: string }[])[0]?.pointer).toBe('/metadata/revision_of');
+
+    expect((await reject(earlier, MOMENTS)).status).toBe(200);
+    const opened = await openUpload(earlier);
+    expect(opened.status).toBe(201);
+    const revision = opened.body.submission_id as string;
+    const got = await api.call('GET', `/v1/frame-submissions/${revision}`, { key });
+    expect(got.body.revision_of).toBe(earlier);
+
+    const detail = await rita.call('GET', `/review/submissions/${revision}`);
+    const body = (await detail.json()) as { revision_of: string; versions: Record<string, unknown>[] };
+    expect(body.revision_of).toBe(earlier);
+    expect(body.versions.find((v) => v['id'] === earlier)).toMatchObject({
+      media_type: 'video',
+      video_url: `/review/submissions/${earlier}/original`,
+      duration_ms: 10_000,
+      review: { decision: 'rejected', moments: MOMENTS_NORMALISED },
+    });
+    expect(api.contractViolations()).toEqual([]);
   });
 });

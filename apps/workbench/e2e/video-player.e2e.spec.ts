@@ -1,11 +1,14 @@
 // The reviewer's video player in chromium, on a real clip the real worker measured and made a sprite
 // of: hovering the timeline shows the sprite's frame, `.` steps one frame, and a rejection with a
-// time range and a region drawn on the frame reaches the agent's GET exactly (docs/video.md, "The player").
+// time range and a region drawn on the frame reaches the agent's GET exactly; then, on the agent's
+// revision (a second real clip), an internal note with a time-coded item puts a marker on the
+// timeline that seeks, and the compare view keeps the revision and the rejected version at the same
+// time through a seek and a frame step (docs/video.md, "The player").
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeMeasuredClip, type Stack, startStack } from '@framedesk/testing';
 import { agentClient, axeViolations, buildWorkbench, launchChromium, removeDir, signIn } from './support';
@@ -15,6 +18,7 @@ const REVIEWER = 'vera@example.com';
 const AGENT = 'player-bot';
 const CHANNEL = 'player-news';
 const TITLE = 'Lighthouse clip';
+const REVISION_TITLE = 'Lighthouse clip, take 2';
 
 describe('video player in chromium (real api + worker)', () => {
   let dist: string | undefined;
@@ -25,9 +29,10 @@ describe('video player in chromium (real api + worker)', () => {
   let key: string;
   let agent: ReturnType<typeof agentClient>;
   let id: string;
+  let revisionClip: Buffer;
 
   /** The clip through the agent API's basic upload, as an agent sends it. */
-  const submitClip = async (clip: Buffer): Promise<string> => {
+  const submitClip = async (clip: Buffer, metadata: Record<string, string> = { title: TITLE }): Promise<string> => {
     const headers = { authorization: `Bearer ${key}` };
     const res = await fetch(`${stack.apiUrl}/v1/media-uploads`, {
       method: 'POST',
@@ -40,7 +45,7 @@ describe('video player in chromium (real api + worker)', () => {
         content_type: 'video/mp4',
         byte_size: clip.length,
         date: '20260316',
-        metadata: { title: TITLE },
+        metadata,
       }),
     });
     if (res.status !== 201) throw new Error(`media upload failed: ${res.status} ${await res.text()}`);
@@ -56,6 +61,7 @@ describe('video player in chromium (real api + worker)', () => {
     dist = await buildWorkbench();
     clipDir = await mkdtemp(join(tmpdir(), 'framedesk-player-'));
     const clip = await readFile(makeMeasuredClip(clipDir, 'clip.mp4', 'pattern', 6, '320x240'));
+    revisionClip = await readFile(makeMeasuredClip(clipDir, 'take-2.mp4', 'pattern', 5, '320x240'));
     stack = await startStack({ env: { WORKBENCH_DIST: dist } });
     key = await stack.createAgent(AGENT, [CHANNEL]);
     const created = await stack.cli(
@@ -110,7 +116,7 @@ describe('video player in chromium (real api + worker)', () => {
     await expect.poll(() => video.evaluate((v: HTMLVideoElement) => v.currentTime)).toBeCloseTo(0.04, 3);
 
     // A time range, a region drawn on the frame, a label.
-    const items = page.getByRole('region', { name: 'Time-coded items' });
+    const items = page.getByRole('region', { name: 'Time-coded items', exact: true });
     await items.getByRole('textbox', { name: 'Start (seconds)' }).fill('1.2');
     await items.getByRole('textbox', { name: 'End (seconds, optional)' }).fill('2.5');
     await items.getByRole('textbox', { name: 'Label of the item' }).fill('Logo flickers');
@@ -143,5 +149,81 @@ describe('video player in chromium (real api + worker)', () => {
 
     const rejected = await agent.waitFor(id, 'rejected');
     expect((rejected as unknown as { review: { moments: unknown[] } }).review.moments).toEqual(body.moments);
+  });
+
+  describe("on the agent's revision", () => {
+    let revision: string;
+    /** Waits until the video has its metadata, so a seek lands. */
+    const ready = (video: Locator) =>
+      expect.poll(() => video.evaluate((v: HTMLVideoElement) => v.readyState), { timeout: 20_000 }).toBeGreaterThan(0);
+    const timeOf = (video: Locator) => video.evaluate((v: HTMLVideoElement) => v.currentTime);
+
+    beforeAll(async () => {
+      await agent.waitFor(id, 'rejected');
+      revision = await submitClip(revisionClip, { title: REVISION_TITLE, revision_of: id });
+      await agent.waitFor(revision, 'needs_review');
+      await page.goto(`${stack.apiUrl}/?channel=${CHANNEL}&selected=${revision}`);
+      await page.getByRole('heading', { name: REVISION_TITLE, exact: true }).waitFor();
+    });
+
+    it('an internal note carries a time-coded item whose marker on the timeline seeks to it', async () => {
+      const video = page.getByLabel(`Video: ${REVISION_TITLE}`, { exact: true });
+      await ready(video);
+      const note = page.getByRole('form', { name: 'Add an internal note' });
+      const items = note.getByRole('region', { name: 'Time-coded items of the note' });
+      await items.getByRole('textbox', { name: 'Start (seconds)' }).fill('3');
+      await items.getByRole('textbox', { name: 'Label of the item' }).fill('Fade starts early');
+      await items.getByRole('button', { name: 'Add item' }).click();
+      await items.getByText('00:03.00 Fade starts early').waitFor();
+      await note.getByRole('textbox', { name: 'Internal note' }).fill('Compare the fade with take 1');
+      const sent = page.waitForRequest((r) => r.url().endsWith(`/review/submissions/${revision}/notes`));
+      await note.getByRole('button', { name: 'Add note' }).click();
+      expect((await sent).postDataJSON()).toEqual({
+        body: 'Compare the fade with take 1',
+        moments: [{ at: 3, label: 'Fade starts early' }],
+      });
+
+      const marker = page
+        .getByRole('group', { name: "Internal notes' time-coded items" })
+        .getByRole('button', { name: 'Note: Fade starts early at 3.00 s' });
+      await marker.waitFor();
+      expect(await marker.textContent()).toBe('Fade starts early');
+      await marker.click();
+      await expect.poll(() => timeOf(video)).toBeCloseTo(3, 3);
+      expect(await axeViolations(page)).toEqual([]);
+    });
+
+    it('the compare view keeps the revision and the rejected version at the same time through a seek and a frame step', async () => {
+      const pair = page.getByRole('group', { name: 'Videos in step' });
+      await pair.waitFor({ timeout: 20_000 });
+      const videos = pair.locator('video');
+      await expect.poll(() => videos.count()).toBe(2);
+      const [current, previous] = [videos.nth(0), videos.nth(1)];
+      await ready(current);
+      await ready(previous);
+      const both = async () => [await timeOf(current), await timeOf(previous)];
+
+      // The rejected version's item, on the one shared timeline: a click seeks both.
+      await pair.getByRole('button', { name: 'Previous version: Logo flickers at 1.20 s to 2.50 s' }).click();
+      await expect.poll(both).toEqual([1.2, 1.2]);
+      // A frame step on the timeline steps both.
+      await pair.getByRole('slider', { name: /Timeline/ }).focus();
+      await page.keyboard.press('.');
+      await expect.poll(async () => (await both()).map((t) => Math.round(t * 1000))).toEqual([1240, 1240]);
+      const shown = pair.getByTestId('player-time');
+      await expect.poll(() => shown.allTextContents()).toEqual(['00:01.06', '00:01.06']);
+      // The other player drives the first too: a click plays both, K pauses both on one frame, `,` steps both.
+      await previous.click();
+      await page.keyboard.press('K');
+      const inStep = async () => {
+        const [a, b] = (await both()).map((t) => Math.round(t * 1000));
+        return a === b ? a : `${a} ≠ ${b}`;
+      };
+      await expect.poll(inStep).toEqual(expect.any(Number));
+      const paused = (await inStep()) as number;
+      await page.keyboard.press(',');
+      await expect.poll(inStep).toBe(Math.round(((Math.round((paused / 1000) * 25) - 1) / 25) * 1000));
+      expect(await axeViolations(page)).toEqual([]);
+    });
   });
 });

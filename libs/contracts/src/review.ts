@@ -170,6 +170,11 @@ export interface ReviewVersion {
   readonly thumbnail_url: string | null;
   readonly width: number | null;
   readonly height: number | null;
+  readonly media_type: string;
+  /** A video's address for the reviewer's player (as the detail's `video_url`); null for an image. */
+  readonly video_url: string | null;
+  readonly poster_url: string | null;
+  readonly duration_ms: number | null;
   /** Its decision and the feedback it gave (null while undecided). */
   readonly review: {
     readonly decision: string;

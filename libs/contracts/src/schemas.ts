@@ -68,6 +68,14 @@ const describedFields = (limits: ContractLimits) => ({
   external_ref: Type.Optional(Type.String({ maxLength: 200, description: "The agent's own reference" })),
 });
 
+/** `metadata.revision_of`, on a frame and on a video alike (docs/api.md, "Revisions"). */
+const revisionOfField = () =>
+  Type.Optional({
+    ...SubmissionIdSchema,
+    description:
+      'The earlier frame this one replaces: a frame of this agent, in the same channel, already rejected or promoted (else 422 invalid_revision)',
+  } as typeof SubmissionIdSchema);
+
 /** The `metadata` part of POST /v1/frame-submissions (DESIGN.md §4 field table). */
 export function frameMetadataSchema(limits: ContractLimits) {
   return Type.Object(
@@ -82,11 +90,7 @@ export function frameMetadataSchema(limits: ContractLimits) {
       } as typeof SlugSchema,
       date: FrameDateSchema,
       ...describedFields(limits),
-      revision_of: Type.Optional({
-        ...SubmissionIdSchema,
-        description:
-          'The earlier frame this one replaces: a frame of this agent, in the same channel, already rejected or promoted (else 422 invalid_revision)',
-      } as typeof SubmissionIdSchema),
+      revision_of: revisionOfField(),
     },
     { additionalProperties: false },
   );
@@ -95,7 +99,7 @@ export type FrameMetadata = Static<ReturnType<typeof frameMetadataSchema>>;
 
 /** Optional descriptive metadata of a video, sent with POST /v1/media-uploads. */
 export function uploadMetadataSchema(limits: ContractLimits) {
-  return Type.Object(describedFields(limits), { additionalProperties: false });
+  return Type.Object({ ...describedFields(limits), revision_of: revisionOfField() }, { additionalProperties: false });
 }
 
 /** JSON body of POST /v1/media-uploads. */

@@ -60,6 +60,16 @@ function mediaNamed(row: SubmissionWithMedia, kind: string, names: readonly stri
   return null;
 }
 
+/**
+ * Where a reviewer plays a video: originals are not public media, so the reviewer's session streams
+ * them (see ReviewService.original); a provider's video plays from its playback address.
+ */
+function videoUrlOf(row: SubmissionWithMedia): string | null {
+  if (row.mediaType !== 'video') return null;
+  if (mediaNamed(row, 'original', ['original'])) return `/review/submissions/${row.id}/original`;
+  return servedMedia(row).find((m) => m.kind === 'external' && m.name === 'playback')?.key ?? null;
+}
+
 export function claimView(
   row: { claimedBy: string | null; claimedUntil: Date | null },
   me: string,
@@ -112,13 +122,7 @@ export function detailView(
     mediaNamed(row, 'variant', ['preview', 'public']) ??
     (row.mediaType === 'image' ? mediaNamed(row, 'original', ['original']) : null);
   const poster = mediaNamed(row, 'poster', ['poster']);
-  // Originals are not public media: the reviewer's session streams them (see ReviewService.original).
-  const video =
-    row.mediaType !== 'video'
-      ? null
-      : mediaNamed(row, 'original', ['original'])
-        ? `/review/submissions/${row.id}/original`
-        : (servedMedia(row).find((m) => m.kind === 'external' && m.name === 'playback')?.key ?? null);
+  const video = videoUrlOf(row);
   return {
     ...queueItemView(row, mediaUrl, me, emails, now),
     status: row.status,
@@ -176,6 +180,7 @@ export function detailView(
 export function versionView(row: SubmissionWithMedia, mediaUrl: MediaUrlFn, currentId: string): ReviewVersion {
   const image = mediaNamed(row, 'variant', ['preview', 'public']) ?? mediaNamed(row, 'poster', ['poster']) ?? null;
   const thumb = mediaNamed(row, 'variant', ['thumbnail', 'preview', 'public']) ?? mediaNamed(row, 'poster', ['poster']);
+  const poster = mediaNamed(row, 'poster', ['poster']);
   return {
     id: row.id,
     title: row.title ?? text(metadataOf(row)['title']),
@@ -187,6 +192,10 @@ export function versionView(row: SubmissionWithMedia, mediaUrl: MediaUrlFn, curr
     thumbnail_url: thumb ? mediaUrl(row.id, thumb) : null,
     width: row.width,
     height: row.height,
+    media_type: row.mediaType,
+    video_url: videoUrlOf(row),
+    poster_url: poster ? mediaUrl(row.id, poster) : null,
+    duration_ms: row.durationMs ?? null,
     review: row.reviewDecision
       ? {
           decision: row.reviewDecision,

@@ -10,6 +10,7 @@ import {
   serviceSupport,
   type SubmissionsDependencies,
 } from './service-support';
+import { checkRevisionOf } from './revisions';
 import { toMediaUpload } from './submission-views';
 
 // Without media.small_video_max_bytes, one basic upload carries up to Cloudflare's 200 MB.
@@ -96,9 +97,11 @@ export function videoSubmissions(deps: SubmissionsDependencies) {
       try {
         body = await deps.db.transaction(async (repos) => {
           await checkUploadQuota(repos, caller, request.byte_size, true);
-          const described = request.metadata ?? {};
+          const { revision_of, ...described } = request.metadata ?? {};
+          const revisionOf = await checkRevisionOf(repos, revision_of, caller.agentId, channelId);
           await repos.submissions.create(
             {
+              revisionOf,
               id: submissionId,
               status: 'waiting_for_upload',
               mediaType: 'video',

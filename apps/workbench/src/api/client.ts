@@ -1,3 +1,4 @@
+import type { ReviewMoment } from '@framedesk/contracts';
 import type {
   BatchResult,
   ChannelCount,
@@ -109,8 +110,11 @@ export const api = {
   ops: (query = '') => request<Ops>('GET', `/review/ops${query ? `?${query}` : ''}`),
   opsWorkers: () => request<OpsWorkers>('GET', '/review/ops/workers'),
   /** Reviewers' internal notes on a frame: never shown to the agent. */
-  addNote: (id: string, body: string) =>
-    request<InternalNote>('POST', `/review/submissions/${enc(id)}/notes`, { body }),
+  addNote: (id: string, body: string, moments: readonly ReviewMoment[] = []) =>
+    request<InternalNote>('POST', `/review/submissions/${enc(id)}/notes`, {
+      body,
+      ...(moments.length > 0 ? { moments } : {}),
+    }),
   retry: (id: string) => request<unknown>('POST', `/review/submissions/${enc(id)}/retry`),
 };
 

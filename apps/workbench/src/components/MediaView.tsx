@@ -3,7 +3,7 @@ import type { Region, SubmissionDetail } from '../api/types';
 import { ImageViewer } from './ImageViewer';
 
 /** Our video player loads on demand: the queue's first load stays within its budget (docs/workbench.md). */
-const VideoPlayer = lazy(() => import('./video/VideoPlayer'));
+const VideoPlayer = lazy(() => import('./video/players').then((m) => ({ default: m.VideoPlayer })));
 
 export interface MediaViewProps {
   readonly submission: SubmissionDetail;
@@ -38,6 +38,19 @@ function VideoFacts({ submission }: { readonly submission: SubmissionDetail }) {
 export function formatDuration(ms: number): string {
   const total = Math.round(ms / 1000);
   return `${Math.floor(total / 60)}:${String(total % 60).padStart(2, '0')}`;
+}
+
+/** The time-coded items drawn on a video's timeline: its decision's, then its internal notes'. */
+function momentLanes(submission: SubmissionDetail) {
+  return [
+    { kind: 'decision', name: 'Time-coded feedback', moments: submission.review?.moments ?? [] },
+    {
+      kind: 'note',
+      name: "Internal notes' time-coded items",
+      prefix: 'Note: ',
+      moments: submission.internal_notes.flatMap((n) => n.moments ?? []),
+    },
+  ] as const;
 }
 
 function VideoView({
@@ -80,7 +93,7 @@ function VideoView({
             sprite={submission.variants['sprite']}
             spriteVtt={submission.variants['sprite_vtt']}
             measurement={submission.measurement}
-            moments={submission.review?.moments}
+            lanes={momentLanes(submission)}
             {...(onTime ? { onTime } : {})}
             regions={regions}
             onRegions={onRegions}

@@ -97,7 +97,9 @@ export function SubmissionDetailView({
   const s = detail.data;
   const open = s.status === 'needs_review';
   const editable = open && s.media_type === 'image' && !s.purged_at;
-  const videoEditable = open && s.media_type === 'video' && !s.purged_at && !!s.video_url;
+  // A video on screen takes items pinned to a moment: the rejection's while it waits, a note's always.
+  const videoShown = s.media_type === 'video' && !s.purged_at && !!s.video_url;
+  const videoEditable = open && videoShown;
   const revised = promotedRevision(s);
   return (
     <section className="detail" aria-label={`Frame ${s.title ?? s.id}`}>
@@ -136,11 +138,11 @@ export function SubmissionDetailView({
           submission={s}
           zones={zones}
           {...(onZones ? { onZones } : {})}
-          {...(editable || videoEditable
+          {...(editable || videoShown
             ? // One box per time-coded item: the last one drawn.
               { regions, onRegions: editable ? setRegions : (r: Region[]) => setRegions(r.slice(-1)) }
             : { regions: s.review?.regions ?? [] })}
-          {...(videoEditable ? { onTime: setTime } : {})}
+          {...(videoShown ? { onTime: setTime } : {})}
         />
         <div className="detail-side">
           {editable && <RegionList regions={regions} onChange={setRegions} />}
@@ -199,7 +201,10 @@ export function SubmissionDetailView({
       )}
       {onOpen && neighbours.length > 1 && <Filmstrip items={neighbours} currentId={s.id} onOpen={onOpen} />}
       <VersionStack submission={s} />
-      <InternalNotes submission={s} />
+      <InternalNotes
+        submission={s}
+        video={videoShown ? { time, region: regions[0] ?? null, onClearRegion: () => setRegions([]) } : undefined}
+      />
       <EventHistory events={s.events} image={s.image_url ?? s.thumbnail_url} />
     </section>
   );

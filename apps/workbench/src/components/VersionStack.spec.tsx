@@ -16,6 +16,10 @@ const version = (i: number, n: number): Version => ({
   thumbnail_url: null,
   width: 800,
   height: 600,
+  media_type: 'image',
+  video_url: null,
+  poster_url: null,
+  duration_ms: null,
   review:
     i < n - 1
       ? {
@@ -63,5 +67,40 @@ describe('the version stack', () => {
     render(<VersionStack submission={stack(3)} />);
     expect(items()).toHaveLength(3);
     expect(screen.queryByRole('button', { name: /more of/ })).toBeNull();
+  });
+
+  it('plays a video revision beside the version it replaces, in step, with its time-coded items on the timeline', async () => {
+    const moments = [{ start: 1.2, end: 2.5, label: 'Logo flickers' }];
+    const earlier = version(0, 2);
+    const video = (v: Version) => ({
+      ...v,
+      media_type: 'video',
+      video_url: `/review/submissions/${v.id}/original`,
+      duration_ms: 6000,
+    });
+    const s = {
+      ...stack(2),
+      media_type: 'video' as const,
+      video_url: '/review/submissions/sub_1/original',
+      versions: [
+        video({ ...earlier, review: { ...earlier.review!, moments } }),
+        video({ ...version(1, 2), current: true }),
+      ],
+    };
+    render(<VersionStack submission={s} />);
+    // The players load on demand: the first import of their chunk is transformed on the spot.
+    const pair = await screen.findByRole('group', { name: 'Videos in step' }, { timeout: 15_000 });
+    const videos = pair.querySelectorAll('video');
+    expect([...videos].map((v) => v.getAttribute('src'))).toEqual([
+      '/review/submissions/sub_1/original',
+      '/review/submissions/sub_0/original',
+    ]);
+    // One timeline, the revision's, with the earlier rejection's item on it.
+    expect(screen.getAllByRole('slider', { name: /Timeline/ })).toHaveLength(1);
+    fireEvent.click(screen.getByRole('button', { name: 'Previous version: Logo flickers at 1.20 s to 2.50 s' }));
+    expect([...videos].map((v) => v.currentTime)).toEqual([1.2, 1.2]);
+    const times = screen.getAllByTestId('player-time').map((t) => t.textContent);
+    expect(times).toEqual(['00:01.05', '00:01.05']);
+    expect(screen.getByRole('listitem', { name: /^Version 1/ }).textContent).toContain('1 time-coded item');
   });
 });

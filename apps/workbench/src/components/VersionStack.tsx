@@ -1,9 +1,71 @@
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import type { SubmissionDetail, Version } from '../api/types';
 import { Badge, Button } from '../ui';
+import { streamPlayerUrl } from './MediaView';
 import { RegionFigure } from './Regions';
 import { SideBySide, when } from './SimilarFrames';
 import './feedback.css';
+
+/** Two videos in step load on demand, with the player (docs/workbench.md, the budget). */
+const VideoCompare = lazy(() => import('./video/players').then((m) => ({ default: m.VideoCompare })));
+
+/** Stored videos both (Stream's play in Stream's own player, which cannot be kept in step). */
+const playable = (url: string | null | undefined): url is string => !!url && !streamPlayerUrl(url);
+
+/** The previous version's caption: its title, status and the reason it was rejected. */
+const captionOf = (previous: Version) =>
+  `${previous.title ?? previous.id} · ${status(previous.status)}${previous.review?.reason ? ` · ${previous.review.reason}` : ''}`;
+
+/** This frame beside the version it revises: two videos in step, else the two pictures. */
+function CompareWithPrevious({
+  submission,
+  previous,
+}: {
+  readonly submission: SubmissionDetail;
+  readonly previous: Version;
+}) {
+  if (
+    submission.media_type === 'video' &&
+    previous.media_type === 'video' &&
+    playable(submission.video_url) &&
+    playable(previous.video_url)
+  )
+    return (
+      <Suspense fallback={<p className="hint">Loading the players…</p>}>
+        <VideoCompare
+          current={{
+            src: submission.video_url,
+            name: `This version: ${submission.title ?? submission.id}`,
+            poster: submission.poster_url,
+            durationMs: submission.duration_ms,
+            sprite: submission.variants['sprite'],
+            spriteVtt: submission.variants['sprite_vtt'],
+            measurement: submission.measurement,
+            caption: 'This version',
+          }}
+          previous={{
+            src: previous.video_url,
+            name: `Previous version: ${previous.title ?? previous.id}`,
+            poster: previous.poster_url,
+            durationMs: previous.duration_ms,
+            caption: captionOf(previous),
+            moments: previous.review?.moments ?? [],
+          }}
+        />
+      </Suspense>
+    );
+  return (
+    <SideBySide
+      left={{ src: submission.image_url ?? submission.thumbnail_url, alt: 'This frame', caption: 'This frame' }}
+      right={{
+        src: previous.image_url ?? previous.thumbnail_url,
+        alt: `Previous version ${previous.title ?? previous.id}`,
+        caption: captionOf(previous),
+        regions: previous.review?.regions ?? [],
+      }}
+    />
+  );
+}
 
 /** A later version of this frame that was promoted, if any. */
 export function promotedRevision(submission: SubmissionDetail): Version | undefined {
@@ -30,6 +92,9 @@ function Feedback({ version }: { readonly version: Version }) {
       {`${review.decision} ${DECIDED_BY_TEXT[review.decided_by]}`}
       {review.reason ? ` · ${review.reason}` : ''}
       {review.note ? ` · “${review.note}”` : ''}
+      {review.moments.length > 0
+        ? ` · ${review.moments.length} time-coded item${review.moments.length === 1 ? '' : 's'}`
+        : ''}
     </span>
   );
 }
@@ -90,15 +155,7 @@ export function VersionStack({ submission }: { readonly submission: SubmissionDe
       {previous && (
         <>
           <h3>Compared with the previous version</h3>
-          <SideBySide
-            left={{ src: submission.image_url ?? submission.thumbnail_url, alt: 'This frame', caption: 'This frame' }}
-            right={{
-              src: previous.image_url ?? previous.thumbnail_url,
-              alt: `Previous version ${previous.title ?? previous.id}`,
-              caption: `${previous.title ?? previous.id} · ${status(previous.status)}${previous.review?.reason ? ` · ${previous.review.reason}` : ''}`,
-              regions: previous.review?.regions ?? [],
-            }}
-          />
+          <CompareWithPrevious submission={submission} previous={previous} />
         </>
       )}
     </section>

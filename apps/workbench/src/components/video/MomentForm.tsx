@@ -12,6 +12,8 @@ export interface MomentFormProps {
   readonly onClearRegion: () => void;
   readonly moments: readonly ReviewMoment[];
   readonly onChange: (moments: ReviewMoment[]) => void;
+  /** The form's heading and name: the rejection's items by default, or an internal note's. */
+  readonly title?: string;
 }
 
 /** At most this many items per rejection (the API's cap, docs/video.md). */
@@ -32,22 +34,30 @@ export function draftMoment(start: string, end: string, label: string, region: R
   return { ...base, label: label.trim(), ...(box ? { region: box } : {}) };
 }
 
-const describe = (m: ReviewMoment) =>
+/** "00:01.05–00:02.13 Logo flickers (region)": an item as one line. */
+export const describeMoment = (m: ReviewMoment) =>
   `${'at' in m ? formatTimecode(m.at) : `${formatTimecode(m.start)}–${formatTimecode(m.end)}`} ${m.label}${m.region ? ' (region)' : ''}`;
 
 /**
  * Time-coded items for a video's rejection: mark in / mark out from the player (or type the
  * seconds), optionally a box drawn on the frame, and a label; each added item is sent as `moments`.
  */
-export function MomentForm({ time, region, onClearRegion, moments, onChange }: MomentFormProps) {
+export function MomentForm({
+  time,
+  region,
+  onClearRegion,
+  moments,
+  onChange,
+  title = 'Time-coded items',
+}: MomentFormProps) {
   const [start, setStart] = useState('');
   const [end, setEnd] = useState('');
   const [label, setLabel] = useState('');
   const draft = draftMoment(start, end, label, region);
   const full = moments.length >= MAX_MOMENTS;
   return (
-    <section className="moment-form" aria-label="Time-coded items">
-      <h3>Time-coded items</h3>
+    <section className="moment-form" aria-label={title}>
+      <h3>{title}</h3>
       <div className="moment-marks">
         <Button size="sm" onPress={() => setStart(String(roundTime(time)))}>
           Mark in
@@ -78,7 +88,7 @@ export function MomentForm({ time, region, onClearRegion, moments, onChange }: M
         <ol className="moment-list">
           {moments.map((m, i) => (
             <li key={i}>
-              {describe(m)}{' '}
+              {describeMoment(m)}{' '}
               <Button
                 size="sm"
                 variant="ghost"

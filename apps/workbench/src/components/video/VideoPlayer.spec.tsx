@@ -1,6 +1,7 @@
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { isTyping } from './player-keys';
+import { createPlayerLink } from './player-link';
 import { cueAt, parseSpriteVtt } from './sprite-vtt';
 import { formatTimecode, stepFrames } from './timecode';
 import VideoPlayer from './VideoPlayer';
@@ -126,9 +127,21 @@ describe('VideoPlayer', () => {
         has_audio: true,
         stretches: { black: [{ start: 0, end: 1 }], frozen: [{ start: 4, end: 6 }], silent: [{ start: 8, end: 9 }] },
       },
-      moments: [
-        { at: 2, label: 'Logo cut off' },
-        { start: 3, end: 5, label: 'Flicker' },
+      lanes: [
+        {
+          kind: 'decision',
+          name: 'Time-coded feedback',
+          moments: [
+            { at: 2, label: 'Logo cut off' },
+            { start: 3, end: 5, label: 'Flicker' },
+          ],
+        },
+        {
+          kind: 'note',
+          name: "Internal notes' time-coded items",
+          prefix: 'Note: ',
+          moments: [{ at: 7, label: 'Check' }],
+        },
       ],
     });
     const frozen = screen.getByRole('button', { name: 'Frozen 4.00 s to 6.00 s' });
@@ -141,5 +154,36 @@ describe('VideoPlayer', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Flicker at 3.00 s to 5.00 s' }));
     expect(screen.getByTestId('player-time').textContent).toBe('00:03.00');
     expect(screen.getByRole('button', { name: 'Logo cut off at 2.00 s' }).style.left).toBe('20%');
+    // A note's item carries its label on the timeline and seeks like the decision's.
+    const note = screen.getByRole('button', { name: 'Note: Check at 7.00 s' });
+    expect(note.textContent).toBe('Check');
+    fireEvent.click(note);
+    expect(screen.getByTestId('player-time').textContent).toBe('00:07.00');
+  });
+
+  it('keeps linked players in step: a seek, a frame step or a pause in one does the same in the other', () => {
+    const link = createPlayerLink();
+    render(
+      <>
+        <VideoPlayer src="/a" name="A" durationMs={10_000} link={link} />
+        <VideoPlayer src="/b" name="B" durationMs={10_000} link={link} timeline={false} />
+      </>,
+    );
+    const [a, b] = screen.getAllByLabelText(/^Video: /) as HTMLVideoElement[];
+    const pause = vi.spyOn(b!, 'pause').mockImplementation(() => undefined);
+    const timeline = screen.getByRole('slider', { name: /Timeline/ });
+    expect(screen.getAllByRole('slider')).toHaveLength(1);
+    timeline.getBoundingClientRect = () => ({ left: 0, width: 100, top: 0, height: 10 }) as DOMRect;
+    fireEvent.pointerDown(timeline, { clientX: 30 });
+    fireEvent.pointerUp(timeline);
+    expect([a!.currentTime, b!.currentTime]).toEqual([3, 3]);
+    fireEvent.keyDown(timeline, { key: '.' });
+    expect(b!.currentTime).toBeCloseTo(3.04, 6);
+    expect(pause).toHaveBeenCalled();
+    const times = screen.getAllByTestId('player-time').map((t) => t.textContent);
+    expect(times).toEqual(['00:03.01', '00:03.01']);
+    // Keys on the other player drive the first as well.
+    fireEvent.keyDown(b!, { key: ',' });
+    expect([a!.currentTime, b!.currentTime]).toEqual([3, 3]);
   });
 });

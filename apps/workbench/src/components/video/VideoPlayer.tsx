@@ -1,10 +1,13 @@
-import { type KeyboardEvent, type PointerEvent, useEffect, useMemo, useRef, useState } from 'react';
-import type { ReviewMoment, ReviewStretch, ReviewVideoMeasurement } from '@framedesk/contracts';
+import { type KeyboardEvent, type PointerEvent, useEffect, useRef, useState } from 'react';
+import type { ReviewVideoMeasurement } from '@framedesk/contracts';
 import type { Region } from '../../api/types';
 import { RegionBoxes, RegionEditor } from '../Regions';
-import { type PlayerControls, isTyping, PLAYER_KEYS } from './player-keys';
+import { isTyping, PLAYER_KEYS } from './player-keys';
+import type { PlayerLink } from './player-link';
+import { usePlayerControls } from './use-player-controls';
 import { cueAt, parseSpriteVtt, type SpriteCue } from './sprite-vtt';
 import { formatTimecode } from './timecode';
+import { MomentLane, type MomentLaneSpec, pct, StretchLane } from './TimelineLanes';
 import './video.css';
 
 export interface VideoPlayerProps {
@@ -17,7 +20,12 @@ export interface VideoPlayerProps {
   readonly sprite?: string | undefined;
   readonly spriteVtt?: string | undefined;
   readonly measurement?: ReviewVideoMeasurement | null | undefined;
-  readonly moments?: readonly ReviewMoment[] | undefined;
+  /** Time-coded items drawn under the timeline, a lane each (the decision's, the notes', …). */
+  readonly lanes?: readonly MomentLaneSpec[] | undefined;
+  /** Players in step with this one (the compare view): what one does, the others do. */
+  readonly link?: PlayerLink | undefined;
+  /** Without its own timeline: a linked player whose timeline is another's (default true). */
+  readonly timeline?: boolean;
   /** Told the current time as it changes (the reject form's "mark in/out"). */
   readonly onTime?: (time: number) => void;
   /** Boxes on the current frame: editable with `onRegions` (a rejection's item), else read only. */
@@ -42,81 +50,6 @@ function useSpriteCues(vtt: string | undefined): SpriteCue[] {
   return cues;
 }
 
-const pct = (t: number, duration: number) => `${Math.min(100, Math.max(0, (t / duration) * 100))}%`;
-const secs = (t: number) => `${t.toFixed(2)} s`;
-
-const KINDS = [
-  ['black', 'Black'],
-  ['frozen', 'Frozen'],
-  ['silent', 'Silent'],
-] as const;
-
-/** The measured stretches as buttons on the timeline, each seeking to its start. */
-function StretchLane({
-  measurement,
-  duration,
-  seek,
-}: {
-  readonly measurement: ReviewVideoMeasurement;
-  readonly duration: number;
-  readonly seek: (t: number) => void;
-}) {
-  const all = KINDS.flatMap(([kind, label]) =>
-    (measurement.stretches[kind] ?? []).map((s: ReviewStretch) => ({ kind, label, ...s })),
-  );
-  if (all.length === 0) return null;
-  return (
-    <div className="timeline-lane" role="group" aria-label="Measured stretches">
-      {all.map((s, i) => (
-        <button
-          key={i}
-          type="button"
-          className={`stretch stretch-${s.kind}`}
-          style={{ left: pct(s.start, duration), width: pct(s.end - s.start, duration) }}
-          aria-label={`${s.label} ${secs(s.start)} to ${secs(s.end)}`}
-          title={`${s.label} ${secs(s.start)}–${secs(s.end)}`}
-          onClick={() => seek(s.start)}
-        >
-          <span className="stretch-text">{s.label}</span>
-        </button>
-      ))}
-    </div>
-  );
-}
-
-/** Time-coded feedback: a marker for a moment, a bar for a range; each seeks to its time. */
-function MomentLane({
-  moments,
-  duration,
-  seek,
-}: {
-  readonly moments: readonly ReviewMoment[];
-  readonly duration: number;
-  readonly seek: (t: number) => void;
-}) {
-  if (moments.length === 0) return null;
-  return (
-    <div className="timeline-lane" role="group" aria-label="Time-coded feedback">
-      {moments.map((m, i) => {
-        const start = 'at' in m ? m.at : m.start;
-        const range = 'at' in m ? null : m;
-        return (
-          <button
-            key={i}
-            type="button"
-            className={range ? 'moment moment-range' : 'moment moment-at'}
-            data-testid="moment"
-            style={{ left: pct(start, duration), ...(range ? { width: pct(range.end - range.start, duration) } : {}) }}
-            aria-label={`${m.label} at ${range ? `${secs(range.start)} to ${secs(range.end)}` : secs(start)}`}
-            title={m.label}
-            onClick={() => seek(start)}
-          />
-        );
-      })}
-    </div>
-  );
-}
-
 /**
  * Our player for a stored video: a timeline that shows the sprite's frame under the pointer, J/K/L
  * and ,/. while it has focus, the time to the frame, the measured stretches and the time-coded items.
@@ -134,26 +67,7 @@ export default function VideoPlayer(props: VideoPlayerProps) {
   const { onTime } = props;
   useEffect(() => onTime?.(time), [time, onTime]);
 
-  const controls: PlayerControls = useMemo(
-    () => ({
-      time: () => video.current?.currentTime ?? 0,
-      duration: () => video.current?.duration ?? 0,
-      seek: (t) => {
-        if (!video.current) return;
-        video.current.currentTime = t;
-        setTime(t);
-      },
-      play: (rate) => {
-        if (!video.current) return;
-        video.current.playbackRate = rate;
-        void video.current.play()?.catch(() => undefined);
-      },
-      pause: () => video.current?.pause(),
-      playing: () => !!video.current && !video.current.paused,
-      rate: () => video.current?.playbackRate ?? 1,
-    }),
-    [],
-  );
+  const controls = usePlayerControls(video, setTime, props.link);
 
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
     if (e.ctrlKey || e.metaKey || e.altKey || isTyping(e.target)) return;
@@ -220,52 +134,56 @@ export default function VideoPlayer(props: VideoPlayerProps) {
           </button>
         )}
       </div>
-      <div className="timeline">
-        <div
-          ref={track}
-          className="timeline-track"
-          role="slider"
-          tabIndex={0}
-          aria-label="Timeline (J/K/L, comma and period step a frame)"
-          aria-valuemin={0}
-          aria-valuemax={Math.round(span * 1000) / 1000}
-          aria-valuenow={Math.round(time * 1000) / 1000}
-          aria-valuetext={formatTimecode(time)}
-          onPointerDown={(e) => {
-            dragging.current = true;
-            e.currentTarget.setPointerCapture?.(e.pointerId);
-            controls.seek(timeAt(e));
-          }}
-          onPointerMove={(e) => {
-            const t = timeAt(e);
-            setHover(t);
-            if (dragging.current) controls.seek(t);
-          }}
-          onPointerUp={() => (dragging.current = false)}
-          onPointerLeave={() => !dragging.current && setHover(null)}
-        >
-          <div className="timeline-played" style={{ width: pct(time, span) }} />
-          {hover !== null && (
-            <div className="timeline-preview" style={{ left: pct(hover, span) }} data-testid="sprite-preview-box">
-              {cue && props.sprite && (
-                <div
-                  className="sprite-frame"
-                  data-testid="sprite-preview"
-                  style={{
-                    width: cue.w,
-                    height: cue.h,
-                    backgroundImage: `url("${props.sprite}")`,
-                    backgroundPosition: `${-cue.x}px ${-cue.y}px`,
-                  }}
-                />
-              )}
-              <span className="timeline-preview-time">{formatTimecode(hover)}</span>
-            </div>
-          )}
+      {props.timeline !== false && (
+        <div className="timeline">
+          <div
+            ref={track}
+            className="timeline-track"
+            role="slider"
+            tabIndex={0}
+            aria-label="Timeline (J/K/L, comma and period step a frame)"
+            aria-valuemin={0}
+            aria-valuemax={Math.round(span * 1000) / 1000}
+            aria-valuenow={Math.round(time * 1000) / 1000}
+            aria-valuetext={formatTimecode(time)}
+            onPointerDown={(e) => {
+              dragging.current = true;
+              e.currentTarget.setPointerCapture?.(e.pointerId);
+              controls.seek(timeAt(e));
+            }}
+            onPointerMove={(e) => {
+              const t = timeAt(e);
+              setHover(t);
+              if (dragging.current) controls.seek(t);
+            }}
+            onPointerUp={() => (dragging.current = false)}
+            onPointerLeave={() => !dragging.current && setHover(null)}
+          >
+            <div className="timeline-played" style={{ width: pct(time, span) }} />
+            {hover !== null && (
+              <div className="timeline-preview" style={{ left: pct(hover, span) }} data-testid="sprite-preview-box">
+                {cue && props.sprite && (
+                  <div
+                    className="sprite-frame"
+                    data-testid="sprite-preview"
+                    style={{
+                      width: cue.w,
+                      height: cue.h,
+                      backgroundImage: `url("${props.sprite}")`,
+                      backgroundPosition: `${-cue.x}px ${-cue.y}px`,
+                    }}
+                  />
+                )}
+                <span className="timeline-preview-time">{formatTimecode(hover)}</span>
+              </div>
+            )}
+          </div>
+          {props.measurement && <StretchLane measurement={props.measurement} duration={span} seek={controls.seek} />}
+          {props.lanes?.map((lane) => (
+            <MomentLane key={lane.kind} lane={lane} duration={span} seek={controls.seek} />
+          ))}
         </div>
-        {props.measurement && <StretchLane measurement={props.measurement} duration={span} seek={controls.seek} />}
-        {props.moments && <MomentLane moments={props.moments} duration={span} seek={controls.seek} />}
-      </div>
+      )}
     </div>
   );
 }
