@@ -21,8 +21,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   createClusterDatabase,
-  engineDir,
   makePng,
+  PATRONI_INSTANCES,
   PATRONI_NODES,
   type PatroniNode,
   patroniPrimary,
@@ -40,7 +40,6 @@ const reps = Number(process.argv[3] ?? 2);
 const REVIEWERS = 4;
 const IDLE_MS = 10_000;
 const PASSWORD = 'capacity-reviewer-password';
-const dir = engineDir('patroni');
 
 const ticksMs = (n: string | undefined) => (Number(n) * 1000) / 100; // USER_HZ = 100
 /** utime + stime (and, with `reaped`, cutime + cstime: its children that exited) of a process. */
@@ -54,7 +53,7 @@ function cpuOf(pid: number, reaped = false): number {
 }
 /** Every process of a node: its postmaster (with reaped children) and the postmaster's live children. */
 function nodeCpuMs(node: PatroniNode): number {
-  const postmaster = postmasterPid(dir, node);
+  const postmaster = postmasterPid(PATRONI_INSTANCES.default, node);
   if (!postmaster) return Number.NaN;
   let ms = cpuOf(postmaster, true);
   for (const entry of readdirSync('/proc')) {
