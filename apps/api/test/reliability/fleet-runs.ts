@@ -3,7 +3,6 @@
 // (apps/worker/src/image-runs.ts), which deletes it when the run ends; a trigger the drill puts on
 // that INSERT keeps one row per run, so every run is counted, crashed or not, whichever worker.
 import type pg from 'pg';
-import type { Acked } from './fleet-load';
 
 /** Before any load: every run from now on leaves a row in `fleet_run_log`. */
 export async function countProcessingRuns(sql: pg.Pool): Promise<void> {
@@ -38,7 +37,10 @@ export interface ProcessingFigures {
 }
 
 /** Runs per frame and the wait for review, over the acknowledged frames (images and MCP frames). */
-export async function processingFigures(sql: pg.Pool, acked: readonly Acked[]): Promise<ProcessingFigures> {
+export async function processingFigures(
+  sql: pg.Pool,
+  acked: readonly { readonly id: string; readonly kind: string }[],
+): Promise<ProcessingFigures> {
   const ids = [...new Set(acked.filter((a) => a.kind !== 'video').map((a) => a.id))];
   const runs = await sql.query<{ id: string; runs: number }>(
     `SELECT s.id, count(r.submission_id)::int AS runs
