@@ -288,7 +288,10 @@ describe('tracing off (no endpoint)', () => {
       // Both start while other test files load the machine: generous waits.
       await waitForHttp(`http://127.0.0.1:${apiPort}/healthz`, 90_000, processes.api);
       await waitForHttp(`http://127.0.0.1:${workerHealthPort}/healthz`, 90_000, processes.worker);
-      expect((await fetch(`http://127.0.0.1:${apiPort}/readyz`)).status).toBe(200);
+      // Ready once its first checks of PostgreSQL, Redis and storage are in (after /healthz answers).
+      await expect
+        .poll(async () => (await fetch(`http://127.0.0.1:${apiPort}/readyz`)).status, { timeout: 60_000 })
+        .toBe(200);
       await Promise.all([processes.api.stop(), processes.worker.stop()]);
       for (const name of ['api', 'worker'] as const) {
         const loaded = await readFile(logs[name], 'utf8').catch(() => {
