@@ -49,13 +49,36 @@ function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> 
 }
 
 /**
- * What a failed check of a server says: a refusal names the fix; no answer in time says so and
- * does not tell the operator to start a server that may be running (checked again shortly).
+ * A server's check: answered → ok; refused → `refused(error)`; no answer within `ms` → `silent`,
+ * marked `noAnswer` (the server may be running and this machine too busy to hear it in time: the
+ * operator is not told to start it, and the queue gates give it a second check).
  */
-const unreachable = (what: string, where: string, fix: string) => (error: unknown) =>
-  error instanceof NoAnswerError
-    ? `${what} at ${where} did not answer within the check's time (busy or unreachable); if it persists: ${fix}`
-    : `${what} not reachable at ${where}; ${fix}`;
+function serverCheck(
+  work: Promise<unknown>,
+  ms: number,
+  what: string,
+  silent: string,
+  refused: (error: unknown) => string,
+): Promise<NeedCheck> {
+  return withTimeout(work, ms, what).then(
+    () => ({ ok: true }),
+    (error: unknown) =>
+      error instanceof NoAnswerError
+        ? { ok: false, reason: silent, noAnswer: true }
+        : { ok: false, reason: refused(error), noAnswer: false },
+  );
+}
+
+/** PostgreSQL's or Redis's check: what it says when refused and when it got no answer. */
+function networkServerCheck(work: Promise<unknown>, ms: number, what: string, where: string, fix: string) {
+  return serverCheck(
+    work,
+    ms,
+    what,
+    `${what} at ${where} did not answer within the check's time (busy or unreachable); if it persists: ${fix}`,
+    () => `${what} not reachable at ${where}; ${fix}`,
+  );
+}
 
 const message = (error: unknown) => (error instanceof Error ? error.message.split('\n')[0] : String(error));
 
@@ -75,38 +98,28 @@ export async function checkNeeds(needs: ReadonlySet<Need>, deps: NeedCheckDeps):
   const { settings } = deps;
   const checks: Record<Need, () => Promise<NeedCheck>> = {
     postgres: () =>
-      withTimeout(deps.db.ping(), ms, 'PostgreSQL').then(
-        () => ({ ok: true }),
-        (error: unknown) => ({
-          ok: false,
-          reason: unreachable('PostgreSQL', hostOf(settings.DATABASE_URL), 'start it or fix DATABASE_URL')(error),
-          noAnswer: error instanceof NoAnswerError,
-        }),
+      networkServerCheck(
+        deps.db.ping(),
+        ms,
+        'PostgreSQL',
+        hostOf(settings.DATABASE_URL),
+        'start it or fix DATABASE_URL',
       ),
     redis: () =>
-      withTimeout(deps.redis.ping(), ms, 'Redis').then(
-        () => ({ ok: true }),
-        (error: unknown) => ({
-          ok: false,
-          reason: unreachable(
-            'Redis',
-            describeRedisTarget(redisTarget(settings)),
-            `start it or fix ${settings.REDIS_SENTINELS ? 'REDIS_SENTINELS' : 'REDIS_URL'}`,
-          )(error),
-          noAnswer: error instanceof NoAnswerError,
-        }),
+      networkServerCheck(
+        deps.redis.ping(),
+        ms,
+        'Redis',
+        describeRedisTarget(redisTarget(settings)),
+        `start it or fix ${settings.REDIS_SENTINELS ? 'REDIS_SENTINELS' : 'REDIS_URL'}`,
       ),
     storage: () =>
-      withTimeout(deps.storage.ping(deps.bucket), ms, 'storage').then(
-        () => ({ ok: true }),
-        (error: unknown) => ({
-          ok: false,
-          reason:
-            error instanceof NoAnswerError
-              ? `storage (${settings.STORAGE_DRIVER}) did not answer within the check's time (busy or unreachable)`
-              : describeStorageProblem(error, settings.STORAGE_DRIVER, deps.bucket).line,
-          noAnswer: error instanceof NoAnswerError,
-        }),
+      serverCheck(
+        deps.storage.ping(deps.bucket),
+        ms,
+        'storage',
+        `storage (${settings.STORAGE_DRIVER}) did not answer within the check's time (busy or unreachable)`,
+        (error) => describeStorageProblem(error, settings.STORAGE_DRIVER, deps.bucket).line,
       ),
     ffprobe: () =>
       videoToolVersion('ffprobe', settings.FFPROBE_PATH, ms).then(

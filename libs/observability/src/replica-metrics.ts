@@ -17,13 +17,12 @@ export interface ReplicaReadings {
  */
 export function registerReplicaMetrics(registry: Registry, status: () => Promise<ReplicaReadings>): void {
   // The status is the replica's last probe (every second) and a count, kept in memory: no I/O here.
-  const read = status;
   new Counter({
     name: 'framedesk_db_replica_fallback_reads_total',
     help: 'Reads that may be a moment stale sent to the primary because the replica (DATABASE_READ_URL) was behind DATABASE_READ_MAX_LAG_BYTES or not answering',
     registers: [registry],
     async collect() {
-      const { fallbacks } = await read();
+      const { fallbacks } = await status();
       this.reset();
       this.inc(fallbacks);
     },
@@ -33,7 +32,7 @@ export function registerReplicaMetrics(registry: Registry, status: () => Promise
     help: 'WAL bytes the read replica has yet to replay, as last measured (NaN while it does not answer)',
     registers: [registry],
     async collect() {
-      const { lagBytes } = await read();
+      const { lagBytes } = await status();
       this.set(lagBytes ?? Number.NaN);
     },
   });
@@ -42,7 +41,7 @@ export function registerReplicaMetrics(registry: Registry, status: () => Promise
     help: '1 while reads that may be a moment stale go to the read replica, 0 while they fall back to the primary',
     registers: [registry],
     async collect() {
-      this.set((await read()).inUse ? 1 : 0);
+      this.set((await status()).inUse ? 1 : 0);
     },
   });
 }
