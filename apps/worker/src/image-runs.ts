@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Database } from '@framedesk/db';
+import type { Database, RunStart } from '@framedesk/db';
 import type { Logger } from '@framedesk/observability';
 import { judgeRun } from '@framedesk/submissions';
 
@@ -16,8 +16,16 @@ export interface ImageRunsOptions {
 
 /** A run of an image in this worker, recorded in `processing_runs` until it ends. */
 export interface ImageRun {
+  readonly kind: 'run';
   end(): void;
 }
+
+/** What `begin` decided: the run, or why the frame does not run now (see `begin`). */
+export type RunBegin =
+  | ImageRun
+  | { readonly kind: 'crashed' }
+  | { readonly kind: 'done'; readonly status: string | null }
+  | { readonly kind: 'running'; readonly worker: string; readonly retryInMs: number };
 
 /**
  * How a worker blames crashes on the frames that caused them (docs/reliability.md, "How crashes
@@ -63,11 +71,13 @@ export function createImageRuns(options: ImageRunsOptions) {
   return {
     /**
      * Before an image's handler: judges the frame's earlier crashes (`judge`: every run but an
-     * intake entry's first), waits its turn and records the run. Null: the frame reached the
-     * crash limit and is failed `processing_crashed`; it does not run. Throws what PostgreSQL
-     * throws (the job is held, as for any server fault).
+     * intake entry's first), waits its turn and records the run, if it is the frame's one run
+     * (docs/reliability.md, "One run of a frame at a time"). `crashed`: the frame reached the
+     * crash limit and is failed `processing_crashed`; `done`: it left the pipeline (a re-delivery
+     * after its run); `running`: another run of it is live (on `worker`), look again after
+     * `retryInMs`. Throws what PostgreSQL throws (the job is held, as for any server fault).
      */
-    async begin(submissionId: string, judge: boolean, runLogger: Logger): Promise<ImageRun | null> {
+    async begin(submissionId: string, judge: boolean, runLogger: Logger): Promise<RunBegin> {
       let alone = false;
       if (judge) {
         const verdict = await judgeRun(db, submissionId, {
@@ -78,7 +88,7 @@ export function createImageRuns(options: ImageRunsOptions) {
         const fields = { submission_id: submissionId, crashes: verdict.crashes, ...verdict.blame };
         if (!verdict.run) {
           runLogger.error(fields, 'image crashed its worker once too often: failed processing_crashed');
-          return null;
+          return { kind: 'crashed' };
         }
         if (verdict.blame.strikes > 0 || verdict.blame.suspect)
           runLogger.warn({ ...fields, alone: verdict.alone }, 'image ran in a worker crash; run again');
@@ -87,18 +97,26 @@ export function createImageRuns(options: ImageRunsOptions) {
       const leave = await gate.enter(alone);
       const id = randomUUID();
       const taken = ended.splice(0);
+      let start: RunStart;
       try {
-        await db.repos.processingRuns.start(
+        start = await db.repos.processingRuns.start(
           { id, submissionId, worker },
-          taken.map((run) => run.id),
+          { ended: taken.map((run) => run.id), liveWithinMs: options.lockDurationMs / 2 },
         );
       } catch (error) {
         ended.unshift(...taken);
         leave();
         throw error;
       }
+      if (!start.started) {
+        leave();
+        if ('runningOn' in start)
+          return { kind: 'running', worker: start.runningOn, retryInMs: options.lockDurationMs / 4 };
+        return { kind: 'done', status: start.status };
+      }
       running.set(id, Date.now());
       return {
+        kind: 'run',
         end() {
           running.delete(id);
           ended.push({ id, at: Date.now() });

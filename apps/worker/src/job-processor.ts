@@ -93,6 +93,10 @@ export function createJobProcessor(options: JobProcessorOptions) {
       );
       throw new DelayedError();
     }
+    if (result.outcome === 'deferred') {
+      await job.moveToDelayed(Date.now() + result.retryInMs, token);
+      throw new DelayedError();
+    }
     await clearFault(queue, job);
     if (result.outcome !== 'completed') throw result.error;
   };
@@ -111,18 +115,23 @@ export function createJobProcessor(options: JobProcessorOptions) {
     if (result.outcome === 'completed' || (result.outcome === 'failed' && result.permanent)) return;
     if (result.outcome === 'held')
       observed.logger.error({ err: result.error, reason: result.reason }, `server fault: ${result.reason}`);
-    await handToImageQueue(entry, 'intake');
+    await handToImageQueue(entry, 'intake', result.outcome === 'deferred' ? result.retryInMs : 0);
   };
 
   /**
    * An intake entry goes on as `image.process__<id>__<why>-<entry id>` in the image queue: after
-   * a first run that did not complete (`intake`), or taken from a worker that died (`stalled`).
+   * a first run that did not complete (`intake`; `afterMs` later when another run of the frame
+   * was live), or taken from a worker that died (`stalled`).
    */
-  const handToImageQueue = (entry: IntakeEntry, why: 'intake' | 'stalled') =>
+  const handToImageQueue = (entry: IntakeEntry, why: 'intake' | 'stalled', afterMs = 0) =>
     deps.queues.enqueue(
       'image.process',
       { submissionId: entry.submissionId },
-      { attempt: `${why}-${entry.id}`, origin: entry.origin },
+      {
+        attempt: `${why}-${entry.id}`,
+        origin: entry.origin,
+        ...(afterMs > 0 ? { at: new Date(Date.now() + afterMs) } : {}),
+      },
     );
 
   return { processBullJob, processIntakeEntry, handToImageQueue };
@@ -138,6 +147,7 @@ const mayFollowACrash = (job: Job) => job.stalledCounter > 0 || /__(stalled-|r\d
 /** What came of running a handler once. */
 type HandlerResult =
   | { readonly outcome: 'completed' }
+  | { readonly outcome: 'deferred'; readonly retryInMs: number }
   | { readonly outcome: 'held'; readonly reason: string; readonly error: Error }
   | { readonly outcome: 'failed' | 'retried'; readonly permanent: boolean; readonly error: Error };
 
@@ -163,7 +173,7 @@ function handlerRunner(options: Pick<JobProcessorOptions, 'registry' | 'deps' | 
     const started = process.hrtime.bigint();
     const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
     try {
-      const run =
+      const begun =
         imageRuns && job.name === 'image.process'
           ? await imageRuns.begin(
               (job.data as { submissionId: string }).submissionId,
@@ -171,12 +181,30 @@ function handlerRunner(options: Pick<JobProcessorOptions, 'registry' | 'deps' | 
               jobLogger,
             )
           : undefined;
-      if (run === null) {
+      if (begun?.kind === 'crashed') {
         // Failed processing_crashed by its crashes (recorded): not run again.
         observed.recordOutcome('failed');
         metrics.jobFinished(queue, job.name, 'failed', seconds());
         return { outcome: 'failed', permanent: true, error: new UnrecoverableError('processing_crashed') };
       }
+      if (begun?.kind === 'done') {
+        // A re-delivery after the frame's run (a lost acknowledgement, the reconciler's re-run): no run.
+        observed.recordOutcome('skipped');
+        jobLogger.info({ status: begun.status }, 'image job skipped: the frame has left the pipeline');
+        metrics.jobFinished(queue, job.name, 'completed', seconds());
+        return { outcome: 'completed' };
+      }
+      if (begun?.kind === 'running') {
+        // Its one run is live elsewhere: this one looks again later (then done, or that run's worker died).
+        observed.recordOutcome('deferred');
+        jobLogger.info(
+          { runningOn: begun.worker, retryInSeconds: begun.retryInMs / 1000 },
+          'image job deferred: another run of the frame is live',
+        );
+        metrics.jobFinished(queue, job.name, 'retried', seconds());
+        return { outcome: 'deferred', retryInMs: begun.retryInMs };
+      }
+      const run = begun;
       try {
         await (handler.run as (payload: unknown, context: JobContext) => Promise<void>)(job.data, context);
       } finally {

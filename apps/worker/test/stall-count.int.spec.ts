@@ -21,7 +21,7 @@ const crashCount = async (id: string) =>
   (await h.query<{ crash_count: number }>('SELECT crash_count FROM submissions WHERE id = $1', [id]))[0]?.crash_count;
 /** The run `worker` died in, alone: its row, no longer renewed. */
 const diedAloneIn = async (worker: string, submissionId: string) => {
-  await h.db.repos.processingRuns.start({ id: newId('submission'), submissionId, worker });
+  await h.db.repos.processingRuns.start({ id: newId('submission'), submissionId, worker }, { liveWithinMs: 1000 });
   await h.query(`UPDATE processing_runs SET seen_at = now() - interval '1 minute' WHERE worker = $1`, [worker]);
 };
 /** BullMQ's own record of a stall of the frame's job (what its stalled check leaves). */

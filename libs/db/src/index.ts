@@ -71,4 +71,4 @@ export type {
   PolicyChangeRow,
 } from './policies.repository';
 export { APPROVAL_EVENT, TEAM_PAUSE_SECONDS, type TeamStatsRow } from './team-stats.repository';
-export type { DeadRun } from './processing-runs.repository';
+export type { DeadRun, RunStart } from './processing-runs.repository';

@@ -8,6 +8,15 @@ export interface DeadRun {
 }
 
 /**
+ * What a run's start found: it started (the frame's one run), another run of the frame is live
+ * (`runningOn`: its worker), or the frame has left the pipeline (`status`; null: no such frame).
+ */
+export type RunStart =
+  | { readonly started: true }
+  | { readonly started: false; readonly runningOn: string }
+  | { readonly started: false; readonly status: string | null };
+
+/**
  * `processing_runs`: one row per image run while it runs (docs/reliability.md, "How crashes are
  * blamed"). A row whose worker stopped renewing it is a run its worker died in; the rows that
  * worker left together are the runs of that crash.
@@ -15,15 +24,41 @@ export interface DeadRun {
 export function processingRunsRepository(db: DbClient) {
   return {
     /**
-     * A run starts on `worker`; in the same statement, the rows of runs that ended since are
-     * deleted (`ended`), so a run costs one statement.
+     * A run of the frame starts on `worker`, if it is the frame's one run: the frame is still in
+     * the pipeline (`received` or `media_processing`) and no other run of it is live (a row seen
+     * within `liveWithinMs`, whichever worker: its own re-run waits for it, its worker's death
+     * makes it stale). In the same statement, the rows of runs that ended since are deleted
+     * (`ended`), so a run costs one statement. Two starts within the same instant may both see
+     * the frame free; every step of a run is a compare-and-set, so the second changes nothing.
      */
     async start(
       run: { id: string; submissionId: string; worker: string },
-      ended: readonly string[] = [],
-    ): Promise<void> {
-      await db.$executeRaw`WITH ended AS (DELETE FROM processing_runs WHERE id = ANY(${[...ended]}::text[]))
-        INSERT INTO processing_runs (id, submission_id, worker) VALUES (${run.id}, ${run.submissionId}, ${run.worker})`;
+      options: { ended?: readonly string[]; liveWithinMs: number },
+    ): Promise<RunStart> {
+      const ended = [...(options.ended ?? [])];
+      const rows = await db.$queryRaw<{ status: string | null; holder: string | null; started: boolean }[]>`
+        WITH ended AS (DELETE FROM processing_runs WHERE id = ANY(${ended}::text[])),
+        frame AS (SELECT status::text AS status FROM submissions WHERE id = ${run.submissionId}),
+        holder AS (
+          SELECT worker FROM processing_runs
+          WHERE submission_id = ${run.submissionId} AND NOT (id = ANY(${ended}::text[]))
+            AND seen_at >= now() - make_interval(secs => ${options.liveWithinMs / 1000}::float8)
+          LIMIT 1
+        ),
+        started AS (
+          INSERT INTO processing_runs (id, submission_id, worker)
+          SELECT ${run.id}, ${run.submissionId}, ${run.worker}
+          WHERE EXISTS (SELECT 1 FROM frame WHERE status IN ('received', 'media_processing'))
+            AND NOT EXISTS (SELECT 1 FROM holder)
+          RETURNING id
+        )
+        SELECT (SELECT status FROM frame) AS status, (SELECT worker FROM holder) AS holder,
+          EXISTS (SELECT 1 FROM started) AS started`;
+      const row = rows[0];
+      if (row?.started) return { started: true };
+      if (row?.status === 'received' || row?.status === 'media_processing')
+        return { started: false, runningOn: row.holder ?? 'unknown' };
+      return { started: false, status: row?.status ?? null };
     },
 
     /** Runs that ended in a living worker (whatever their outcome). */

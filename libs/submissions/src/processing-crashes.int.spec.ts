@@ -30,9 +30,12 @@ describe('judgeRun (real PostgreSQL)', () => {
     );
     return id;
   };
+  /** A run seen within the judge's `staleMs` is live. */
+  const LIVE = { liveWithinMs: 10_000 };
   /** Runs `worker` started and then died in (not renewed for a minute). */
   const diedIn = async (worker: string, ids: readonly string[]) => {
-    for (const id of ids) await db.repos.processingRuns.start({ id: newId('submission'), submissionId: id, worker });
+    for (const id of ids)
+      await db.repos.processingRuns.start({ id: newId('submission'), submissionId: id, worker }, LIVE);
     await test.database.query(`UPDATE processing_runs SET seen_at = now() - interval '1 minute' WHERE worker = $1`, [
       worker,
     ]);
@@ -68,11 +71,31 @@ describe('judgeRun (real PostgreSQL)', () => {
 
   it('does not blame a run whose worker lives (renewed), nor a run of this worker', async () => {
     const [id, other] = [await seed(), await seed()];
-    await db.repos.processingRuns.start({ id: newId('submission'), submissionId: id, worker: 'alive' });
-    await db.repos.processingRuns.start({ id: newId('submission'), submissionId: other, worker: 'me' });
+    await db.repos.processingRuns.start({ id: newId('submission'), submissionId: id, worker: 'alive' }, LIVE);
+    await db.repos.processingRuns.start({ id: newId('submission'), submissionId: other, worker: 'me' }, LIVE);
     await test.database.query(`UPDATE processing_runs SET seen_at = now() - interval '1 minute' WHERE worker = 'me'`);
     expect(await judge(id)).toMatchObject({ run: true, alone: false, blame: { strikes: 0, suspect: false } });
     expect(await judge(other)).toMatchObject({ run: true, alone: false, blame: { strikes: 0, suspect: false } });
     expect(await crashCount(id)).toBe(0);
+  });
+
+  it("starts a run only as the frame's one run: not beside a live run of it, not once it left the pipeline", async () => {
+    const id = await seed();
+    const run = (worker: string, ended: string[] = []) =>
+      db.repos.processingRuns.start({ id: newId('submission'), submissionId: id, worker }, { ...LIVE, ended });
+    expect(await run('w1')).toEqual({ started: true });
+    // Another worker (a stalled entry taken back, the reconciler's re-run) and the same worker alike wait for it.
+    expect(await run('w2')).toEqual({ started: false, runningOn: 'w1' });
+    expect(await run('w1')).toEqual({ started: false, runningOn: 'w1' });
+    // Its worker died: the run is stale, the frame is free again.
+    await test.database.query(`UPDATE processing_runs SET seen_at = now() - interval '1 minute' WHERE worker = 'w1'`);
+    expect(await run('w2')).toEqual({ started: true });
+    // A run that ended in its worker and is deleted with the next start does not hold the frame.
+    const [ended] = await test.database.query<{ id: string }>(`SELECT id FROM processing_runs WHERE worker = 'w2'`);
+    expect(await run('w2', [ended!.id])).toEqual({ started: true });
+    await test.database.query(`DELETE FROM processing_runs`);
+    await test.database.query(`UPDATE submissions SET status = 'needs_review' WHERE id = $1`, [id]);
+    expect(await run('w3')).toEqual({ started: false, status: 'needs_review' });
+    expect(await test.database.query('SELECT * FROM processing_runs')).toEqual([]);
   });
 });

@@ -19,3 +19,4 @@ export * from './project-config';
 export * from './engines/rgw';
 export * from './video-clips';
 export * from './replica-replay';
+export * from './processing-run-log';

@@ -1,26 +1,8 @@
-// How many times each frame's processing ran, and how long each waited for review, from the
-// fleet's own database. Every image run starts by inserting its row into `processing_runs`
-// (apps/worker/src/image-runs.ts), which deletes it when the run ends; a trigger the drill puts on
-// that INSERT keeps one row per run, so every run is counted, crashed or not, whichever worker.
+// How many times each frame's processing ran (every run counted by the database itself:
+// countProcessingRuns in libs/testing), and how long each waited for review, from the fleet's
+// own database.
+import { RUNS_PER_FRAME_SQL } from '@framedesk/testing';
 import type pg from 'pg';
-
-/** Before any load: every run from now on leaves a row in `fleet_run_log`. */
-export async function countProcessingRuns(sql: pg.Pool): Promise<void> {
-  await sql.query(`
-    CREATE TABLE IF NOT EXISTS fleet_run_log (
-      submission_id text NOT NULL,
-      worker text NOT NULL,
-      started_at timestamptz NOT NULL DEFAULT clock_timestamp()
-    );
-    CREATE OR REPLACE FUNCTION fleet_log_run() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      INSERT INTO fleet_run_log (submission_id, worker) VALUES (NEW.submission_id, NEW.worker);
-      RETURN NEW;
-    END $$;
-    DROP TRIGGER IF EXISTS fleet_log_run ON processing_runs;
-    CREATE TRIGGER fleet_log_run AFTER INSERT ON processing_runs FOR EACH ROW EXECUTE FUNCTION fleet_log_run();
-  `);
-}
 
 export interface ProcessingFigures {
   /** The most runs of one acknowledged frame. */
@@ -42,12 +24,7 @@ export async function processingFigures(
   acked: readonly { readonly id: string; readonly kind: string }[],
 ): Promise<ProcessingFigures> {
   const ids = [...new Set(acked.filter((a) => a.kind !== 'video').map((a) => a.id))];
-  const runs = await sql.query<{ id: string; runs: number }>(
-    `SELECT s.id, count(r.submission_id)::int AS runs
-     FROM submissions s LEFT JOIN fleet_run_log r ON r.submission_id = s.id
-     WHERE s.id = ANY($1) GROUP BY s.id`,
-    [ids],
-  );
+  const runs = await sql.query<{ id: string; runs: number }>(RUNS_PER_FRAME_SQL, [ids]);
   const waits = await sql.query<{ seconds: number }>(
     `SELECT extract(epoch FROM min(e.created_at) - s.created_at)::float8 AS seconds
      FROM submissions s JOIN submission_events e ON e.submission_id = s.id

@@ -23,9 +23,9 @@ import {
   type TestS3,
   waitForHttp,
   writeTestConfig,
+  countProcessingRuns,
 } from '@framedesk/testing';
 import pg from 'pg';
-import { countProcessingRuns } from './fleet-runs';
 import { ORIGINALS_BUCKET, sleep } from './harness';
 import { openFds } from './raw-http';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy';
@@ -219,7 +219,7 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
     const sql = new pg.Pool({ connectionString: databaseUrl, max: 2 });
     sql.on('error', () => undefined); // a restarted server drops idle clients; the next query reconnects
     cleanups.push(() => sql.end());
-    await countProcessingRuns(sql); // before any load: every run counted (fleet-runs.ts)
+    await countProcessingRuns((text, params) => sql.query(text, params)); // before any load: every run counted
 
     return {
       url: balancer.url,
