@@ -68,5 +68,10 @@ export default defineProject(import.meta.dirname, {
       },
     },
   },
-  test: { environment: 'happy-dom', include: ['src/**/*.spec.ts', 'src/**/*.spec.tsx'], exclude: ['e2e/**'] },
+  test: {
+    environment: 'happy-dom',
+    isolate: true,
+    include: ['src/**/*.spec.ts', 'src/**/*.spec.tsx'],
+    exclude: ['e2e/**'],
+  },
 });
