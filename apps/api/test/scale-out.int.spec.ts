@@ -113,7 +113,10 @@ describe('scale-out: two APIs, two workers, S3 storage, one database and Redis p
       { entry: join(build, 'worker/main.mjs') },
     );
     workers.push(proc);
-    await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60_000, proc);
+    // Ready, not only alive: a worker whose first checks did not answer in time (a loaded
+    // machine) keeps its queues closed until one does, and the other worker took every image
+    // of "processed by both workers" (clean clone, 2026-11-29 09:11).
+    await waitForHttp(`http://127.0.0.1:${port}/readyz`, 60_000, proc);
   };
   const statusesOf = async (ids: string[]) => {
     const { rows } = await sql.query<{ id: string; status: string }>(

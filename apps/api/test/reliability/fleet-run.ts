@@ -180,15 +180,25 @@ async function redisFigures(fleet: Fleet) {
       keys.push(...batch);
       cursor = next;
     } while (cursor !== '0');
-    const active = keys.filter((k) => k.endsWith(':active'));
+    // A job running now (active, its lock held: a reconcile pass that started at this instant, as
+    // in the clean clone of 2026-11-29 09:25) is neither stuck nor a lock left behind. Stuck: active
+    // with its lock gone; left behind: a lock of a job no longer active, or a tus upload's lock.
+    const running = new Set<string>();
     let activeJobs = 0;
-    for (const k of active) activeJobs += await redis.llen(k);
+    for (const list of keys.filter((k) => k.endsWith(':active'))) {
+      const queueKey = list.slice(0, -':active'.length);
+      for (const id of await redis.lrange(list, 0, -1)) {
+        const lock = `${queueKey}:${id}:lock`;
+        if (keys.includes(lock) && (await redis.exists(lock))) running.add(lock);
+        else activeJobs++;
+      }
+    }
     return {
       clients,
       clientNames,
       keys: keys.length,
       structuralKeys: keys.filter((k) => !k.includes('sub_')).length,
-      lockKeys: keys.filter((k) => k.endsWith(':lock') || k.includes('tus-lock')),
+      lockKeys: keys.filter((k) => (k.endsWith(':lock') && !running.has(k)) || k.includes('tus-lock')),
       activeJobs,
     };
   } finally {
