@@ -6,6 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { root, setup, testServicesEnv } from './setup.mjs';
+import { runInLanes, suiteTasks } from './test-lanes.mjs';
 
 await setup({ database: false });
 
@@ -77,28 +78,34 @@ const env = {
   ...testServicesEnv(),
 };
 /**
- * The whole suite as one `nx run-many`, two tasks at a time: every project's tests, the workbench's
- * browser tests, and one typecheck and one lint of the whole workspace (tools/workspace/project.json:
- * each file parsed and typed once, where a typecheck and a lint per project built the libraries'
- * programs over and over). Three lanes started at once (the api's tests from the start) were tried:
- * on two cores the suite is CPU-bound, and a clean clone took 23.8 min with them, where this
- * schedule had taken 20.5 min (stop 32's CI, when it still ran a typecheck and a lint per project).
+ * The whole suite: every project's tests, the api's reliability tests (a task of their own), the
+ * workbench's browser tests, and one typecheck and one lint of the whole workspace
+ * (tools/workspace/project.json: each file parsed and typed once). Each is an Nx task, run three at
+ * a time, the longest first (test-lanes.mjs): the long tasks mostly wait on the processes, engines
+ * and browsers they drive, so a third lane fills cores two lanes left idle (clean clone of
+ * 2026-11-29 09:00 with two lanes: 28m49s, of 55.6 lane-minutes: the work itself fitted two lanes
+ * with one idle minute). FRAMEDESK_TEST_LANES sets another count. `npm test -- <target>…` runs those
+ * targets of every project with `nx run-many` instead.
  */
 const requested = process.argv.slice(2);
-// The api's reliability tests (its drills among them) are a task of their own, `test-reliability`:
-// as one task the api's tests took 29 of CI's 33.6 minutes (stop 49) and nx starts an app's
-// tests after the libraries', so that one task decided the run's length.
-const targets = requested.length > 0 ? requested : ['typecheck-all', 'lint-all', 'test', 'test-reliability', 'e2e'];
-const codes = [
-  await new Promise((resolve) => {
-    const child = spawn(
-      'npx',
-      ['nx', 'run-many', '-t', ...targets, '--parallel=2', '--outputStyle=stream', '--skip-nx-cache'],
-      { cwd: root, env, stdio: 'inherit' },
-    );
-    child.on('exit', (code) => resolve(code ?? 1));
-  }),
-];
+const codes = [];
+if (requested.length > 0) {
+  codes.push(
+    await new Promise((resolve) => {
+      const child = spawn(
+        'npx',
+        ['nx', 'run-many', '-t', ...requested, '--parallel=2', '--outputStyle=stream', '--skip-nx-cache'],
+        { cwd: root, env, stdio: 'inherit' },
+      );
+      child.on('exit', (code) => resolve(code ?? 1));
+    }),
+  );
+} else {
+  const tasks = suiteTasks(root, ['typecheck-all', 'lint-all', 'test', 'test-reliability', 'e2e']);
+  const lanes = Number(process.env['FRAMEDESK_TEST_LANES']) || 3;
+  const failed = await runInLanes(tasks, { lanes, cwd: root, env });
+  codes.push(failed.length > 0 ? 1 : 0);
+}
 const status = codes.find((code) => code !== 0) ?? 0;
 
 // One closing line over every project's vitest report.
