@@ -80,12 +80,13 @@ const env = {
 /**
  * The whole suite: every project's tests, the api's reliability tests (a task of their own), the
  * workbench's browser tests, and one typecheck and one lint of the whole workspace
- * (tools/workspace/project.json: each file parsed and typed once). Each is an Nx task, run three at
- * a time, the longest first (test-lanes.mjs): the long tasks mostly wait on the processes, engines
- * and browsers they drive, so a third lane fills cores two lanes left idle (clean clone of
- * 2026-11-29 09:00 with two lanes: 28m49s, of 55.6 lane-minutes: the work itself fitted two lanes
- * with one idle minute). FRAMEDESK_TEST_LANES sets another count. `npm test -- <target>…` runs those
- * targets of every project with `nx run-many` instead.
+ * (tools/workspace/project.json: each file parsed and typed once). Each is an Nx task, run two at a
+ * time, the longest first (test-lanes.mjs), so the apps' long tests no longer start last. Three at
+ * a time was tried (clean clone, 2026-11-29 09:33): the two cores were saturated, every long task
+ * ran longer (api:test 13m11s against 6m41s, the e2e 15m02s against 10m46s) and three drills
+ * failed their load checks (no decision made in the load's time). FRAMEDESK_TEST_LANES sets another
+ * count (a bigger machine). `npm test -- <target>…` runs those targets of every project with
+ * `nx run-many` instead.
  */
 const requested = process.argv.slice(2);
 const codes = [];
@@ -102,7 +103,7 @@ if (requested.length > 0) {
   );
 } else {
   const tasks = suiteTasks(root, ['typecheck-all', 'lint-all', 'test', 'test-reliability', 'e2e']);
-  const lanes = Number(process.env['FRAMEDESK_TEST_LANES']) || 3;
+  const lanes = Number(process.env['FRAMEDESK_TEST_LANES']) || 2;
   const failed = await runInLanes(tasks, { lanes, cwd: root, env });
   codes.push(failed.length > 0 ? 1 : 0);
 }
