@@ -43,6 +43,8 @@ export function createImageRuns(options: ImageRunsOptions) {
   /** Runs ended here whose rows are not deleted yet: deleted with the next start, or by the renewal. */
   const ended: { id: string; at: number }[] = [];
   const tick = options.lockDurationMs / 8;
+  /** A run unrenewed this long is one its worker died in; renewed within it, it is live. */
+  const staleMs = options.lockDurationMs / 2;
   let renewedAt = 0;
 
   // Only what needs it, so a short run costs one statement (its start): rows of runs older than a
@@ -82,7 +84,7 @@ export function createImageRuns(options: ImageRunsOptions) {
       if (judge) {
         const verdict = await judgeRun(db, submissionId, {
           worker,
-          staleMs: options.lockDurationMs / 2,
+          staleMs,
           limit: options.crashLimit,
         });
         const fields = { submission_id: submissionId, crashes: verdict.crashes, ...verdict.blame };
@@ -101,7 +103,7 @@ export function createImageRuns(options: ImageRunsOptions) {
       try {
         start = await db.repos.processingRuns.start(
           { id, submissionId, worker },
-          { ended: taken.map((run) => run.id), liveWithinMs: options.lockDurationMs / 2 },
+          { ended: taken.map((run) => run.id), liveWithinMs: staleMs },
         );
       } catch (error) {
         ended.unshift(...taken);

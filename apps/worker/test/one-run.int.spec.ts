@@ -3,7 +3,7 @@
 // in a Redis failover — come while its first run may still be going, or after it ended. A re-run
 // waits for a live run of the frame (whichever worker) and does not run once the frame has left
 // the pipeline, so a frame runs more than once only when a run of it died or was held.
-import { countProcessingRuns, makePng, RUNS_PER_FRAME_SQL } from '@framedesk/testing';
+import { countProcessingRuns, makePng, RUNS_PER_FRAME_SQL, waitUntil } from '@framedesk/testing';
 import { newId } from '@framedesk/domain';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createWorkerHarness, type WorkerHarness } from './harness';
@@ -18,11 +18,6 @@ beforeAll(async () => {
 afterAll(() => h?.cleanup());
 
 const runsOf = async (id: string) => (await h.query<{ runs: number }>(RUNS_PER_FRAME_SQL, [[id]]))[0]?.runs;
-const until = async (what: string, condition: () => Promise<boolean>, timeoutMs = 30_000) => {
-  for (const deadline = Date.now() + timeoutMs; !(await condition()); await new Promise((r) => setTimeout(r, 50)))
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-};
-
 it('does not run a frame beside a live run of it elsewhere: the re-run waits, and runs once that run is gone', async () => {
   const id = await h.seedImage(makePng(64, 48, { seed: 11 }));
   // Another worker's run of the frame, renewed as a living worker renews it.
@@ -37,7 +32,7 @@ it('does not run a frame beside a live run of it elsewhere: the re-run waits, an
     await h.producer.enqueue('image.process', { submissionId: id }, { attempt: 'r1' });
     const runtime = await h.startRuntime({ queues: ['image-processing'] });
     // Looked at, then put off: delayed in BullMQ, not run.
-    await until('the re-run deferred', async () => {
+    await waitUntil('the re-run deferred', async () => {
       const row = await h.db.repos.submissions.findById(id);
       return (
         row?.status !== 'received' ||
@@ -65,7 +60,7 @@ it('does not run a frame again once it has left the pipeline: a re-delivery afte
   // The reconciler's re-run (or an entry whose acknowledgement a failover lost) comes after the run.
   await h.producer.enqueue('image.process', { submissionId: id }, { attempt: 'r2' });
   // Removed once it completes (DEFAULT_JOB_OPTIONS): gone from BullMQ, not failed.
-  await until(
+  await waitUntil(
     're-delivery completed',
     async () => (await h.producer.jobState('image.process', { submissionId: id }, 'r2')) === 'missing',
   );

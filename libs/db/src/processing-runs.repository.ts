@@ -36,9 +36,14 @@ export function processingRunsRepository(db: DbClient) {
       options: { ended?: readonly string[]; liveWithinMs: number },
     ): Promise<RunStart> {
       const ended = [...(options.ended ?? [])];
-      const rows = await db.$queryRaw<{ status: string | null; holder: string | null; started: boolean }[]>`
+      const rows = await db.$queryRaw<
+        { status: string | null; open: boolean | null; holder: string | null; started: boolean }[]
+      >`
         WITH ended AS (DELETE FROM processing_runs WHERE id = ANY(${ended}::text[])),
-        frame AS (SELECT status::text AS status FROM submissions WHERE id = ${run.submissionId}),
+        frame AS (
+          SELECT status::text AS status, status IN ('received', 'media_processing') AS open
+          FROM submissions WHERE id = ${run.submissionId}
+        ),
         holder AS (
           SELECT worker FROM processing_runs
           WHERE submission_id = ${run.submissionId} AND NOT (id = ANY(${ended}::text[]))
@@ -48,16 +53,15 @@ export function processingRunsRepository(db: DbClient) {
         started AS (
           INSERT INTO processing_runs (id, submission_id, worker)
           SELECT ${run.id}, ${run.submissionId}, ${run.worker}
-          WHERE EXISTS (SELECT 1 FROM frame WHERE status IN ('received', 'media_processing'))
+          WHERE EXISTS (SELECT 1 FROM frame WHERE open)
             AND NOT EXISTS (SELECT 1 FROM holder)
           RETURNING id
         )
-        SELECT (SELECT status FROM frame) AS status, (SELECT worker FROM holder) AS holder,
-          EXISTS (SELECT 1 FROM started) AS started`;
+        SELECT (SELECT status FROM frame) AS status, (SELECT open FROM frame) AS open,
+          (SELECT worker FROM holder) AS holder, EXISTS (SELECT 1 FROM started) AS started`;
       const row = rows[0];
       if (row?.started) return { started: true };
-      if (row?.status === 'received' || row?.status === 'media_processing')
-        return { started: false, runningOn: row.holder ?? 'unknown' };
+      if (row?.open) return { started: false, runningOn: row.holder ?? 'unknown' };
       return { started: false, status: row?.status ?? null };
     },
 
