@@ -32,6 +32,8 @@ import {
   type Redis,
   RedisLocker,
   reviewChangePublisher,
+  type ReviewChangeSubscriber,
+  reviewChangeSubscriber,
   withReviewChanges,
 } from '@framedesk/queues';
 import { createStorage, createTusStore, type ObjectStorage } from '@framedesk/storage';
@@ -92,6 +94,11 @@ export interface ApiDependencies {
   readonly invalidKeys: FailureCounter;
   /** Reviewers whose role, channels or sessions changed (PostgreSQL LISTEN): open event streams re-check. */
   readonly accessChanges: AccessChangeListener;
+  /**
+   * Status changes from every instance, for open workbenches (GET /review/events): one reading
+   * connection, opened with the first stream and closed with the rest of the process's connections.
+   */
+  readonly reviewChanges: ReviewChangeSubscriber;
 }
 
 export function createApiDependencies(settings: Settings, config: ProjectConfig, logger: Logger): ApiDependencies {
@@ -227,12 +234,14 @@ export function createApiDependencies(settings: Settings, config: ProjectConfig,
     accessChanges: accessChangeListener(settings.DATABASE_URL, (error) =>
       logger.warn({ err: error }, 'listening for reviewer access changes failed; reconnecting'),
     ),
+    reviewChanges: reviewChangeSubscriber(redis, settings.REDIS_PREFIX),
   };
 }
 
 export async function closeApiDependencies(deps: ApiDependencies): Promise<void> {
   await deps.apiKeys.flushLastUsed().catch(() => undefined);
   await deps.accessChanges.close();
+  await deps.reviewChanges.close();
   await deps.queues.close();
   deps.redis.disconnect();
   await deps.db.close();

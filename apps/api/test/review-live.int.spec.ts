@@ -1,5 +1,8 @@
 // Batch decisions and the live event stream of the review API, on a real PostgreSQL and Redis.
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reviewChangesKeys } from '@framedesk/queues';
+import { testRedisUrl, waitUntil } from '@framedesk/testing';
 import { openEvents, type ReviewerClient, type ReviewHarness, startReviewHarness } from './review-harness';
 
 const PASSWORD = 'correct horse battery';
@@ -128,5 +131,27 @@ describe('review API: batch decisions and live events', () => {
     expect(await ops('channel=paged')).toEqual([other]);
     expect(await ops('channel=paged&failure_code=invalid_image')).toEqual([]);
     expect((await alice.call('GET', '/review/ops?failure_code=nonsense')).status).toBe(422);
+  });
+});
+
+describe('the live queue reading connection', () => {
+  it('is closed with the API: a stopped API leaves no reader behind in its process', async () => {
+    // Before, the reader outlived its API: with test files sharing a process, its blocking reads
+    // landed in another file's counted round trips (round-trips.int.spec, CI of stop 50).
+    const h = await startReviewHarness();
+    const redis = new Redis(testRedisUrl());
+    try {
+      const reader = reviewChangesKeys(h.deps.settings.REDIS_PREFIX).reader;
+      const readers = async () =>
+        ((await redis.client('LIST')) as string).split('\n').filter((line) => line.includes(` name=${reader} `));
+      const alice = await h.signIn('reader@example.com', PASSWORD);
+      const stream = await openEvents(alice);
+      await waitUntil('the reader connected', async () => (await readers()).length === 1);
+      stream.close();
+      await h.close();
+      await waitUntil('the reader closed', async () => (await readers()).length === 0, 10_000);
+    } finally {
+      redis.disconnect();
+    }
   });
 });

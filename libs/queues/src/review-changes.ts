@@ -18,8 +18,9 @@ export interface ReviewChangePublisher {
 const KEEP = 1000;
 
 /** The stream of recent changes, under the prefix. */
-export function reviewChangesKeys(prefix: string): { stream: string } {
-  return { stream: `${prefix}:review-changes` };
+export function reviewChangesKeys(prefix: string): { stream: string; reader: string } {
+  // `reader` names the reading connection (CLIENT LIST shows which connection is whose).
+  return { stream: `${prefix}:review-changes`, reader: `${prefix}:review-changes-reader` };
 }
 
 /**
@@ -161,7 +162,11 @@ export function reviewChangeSubscriber(
 
   const connect = () => {
     connection ??= (async () => {
-      const reader = redis.duplicate({ maxRetriesPerRequest: null, enableOfflineQueue: true });
+      const reader = redis.duplicate({
+        maxRetriesPerRequest: null,
+        enableOfflineQueue: true,
+        connectionName: keys.reader,
+      });
       reader.on('error', () => undefined);
       // A reconnection (a failover moves every client to the new primary) may have missed changes.
       let opened = false;

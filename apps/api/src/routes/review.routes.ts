@@ -23,7 +23,7 @@ import {
   reviewService,
   type ViewerMediaUrlFn,
 } from '@framedesk/review';
-import { reviewChangePublisher, reviewChangeSubscriber } from '@framedesk/queues';
+import { reviewChangePublisher } from '@framedesk/queues';
 import { nearDuplicateSettings } from '@framedesk/submissions';
 import type { ApiDependencies } from '../dependencies';
 import { requireJson } from '../http/json-body';
@@ -143,7 +143,6 @@ export function reviewRoutes(deps: ApiDependencies, options: ReviewRoutesOptions
     nearDuplicates: nearDuplicateSettings(deps.settings),
     decisions: deps.pipeline,
   });
-  const changes = reviewChangeSubscriber(deps.redis, deps.settings.REDIS_PREFIX);
   const cookieOptions = { trustProxy: deps.settings.TRUST_PROXY !== false };
   const router = Router();
 
@@ -239,14 +238,19 @@ export function reviewRoutes(deps: ApiDependencies, options: ReviewRoutesOptions
 
   router.get(
     '/events',
-    reviewEventsHandler(changes, streamAccess(deps, sessions), (req) => readSessionCookie(req, cookieOptions), {
-      limits: {
-        perSession: deps.settings.REVIEW_STREAMS_PER_SESSION,
-        perReviewer: deps.settings.REVIEW_STREAMS_PER_REVIEWER,
+    reviewEventsHandler(
+      deps.reviewChanges,
+      streamAccess(deps, sessions),
+      (req) => readSessionCookie(req, cookieOptions),
+      {
+        limits: {
+          perSession: deps.settings.REVIEW_STREAMS_PER_SESSION,
+          perReviewer: deps.settings.REVIEW_STREAMS_PER_REVIEWER,
+        },
+        metrics: deps.metrics,
+        onResync: deps.redisOutage.resynced,
       },
-      metrics: deps.metrics,
-      onResync: deps.redisOutage.resynced,
-    }),
+    ),
   );
 
   router.patch('/submissions/:id', async (req, res) => {
