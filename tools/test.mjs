@@ -4,7 +4,7 @@
 // Each test file makes its own database and Redis key prefix, so runs never see each other.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { root, setup, testServicesEnv } from './setup.mjs';
 import { runInLanes, suiteTasks } from './test-lanes.mjs';
 
@@ -113,14 +113,41 @@ const status = codes.find((code) => code !== 0) ?? 0;
 let passed = 0;
 let failed = 0;
 let skipped = 0;
+const failures = [];
 if (existsSync(results)) {
   for (const file of readdirSync(results).filter((f) => f.endsWith('.json'))) {
     const report = JSON.parse(readFileSync(join(results, file), 'utf8'));
     passed += report.numPassedTests ?? 0;
     failed += report.numFailedTests ?? 0;
     skipped += (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
+    failures.push(...failedTests(report));
   }
 }
+// CI keeps only the tail of the output: name each failed test there, with its first message lines.
+for (const failure of failures) console.log(failure);
 if (status !== 0 && failed === 0) failed = 1; // a typecheck, lint or crashed run counts as a failure
 console.log(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(status);
+
+/** Each failed test of a vitest JSON report: its file, its name and the first lines of its error. */
+function failedTests(report) {
+  const lines = [];
+  for (const file of report.testResults ?? []) {
+    const name = relative(root, file.name ?? '');
+    for (const test of file.assertionResults ?? []) {
+      if (test.status !== 'failed') continue;
+      const message = (test.failureMessages ?? []).join('\n').split('\n').slice(0, 6);
+      lines.push(`\nFAILED ${name} > ${test.fullName}\n  ${message.join('\n  ')}`);
+    }
+    // A file that failed before running any test (an import error, a failed beforeAll).
+    if ((file.assertionResults ?? []).length === 0 && file.status === 'failed') {
+      lines.push(
+        `\nFAILED ${name}\n  ${String(file.message ?? '')
+          .split('\n')
+          .slice(0, 6)
+          .join('\n  ')}`,
+      );
+    }
+  }
+  return lines;
+}
