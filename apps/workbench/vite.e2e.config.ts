@@ -1,6 +1,7 @@
+import { join } from 'node:path';
 import { defineProject } from '../../tools/vitest.shared.ts';
 
-// Browser tests: build the workbench, start the real api + worker, drive Debian's chromium.
+// Browser tests: build the workbench once, start the real api + worker, drive Debian's chromium.
 export default defineProject(import.meta.dirname, {
   test: {
     name: 'workbench-e2e',
@@ -9,5 +10,10 @@ export default defineProject(import.meta.dirname, {
     testTimeout: 120_000,
     hookTimeout: 240_000,
     fileParallelism: false,
+    // The shared set-up, then one production build of the workbench for every file.
+    globalSetup: [
+      join(import.meta.dirname, '../../tools/vitest.global-setup.ts'),
+      join(import.meta.dirname, 'e2e/workbench-build.global.ts'),
+    ],
   },
 });

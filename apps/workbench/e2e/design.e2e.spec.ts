@@ -6,10 +6,9 @@ import { seedWaitingFrames, type Stack, startStack } from '@framedesk/testing';
 import {
   agentClient,
   axeViolations,
-  buildWorkbench,
+  workbenchDist,
   launchChromium,
   pickTheme,
-  removeDir,
   javaScriptBudget,
   screenshot,
   signIn,
@@ -25,7 +24,7 @@ const BUDGET = 200 * 1024;
 const ALL_JAVASCRIPT_BUDGET = 212_000;
 
 describe('workbench design system in chromium', () => {
-  let dist: string | undefined;
+  const dist = workbenchDist();
   let stack: Stack;
   let browser: Browser;
   let context: BrowserContext;
@@ -38,7 +37,6 @@ describe('workbench design system in chromium', () => {
   const scale = async () => Number(/Scale (\d+)%/.exec((await page.locator('.scale').textContent()) ?? '')?.[1]);
 
   beforeAll(async () => {
-    dist = await buildWorkbench();
     stack = await startStack({ env: { WORKBENCH_DIST: dist } });
     const created = await stack.cli(['reviewer', 'create', ADMIN, '--password-stdin', '--role', 'admin'], PASSWORD);
     if (created.code !== 0) throw new Error(`reviewer create failed: ${created.stderr}`);
@@ -61,11 +59,10 @@ describe('workbench design system in chromium', () => {
     await context?.close().catch(() => undefined);
     await browser?.close();
     await stack?.stop();
-    await removeDir(dist);
   });
 
   it('ships at most 200 kB of gzipped JavaScript for any one screen, and for all screens together', () => {
-    const budget = javaScriptBudget(dist!);
+    const budget = javaScriptBudget(dist);
     console.info('gzipped JavaScript (bytes):', JSON.stringify(budget, null, 1));
     expect(Object.keys(budget.screens)).toEqual(
       expect.arrayContaining(['sign-in (entry)', 'src/screens/QueueScreen.tsx', 'src/components/CommandPalette.tsx']),

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePng, type Stack, startStack } from '@framedesk/testing';
-import { agentClient, axeViolations, buildWorkbench, launchChromium, removeDir, screenshot, signIn } from './support';
+import { agentClient, axeViolations, workbenchDist, launchChromium, screenshot, signIn } from './support';
 
 const PASSWORD = 'e2e-password-long-enough';
 const REVIEWER = 'rita@example.com';
@@ -22,7 +22,7 @@ interface Region {
 }
 
 describe('feedback in the workbench: regions, note, revisions (chromium, real api + worker)', () => {
-  let dist: string | undefined;
+  const dist = workbenchDist();
   let stack: Stack;
   let browser: Browser;
   let key: string;
@@ -55,7 +55,6 @@ describe('feedback in the workbench: regions, note, revisions (chromium, real ap
   };
 
   beforeAll(async () => {
-    dist = await buildWorkbench();
     stack = await startStack({ env: { WORKBENCH_DIST: dist } });
     key = await stack.createAgent(AGENT, [CHANNEL]);
     for (const args of [
@@ -72,7 +71,6 @@ describe('feedback in the workbench: regions, note, revisions (chromium, real ap
   afterAll(async () => {
     await browser?.close();
     await stack?.stop();
-    await removeDir(dist);
   });
 
   it('sends two labelled regions, drawn with the mouse and the keyboard, and a note to the agent', async () => {

@@ -1,30 +1,21 @@
 // The reviewer's keyboard and a video, in chromium: j/k move through the queue, r opens the
 // rejection form whose reason the agent then reads, and a real clip made by ffmpeg, uploaded
 // through the agent API and processed by the real worker, plays in the detail view.
-import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, makeClip, makePng, type Stack, startStack } from '@framedesk/testing';
+import { workbenchDist } from './support';
 
-const root = resolve(import.meta.dirname, '../../..');
 const PASSWORD = 'keyboard-password-long-enough';
 const REVIEWER = 'kim@example.com';
 const AGENT = 'keys-bot';
 const CHANNEL = 'keys-news';
 const TITLES = ['First frame', 'Second frame', 'Third frame'];
 const VIDEO_TITLE = 'Harbour clip';
-
-/** `vite build` of the workbench into `dist`. */
-function buildWorkbench(dist: string): void {
-  const vite = join(root, 'node_modules/vite/bin/vite.js');
-  const args = ['build', '--config', 'apps/workbench/vite.config.ts', '--outDir', dist, '--emptyOutDir'];
-  const result = spawnSync(process.execPath, [vite, ...args, '--logLevel', 'warn'], { cwd: root, encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`vite build failed:\n${result.stdout}\n${result.stderr}`);
-}
 
 /** The agent's side of the API, with a Bearer key. */
 function agentApi(stack: Stack, key: string) {
@@ -92,9 +83,8 @@ describe('reviewer keyboard and video in chromium', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'framedesk-keys-'));
-    buildWorkbench(join(dir, 'dist'));
     const clip = await readFile(makeClip(dir, 'clip.mp4', 1));
-    stack = await startStack({ env: { WORKBENCH_DIST: join(dir, 'dist') } });
+    stack = await startStack({ env: { WORKBENCH_DIST: workbenchDist() } });
     const created = await stack.cli(['reviewer', 'create', REVIEWER, '--password-stdin', '--role', 'admin'], PASSWORD);
     if (created.code !== 0) throw new Error(`reviewer create failed: ${created.stderr}`);
     agent = agentApi(stack, await stack.createAgent(AGENT, [CHANNEL]));

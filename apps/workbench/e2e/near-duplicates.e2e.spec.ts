@@ -1,14 +1,14 @@
 // Near-duplicates as reviewers see them: frames sent through the real agent API, fingerprinted by
 // the real worker, searched in PostgreSQL, shown by the built workbench in chromium.
 import { randomUUID } from 'node:crypto';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodePicture, generatePicture, rerender } from '@framedesk/media';
 import { launchChromium, type Stack, startStack } from '@framedesk/testing';
-import { buildWorkbench, pickTheme, root, screenshot as docScreenshot } from './support';
+import { workbenchDist, pickTheme, root, screenshot as docScreenshot } from './support';
 
 const SCREENSHOTS = join(root, 'test-results/screenshots');
 const PASSWORD = 'e2e-password-long-enough';
@@ -22,7 +22,7 @@ async function screenshot(page: Page, name: string): Promise<void> {
 }
 
 describe('near-duplicates in the workbench (chromium, real api + worker)', () => {
-  let dist: string | undefined;
+  const dist = workbenchDist();
   let stack: Stack;
   let browser: Browser;
   let key: string;
@@ -51,7 +51,6 @@ describe('near-duplicates in the workbench (chromium, real api + worker)', () =>
   };
 
   beforeAll(async () => {
-    dist = await buildWorkbench();
     stack = await startStack({ env: { WORKBENCH_DIST: dist } });
     const created = await stack.cli(['reviewer', 'create', REVIEWER, '--password-stdin', '--role', 'admin'], PASSWORD);
     if (created.code !== 0) throw new Error(`reviewer create failed: ${created.stderr}`);
@@ -62,7 +61,6 @@ describe('near-duplicates in the workbench (chromium, real api + worker)', () =>
   afterAll(async () => {
     await browser?.close();
     await stack?.stop();
-    if (dist) await rm(dist, { recursive: true, force: true });
   });
 
   it('flags a re-rendered, brighter frame as looking like the original, and not an unrelated one', async () => {

@@ -9,11 +9,10 @@ import { ReviewerClient, type Stack, startStack } from '@framedesk/testing';
 import {
   agentClient,
   axeViolations,
-  buildWorkbench,
+  workbenchDist,
   choose,
   expectText,
   launchChromium,
-  removeDir,
   screenshot,
   signIn,
 } from './support';
@@ -51,13 +50,12 @@ async function seedHistory(stack: Stack): Promise<void> {
 }
 
 describe('the Policies screen and a routed frame', () => {
-  let dist: string | undefined;
+  const dist = workbenchDist();
   let stack: Stack;
   let browser: Browser;
   let agent: ReturnType<typeof agentClient>;
 
   beforeAll(async () => {
-    dist = await buildWorkbench();
     stack = await startStack({ env: { WORKBENCH_DIST: dist } });
     agent = agentClient(stack, await stack.createAgent(AGENT, [CHANNEL]), AGENT, CHANNEL);
     for (const [email, role] of [
@@ -78,7 +76,6 @@ describe('the Policies screen and a routed frame', () => {
   afterAll(async () => {
     await browser?.close();
     await stack?.stop();
-    await removeDir(dist);
   });
 
   const newPage = async (): Promise<Page> =>

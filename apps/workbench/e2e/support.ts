@@ -1,12 +1,11 @@
-// Helpers of the workbench's browser tests: build, chromium, the agent's side, axe, screenshots.
-import { spawnSync } from 'node:child_process';
+// Helpers of the workbench's browser tests: the run's build, chromium, the agent's side, axe, screenshots.
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
+import { inject } from 'vitest';
 import sharp from 'sharp';
 import { makePng, type Stack } from '@framedesk/testing';
 
@@ -19,29 +18,12 @@ const DOC_SCREENSHOTS = join(root, 'docs/images');
 // eslint-disable-next-line no-restricted-properties -- a test-run switch, not a product setting.
 const UPDATE_DOC_SCREENSHOTS = process.env['FRAMEDESK_DOC_SCREENSHOTS'] === '1';
 
-/** `vite build` of the workbench into a directory of this run's own. */
-export async function buildWorkbench(): Promise<string> {
-  const dist = await mkdtemp(join(tmpdir(), 'framedesk-workbench-'));
-  const result = spawnSync(
-    process.execPath,
-    [
-      join(root, 'node_modules/vite/bin/vite.js'),
-      'build',
-      '--config',
-      'apps/workbench/vite.config.ts',
-      '--outDir',
-      dist,
-      '--emptyOutDir',
-      '--manifest',
-      '--logLevel',
-      'warn',
-    ],
-    // As in production: the test runner's NODE_ENV=test would ship React's development build.
-    // eslint-disable-next-line no-restricted-properties -- the child's environment, not a product setting.
-    { cwd: root, encoding: 'utf8', env: { ...process.env, NODE_ENV: 'production' } },
-  );
-  if (result.status !== 0) throw new Error(`vite build failed:\n${result.stdout}\n${result.stderr}`);
-  return dist;
+/**
+ * The run's production build of the workbench (made once by workbench-build.global.ts), served by
+ * every stack as WORKBENCH_DIST. Shared: a test file never changes or removes it.
+ */
+export function workbenchDist(): string {
+  return inject('workbenchDist');
 }
 
 /**

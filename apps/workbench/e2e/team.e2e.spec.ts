@@ -3,7 +3,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Stack, startStack } from '@framedesk/testing';
-import { axeViolations, buildWorkbench, expectText, launchChromium, removeDir, screenshot, signIn } from './support';
+import { axeViolations, workbenchDist, expectText, launchChromium, screenshot, signIn } from './support';
 
 const PASSWORD = 'correct horse battery';
 const ADMIN = 'ada@example.com';
@@ -30,13 +30,12 @@ const HISTORY: [
 ];
 
 describe('the Team screen', () => {
-  let dist: string | undefined;
+  const dist = workbenchDist();
   let stack: Stack;
   let browser: Browser;
   let page: Page;
 
   beforeAll(async () => {
-    dist = await buildWorkbench();
     stack = await startStack({ workers: 0, env: { WORKBENCH_DIST: dist } });
     await stack.createAgent('team-bot', ['news']);
     for (const [email, role] of [
@@ -79,7 +78,6 @@ describe('the Team screen', () => {
   afterAll(async () => {
     await browser?.close();
     await stack?.stop();
-    await removeDir(dist);
   });
 
   it("shows an admin each reviewer's numbers over the chosen days", async () => {

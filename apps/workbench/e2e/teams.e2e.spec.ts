@@ -4,12 +4,12 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Stack, startStack, startTestOidcProvider, type TestOidcProvider } from '@framedesk/testing';
-import { axeViolations, buildWorkbench, expectText, launchChromium, removeDir, screenshot } from './support';
+import { axeViolations, workbenchDist, expectText, launchChromium, screenshot } from './support';
 
 const ADMIN = 'ada@example.com';
 
 describe('teams in the workbench: single sign-on and the People screen', () => {
-  let dist: string | undefined;
+  const dist = workbenchDist();
   let stack: Stack;
   let idp: TestOidcProvider;
   let browser: Browser;
@@ -17,7 +17,6 @@ describe('teams in the workbench: single sign-on and the People screen', () => {
 
   beforeAll(async () => {
     idp = await startTestOidcProvider();
-    dist = await buildWorkbench();
     stack = await startStack({
       workers: 0,
       env: {
@@ -40,7 +39,6 @@ describe('teams in the workbench: single sign-on and the People screen', () => {
     await browser?.close();
     await stack?.stop();
     await idp?.close();
-    await removeDir(dist);
   });
 
   it('signs an admin in with "Sign in with Test IdP" through the provider, into the usual session', async () => {

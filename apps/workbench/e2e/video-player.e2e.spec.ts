@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeMeasuredClip, type Stack, startStack } from '@framedesk/testing';
-import { agentClient, axeViolations, buildWorkbench, launchChromium, removeDir, signIn } from './support';
+import { agentClient, axeViolations, workbenchDist, launchChromium, removeDir, signIn } from './support';
 
 const PASSWORD = 'player-password-long-enough';
 const REVIEWER = 'vera@example.com';
@@ -21,7 +21,7 @@ const TITLE = 'Lighthouse clip';
 const REVISION_TITLE = 'Lighthouse clip, take 2';
 
 describe('video player in chromium (real api + worker)', () => {
-  let dist: string | undefined;
+  const dist = workbenchDist();
   let clipDir: string | undefined;
   let stack: Stack;
   let browser: Browser;
@@ -58,7 +58,6 @@ describe('video player in chromium (real api + worker)', () => {
   };
 
   beforeAll(async () => {
-    dist = await buildWorkbench();
     clipDir = await mkdtemp(join(tmpdir(), 'framedesk-player-'));
     const clip = await readFile(makeMeasuredClip(clipDir, 'clip.mp4', 'pattern', 6, '320x240'));
     revisionClip = await readFile(makeMeasuredClip(clipDir, 'take-2.mp4', 'pattern', 5, '320x240'));
@@ -80,7 +79,6 @@ describe('video player in chromium (real api + worker)', () => {
   afterAll(async () => {
     await browser?.close();
     await stack?.stop();
-    await removeDir(dist);
     await removeDir(clipDir);
   });
 

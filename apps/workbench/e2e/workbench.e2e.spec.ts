@@ -8,10 +8,9 @@ import { type FakeCloudflare, signWebhook, startFakeCloudflare } from '@framedes
 import {
   agentClient,
   axeViolations,
-  buildWorkbench,
+  workbenchDist,
   expectText,
   launchChromium,
-  removeDir,
   screenshot,
   choose,
   signIn,
@@ -26,7 +25,7 @@ const WEBHOOK_SECRET = 'whsec_e2e';
 const MANY = Array.from({ length: 30 }, (_, i) => `chan-${String(i + 1).padStart(2, '0')}`);
 
 describe('reviewer workbench in chromium', () => {
-  let dist: string | undefined;
+  const dist = workbenchDist();
   let stack: Stack;
   let fake: FakeCloudflare;
   let browser: Browser;
@@ -63,7 +62,6 @@ describe('reviewer workbench in chromium', () => {
 
   beforeAll(async () => {
     fake = await startFakeCloudflare();
-    dist = await buildWorkbench();
     stack = await startStack({
       env: {
         WORKBENCH_DIST: dist,
@@ -89,7 +87,6 @@ describe('reviewer workbench in chromium', () => {
     await browser?.close();
     await stack?.stop();
     await fake?.close();
-    await removeDir(dist);
   });
 
   it('refuses a wrong password, then signs in with an HttpOnly, SameSite=Lax session cookie', async () => {
