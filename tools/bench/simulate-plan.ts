@@ -3,9 +3,12 @@
 // Prints EXPLAIN (ANALYZE, BUFFERS) of its first and a later batch for the largest channel
 // (docs/performance.md, "Policy simulate").
 // eslint-disable-next-line @nx/enforce-module-boundaries -- benchmarks make their databases as the integration tests do.
+import { createDatabase } from '@framedesk/db';
+// eslint-disable-next-line @nx/enforce-module-boundaries -- as above.
 import { createTestDatabase } from '@framedesk/testing';
 import pg from 'pg';
 import { loadReviewData } from './review-data';
+import { captureSql } from './review.scenario';
 
 const submissions = Number(process.argv[2] ?? 200_000);
 const database = await createTestDatabase();
@@ -22,22 +25,26 @@ try {
   // WITHOUT_INDEX=1: the plan before submissions_decided_by_people_idx.
   if (process.env['WITHOUT_INDEX'] === '1') await client.query('DROP INDEX submissions_decided_by_people_idx');
   await client.query('VACUUM ANALYZE submissions');
-  const statement = (after: boolean) => `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF)
-    SELECT s.id, s.created_at AS "createdAt", s.status::text AS decision, s.review_reason AS reason,
-           s.agent_id AS "agentId", a.slug AS "agentSlug", s.media_type::text AS "mediaType",
-           s.metadata, s.width, s.height, s.duration_ms AS "durationMs", s.signals,
-           (SELECT m.byte_size FROM media_objects m
-             WHERE m.submission_id = s.id AND m.kind = 'original' LIMIT 1) AS bytes
-    FROM submissions s JOIN agents a ON a.id = s.agent_id
-    WHERE s.channel_id = 'ch_big' AND s.created_at >= now() - interval '365 days'
-      AND s.status IN ('promoted', 'rejected') AND s.reviewer_id IS NOT NULL
-      ${after ? "AND (s.created_at, s.id) > ('2026-06-01'::timestamptz, '')" : ''}
-    ORDER BY s.created_at, s.id
-    LIMIT 500`;
-  for (const after of [false, true]) {
-    const { rows } = await client.query<{ 'QUERY PLAN': string }>(statement(after));
-    console.log(after ? '\n-- a later batch' : '-- the first batch');
-    console.log(rows.map((r) => r['QUERY PLAN']).join('\n'));
+  // The statement is the repository's own, caught as it is sent (no copy of its SQL to drift).
+  const db = createDatabase({ url: database.url, poolSize: 1 });
+  try {
+    const since = new Date(Date.now() - 365 * 86_400_000);
+    const laterBatch = { createdAt: new Date('2026-06-01T00:00:00Z'), id: '' };
+    for (const after of [undefined, laterBatch]) {
+      const sent = await captureSql(() =>
+        db.repos.policies.decidedByPeople({ channelId: 'ch_big', since, limit: 500, ...(after ? { after } : {}) }),
+      );
+      const read = sent.find(({ text }) => /FROM submissions s JOIN agents/.test(text));
+      if (!read) throw new Error(`decidedByPeople sent no history read: ${sent.map((s) => s.text).join('; ')}`);
+      const { rows } = await client.query<{ 'QUERY PLAN': string }>(
+        `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${read.text}`,
+        [...read.values],
+      );
+      console.log(after ? '\n-- a later batch' : '-- the first batch');
+      console.log(rows.map((r) => r['QUERY PLAN']).join('\n'));
+    }
+  } finally {
+    await db.close();
   }
 } finally {
   await client.end();
