@@ -5,15 +5,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { policyAdmin } from '@framedesk/policies';
 import { makePng } from '@framedesk/testing';
-import { type FakeCloudflare, signWebhook, startFakeCloudflare } from '@framedesk/video-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startVideoHarness, type VideoHarness } from './video-harness';
+import { type CloudflareVideoHarness, startCloudflareVideoHarness } from './video-harness';
 
 const SECRET = 'whsec_scoring';
 
 describe('the scoring hook on a Stream webhook', () => {
-  let fake: FakeCloudflare;
-  let h: VideoHarness;
+  let h: CloudflareVideoHarness;
   let scorer: Server;
   let thumbnails: Server;
   let calls = 0;
@@ -38,40 +36,19 @@ describe('the scoring hook on a Stream webhook', () => {
       res.writeHead(200, { 'Content-Type': 'image/png' }).end(png);
     });
     await new Promise<void>((resolve) => thumbnails.listen(0, '127.0.0.1', resolve));
-    fake = await startFakeCloudflare();
-    h = await startVideoHarness({
-      env: {
-        VIDEO_PROVIDER: 'cloudflare',
-        CLOUDFLARE_API_BASE: fake.apiBase,
-        CLOUDFLARE_ACCOUNT_ID: fake.accountId,
-        CLOUDFLARE_API_TOKEN: fake.apiToken,
-        CLOUDFLARE_WEBHOOK_SECRET: SECRET,
-        SCORING_URL: `http://127.0.0.1:${(scorer.address() as AddressInfo).port}/score`,
-        SCORING_TIMEOUT_MS: '120000',
-      },
+    h = await startCloudflareVideoHarness(SECRET, {
+      SCORING_URL: `http://127.0.0.1:${(scorer.address() as AddressInfo).port}/score`,
+      SCORING_TIMEOUT_MS: '120000',
     });
   });
   afterAll(async () => {
     release();
     await h?.close();
-    await fake?.close();
     for (const server of [scorer, thumbnails]) {
       server?.closeAllConnections();
       await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
     }
   });
-
-  function notify(body: object) {
-    const raw = JSON.stringify(body);
-    return fetch(`${h.url}/provider-events/vendor-stream`, {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/json',
-        'Webhook-Signature': signWebhook(SECRET, raw, Math.floor(Date.now() / 1000)),
-      },
-      body: raw,
-    });
-  }
 
   it('a webhook retried twice while its video is scored asks the scoring service once; the API counts it', async () => {
     const seeded = await h.seedUpload({ byteSize: 1000, protocol: 'basic' });
@@ -83,13 +60,13 @@ describe('the scoring hook on a Stream webhook', () => {
       'test',
     );
     const ready = {
-      ...fake.readyVideo(uid, { duration: 3, width: 320, height: 180, thumbnail: Buffer.alloc(0) }),
+      ...h.fake.readyVideo(uid, { duration: 3, width: 320, height: 180, thumbnail: Buffer.alloc(0) }),
       thumbnail: `http://127.0.0.1:${(thumbnails.address() as AddressInfo).port}/${uid}.png`,
     };
-    const first = notify(ready);
+    const first = h.notify(ready);
     await expect.poll(() => calls, { timeout: 60_000 }).toBe(1);
     // Stream retries (the first delivery has not answered): both get as far as the thumbnail.
-    const retries = [notify(ready), notify(ready)];
+    const retries = [h.notify(ready), h.notify(ready)];
     await expect.poll(() => thumbnailFetches, { timeout: 60_000 }).toBe(3);
     release();
     const answers = await Promise.all([first, ...retries].map(async (r) => (await r).json()));
@@ -99,7 +76,7 @@ describe('the scoring hook on a Stream webhook', () => {
     const scored = (await h.db.repos.submissions.events(seeded.submissionId)).filter((e) => e.type === 'scored');
     expect(scored.map((e) => e.data)).toEqual([{ ok: true, scores: { nsfw: 0.9 } }]);
     // A later replay reads the recorded answer, never the scoring service.
-    await notify(ready);
+    await h.notify(ready);
     expect(calls).toBe(1);
 
     const metrics = await (await fetch(`${h.url}/metrics`)).text();

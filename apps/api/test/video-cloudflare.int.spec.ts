@@ -1,53 +1,23 @@
 import { policyAdmin } from '@framedesk/policies';
 import { createVideoService } from '@framedesk/submissions';
 import { makePng } from '@framedesk/testing';
-import {
-  type FakeCloudflare,
-  signWebhook,
-  startFakeCloudflare,
-  VideoProviderConfigError,
-} from '@framedesk/video-provider';
+import { type FakeCloudflare, VideoProviderConfigError } from '@framedesk/video-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startVideoHarness, type VideoHarness } from './video-harness';
+import { type CloudflareVideoHarness, startCloudflareVideoHarness, startVideoHarness } from './video-harness';
 
 const SECRET = 'whsec_integration';
 
 describe('cloudflare video provider: polling, signed webhooks, expiry (against a local fake of Stream)', () => {
+  let h: CloudflareVideoHarness;
   let fake: FakeCloudflare;
-  let h: VideoHarness;
   beforeAll(async () => {
-    fake = await startFakeCloudflare();
-    h = await startVideoHarness({
-      env: {
-        VIDEO_PROVIDER: 'cloudflare',
-        CLOUDFLARE_API_BASE: fake.apiBase,
-        CLOUDFLARE_ACCOUNT_ID: fake.accountId,
-        CLOUDFLARE_API_TOKEN: fake.apiToken,
-        CLOUDFLARE_WEBHOOK_SECRET: SECRET,
-        POLICY_CHECK_SECONDS: '1',
-      },
-    });
+    h = await startCloudflareVideoHarness(SECRET, { POLICY_CHECK_SECONDS: '1' });
+    fake = h.fake;
   });
-  afterAll(async () => {
-    await h?.close();
-    await fake?.close();
-  });
+  afterAll(async () => h?.close());
 
   const providerRefOf = async (uploadId: string) => (await h.db.repos.mediaUploads.findById(uploadId))!.providerRef!;
   const eventCount = async (submissionId: string) => (await h.db.repos.submissions.events(submissionId)).length;
-
-  async function notify(body: object, options: { secret?: string; time?: number } = {}) {
-    const raw = JSON.stringify(body);
-    const time = options.time ?? Math.floor(Date.now() / 1000);
-    return fetch(`${h.url}/provider-events/vendor-stream`, {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/json',
-        'Webhook-Signature': signWebhook(options.secret ?? SECRET, raw, time),
-      },
-      body: raw,
-    });
-  }
 
   it('sessions are Stream upload URLs (basic: direct creator upload; tus: the Location of the creation call)', async () => {
     const basic = await h.seedUpload({ byteSize: 1000, protocol: 'basic' });
@@ -79,7 +49,7 @@ describe('cloudflare video provider: polling, signed webhooks, expiry (against a
       input: { width: 1280, height: 720 },
       thumbnail: 'https://cdn.example/t.jpg',
     };
-    const response = await notify(video);
+    const response = await h.notify(video);
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ received: true, outcome: 'needs_review' });
     expect(await h.statusOf(seeded.submissionId)).toMatchObject({
@@ -91,7 +61,7 @@ describe('cloudflare video provider: polling, signed webhooks, expiry (against a
 
     // The same notification again (a replay or a retry by Stream) changes nothing.
     const events = await eventCount(seeded.submissionId);
-    const replay = await notify(video);
+    const replay = await h.notify(video);
     expect(replay.status).toBe(200);
     expect(await replay.json()).toMatchObject({ outcome: 'skipped' });
     expect(await eventCount(seeded.submissionId)).toBe(events);
@@ -108,7 +78,7 @@ describe('cloudflare video provider: polling, signed webhooks, expiry (against a
       thumbnail: makePng(320, 180, { seed: 7 }),
       thumbnailType: 'image/png',
     });
-    const response = await notify(ready);
+    const response = await h.notify(ready);
     expect(await response.json()).toMatchObject({ outcome: 'needs_review' });
 
     const poster = await h.db.repos.mediaObjects.find(seeded.submissionId, 'poster', 'poster');
@@ -133,8 +103,8 @@ describe('cloudflare video provider: polling, signed webhooks, expiry (against a
     const video = { uid, readyToStream: true, status: { state: 'ready' }, duration: 3 };
     const before = await eventCount(seeded.submissionId);
     for (const response of [
-      await notify(video, { secret: 'guessed-secret' }),
-      await notify(video, { time: Math.floor(Date.now() / 1000) - 3600 }),
+      await h.notify(video, { secret: 'guessed-secret' }),
+      await h.notify(video, { time: Math.floor(Date.now() / 1000) - 3600 }),
       await fetch(`${h.url}/provider-events/vendor-stream`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
@@ -172,7 +142,7 @@ describe('cloudflare video provider: polling, signed webhooks, expiry (against a
       await expect
         .poll(async () => (await h.deps.policyCache.forChannel(news))?.version, { timeout: 30_000 })
         .toBe(set.version);
-      const response = await notify({
+      const response = await h.notify({
         uid,
         readyToStream: true,
         status: { state: 'ready' },
@@ -195,7 +165,7 @@ describe('cloudflare video provider: polling, signed webhooks, expiry (against a
   it('a Stream error maps to our failure codes', async () => {
     const seeded = await h.seedUpload({ byteSize: 1000, protocol: 'basic' });
     const uid = await providerRefOf(seeded.uploadId);
-    const response = await notify({
+    const response = await h.notify({
       uid,
       status: { state: 'error', errorReasonCode: 'ERR_DURATION_EXCEED_CONSTRAINT' },
     });

@@ -9,7 +9,7 @@ import type { MediaUpload } from '@framedesk/contracts';
 import type { Database } from '@framedesk/db';
 import { type AgentCaller, submissionsService } from '@framedesk/submissions';
 import { makeClip } from '@framedesk/testing';
-import type { UploadProtocol } from '@framedesk/video-provider';
+import { type FakeCloudflare, signWebhook, startFakeCloudflare, type UploadProtocol } from '@framedesk/video-provider';
 import { afterAll, beforeAll } from 'vitest';
 import type { ApiDependencies } from '../src/dependencies';
 import { runIdempotent } from '../src/http/idempotency';
@@ -95,6 +95,60 @@ export async function startVideoHarness(
     },
     statusOf: (submissionId) => db.repos.submissions.findById(submissionId),
     close: () => server.close(),
+  };
+}
+
+export interface CloudflareVideoHarness extends VideoHarness {
+  /** The local fake of Stream's API the API talks to (its documented wire format). */
+  readonly fake: FakeCloudflare;
+  /** A Stream webhook posted to the API, signed with the harness's secret (or `secret`), at `time`. */
+  notify(body: object, options?: { secret?: string; time?: number }): Promise<Response>;
+}
+
+/**
+ * The video harness on the `cloudflare` provider, against a fresh fake of Stream: webhooks signed
+ * with `secret`; `env` adds settings. Closing it closes both.
+ */
+export async function startCloudflareVideoHarness(
+  secret: string,
+  env: Record<string, string> = {},
+): Promise<CloudflareVideoHarness> {
+  const fake = await startFakeCloudflare();
+  let harness: VideoHarness;
+  try {
+    harness = await startVideoHarness({
+      env: {
+        VIDEO_PROVIDER: 'cloudflare',
+        CLOUDFLARE_API_BASE: fake.apiBase,
+        CLOUDFLARE_ACCOUNT_ID: fake.accountId,
+        CLOUDFLARE_API_TOKEN: fake.apiToken,
+        CLOUDFLARE_WEBHOOK_SECRET: secret,
+        ...env,
+      },
+    });
+  } catch (error) {
+    await fake.close();
+    throw error;
+  }
+  return {
+    ...harness,
+    fake,
+    notify(body, options = {}) {
+      const raw = JSON.stringify(body);
+      const time = options.time ?? Math.floor(Date.now() / 1000);
+      return fetch(`${harness.url}/provider-events/vendor-stream`, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          'Webhook-Signature': signWebhook(options.secret ?? secret, raw, time),
+        },
+        body: raw,
+      });
+    },
+    async close() {
+      await harness.close();
+      await fake.close();
+    },
   };
 }
 
