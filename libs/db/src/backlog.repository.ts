@@ -1,5 +1,6 @@
 import { Prisma } from './generated/prisma/client.ts';
 import type { DbClient } from './prisma';
+import { IN_PROCESSING } from './transition-sql';
 
 /**
  * Backlogs are counted up to this many: beyond it, an agent's next frames share one priority
@@ -12,7 +13,7 @@ export const BACKLOG_COUNT_CAP = 10_000;
 export const imageBacklogSql = (agentId: string) => Prisma.sql`
   (SELECT count(*)::int FROM (
      SELECT 1 FROM submissions
-      WHERE agent_id = ${agentId} AND media_type = 'image' AND status IN ('received', 'media_processing')
+      WHERE agent_id = ${agentId} AND media_type = 'image' AND status IN ${IN_PROCESSING}
       LIMIT ${BACKLOG_COUNT_CAP}) backlog)`;
 
 export function backlogRepository(db: DbClient) {

@@ -1,4 +1,5 @@
 import type { DbClient } from './prisma';
+import { IN_PROCESSING } from './transition-sql';
 
 /** A run of a frame found left behind by a worker that died, with the size of its crash. */
 export interface DeadRun {
@@ -41,7 +42,7 @@ export function processingRunsRepository(db: DbClient) {
       >`
         WITH ended AS (DELETE FROM processing_runs WHERE id = ANY(${ended}::text[])),
         frame AS (
-          SELECT status::text AS status, status IN ('received', 'media_processing') AS open
+          SELECT status::text AS status, status IN ${IN_PROCESSING} AS open
           FROM submissions WHERE id = ${run.submissionId}
         ),
         holder AS (
@@ -113,7 +114,7 @@ export function processingRunsRepository(db: DbClient) {
         ),
         struck AS (
           UPDATE submissions SET crash_count = crash_count + (SELECT count(*) FROM judged WHERE peers <= 1)
-          WHERE id = ${submissionId} AND status IN ('received', 'media_processing')
+          WHERE id = ${submissionId} AND status IN ${IN_PROCESSING}
             AND EXISTS (SELECT 1 FROM judged WHERE peers <= 1)
           RETURNING crash_count
         )

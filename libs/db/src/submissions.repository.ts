@@ -9,6 +9,7 @@ import {
   type TransitionRow,
   transitionedRow,
   transitionSql,
+  IN_PROCESSING,
 } from './transition-sql';
 import { type ResourceListQuery, submissionResources } from './submission-resources';
 
@@ -179,7 +180,7 @@ export function submissionsRepository(db: DbClient) {
     async recordCrash(id: string): Promise<number | null> {
       const rows = await db.$queryRaw<{ crash_count: number }[]>`
         UPDATE submissions SET crash_count = crash_count + 1
-        WHERE id = ${id} AND status IN ('received', 'media_processing')
+        WHERE id = ${id} AND status IN ${IN_PROCESSING}
         RETURNING crash_count`;
       return rows[0]?.crash_count ?? null;
     },

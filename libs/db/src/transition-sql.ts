@@ -1,9 +1,19 @@
 // A status transition as one statement: lock the row, compare-and-set the status (with the
 // fields that change with it), write its event, and return the row as it now reads. One round
 // trip and, outside a caller's transaction, one PostgreSQL transaction (docs/performance.md).
-import type { ActorType, FailureCode, MediaType, SubmissionStatus, Visibility } from '@framedesk/domain';
+import {
+  type ActorType,
+  type FailureCode,
+  type MediaType,
+  PROCESSING_STATUSES,
+  type SubmissionStatus,
+  type Visibility,
+} from '@framedesk/domain';
 import { Prisma } from './generated/prisma/client.ts';
 import type { ReviewMoment, ReviewRegion, SubmissionWithSlugs } from './submission-rows';
+
+/** `(…)` of PROCESSING_STATUSES, for `status IN ${IN_PROCESSING}` (constants: the plan stays as written). */
+export const IN_PROCESSING = Prisma.raw(`(${PROCESSING_STATUSES.map((status) => `'${status}'`).join(', ')})`);
 
 export interface Actor {
   readonly type: ActorType;

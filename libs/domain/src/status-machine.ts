@@ -41,6 +41,12 @@ export const TRANSITIONS: readonly Transition[] = [
   { from: 'failed', to: 'media_processing', actors: ['reviewer'] },
 ];
 
+/**
+ * A frame still in the processing pipeline: its media not yet processed. Its processing may start
+ * (and crash, and be counted); the reconciler re-enqueues it when it goes quiet.
+ */
+export const PROCESSING_STATUSES = ['received', 'media_processing'] as const satisfies readonly SubmissionStatus[];
+
 /** Statuses no worker or reconciler moves out of on its own. */
 export const TERMINAL_STATUSES: readonly SubmissionStatus[] = ['promoted', 'rejected', 'failed'];
 

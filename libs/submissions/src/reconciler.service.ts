@@ -1,3 +1,4 @@
+import { PROCESSING_STATUSES } from '@framedesk/domain';
 import type { Database } from '@framedesk/db';
 import type { JobName, QueueProducer } from '@framedesk/queues';
 
@@ -32,7 +33,7 @@ export function reconcilerService(deps: ReconcilerDeps) {
       const requeued: { submissionId: string; job: JobName }[] = [];
       let live = 0;
 
-      const stale = await deps.db.repos.submissions.findStale(['received', 'media_processing'], before, limit);
+      const stale = await deps.db.repos.submissions.findStale(PROCESSING_STATUSES, before, limit);
       const intakeSince = stale.some((s) => s.mediaType === 'image') ? await deps.queues.intakeOldestEntryAt() : null;
       for (const submission of stale) {
         const job: JobName | null =
