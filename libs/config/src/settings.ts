@@ -306,7 +306,10 @@ export const MIN_PRODUCTION_SECRET_BYTES = 32;
 const PLACEHOLDER_SECRET = /change[-_ ]?me|changeit|placeholder|example|^secret$|^password$|^(.)\1*$/i;
 
 function sessionSecretProblem(secret: string): string | null {
-  if (secret === DEVELOPMENT_SESSION_SECRET || PLACEHOLDER_SECRET.test(secret))
+  // Unset, it is the development default: say so, not "a placeholder" the operator never wrote.
+  if (secret === DEVELOPMENT_SESSION_SECRET)
+    return 'is not set (the development default is refused in production); set a secret of your own (e.g. openssl rand -base64 48)';
+  if (PLACEHOLDER_SECRET.test(secret))
     return 'is a placeholder; set a secret of your own in production (e.g. openssl rand -base64 48)';
   if (Buffer.byteLength(secret) < MIN_PRODUCTION_SECRET_BYTES)
     return `must be at least ${MIN_PRODUCTION_SECRET_BYTES} bytes in production (e.g. openssl rand -base64 48)`;
