@@ -1,14 +1,13 @@
 // The reviewer's keyboard and a video, in chromium: j/k move through the queue, r opens the
 // rejection form whose reason the agent then reads, and a real clip made by ffmpeg, uploaded
 // through the agent API and processed by the real worker, plays in the detail view.
-import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, makeClip, makePng, type Stack, startStack } from '@framedesk/testing';
-import { workbenchDist } from './support';
+import { launchChromium, makeClip, type Stack, startStack } from '@framedesk/testing';
+import { agentClient, workbenchDist } from './support';
 
 const PASSWORD = 'keyboard-password-long-enough';
 const REVIEWER = 'kim@example.com';
@@ -17,63 +16,12 @@ const CHANNEL = 'keys-news';
 const TITLES = ['First frame', 'Second frame', 'Third frame'];
 const VIDEO_TITLE = 'Harbour clip';
 
-/** The agent's side of the API, with a Bearer key. */
-function agentApi(stack: Stack, key: string) {
-  const call = (path: string, init: RequestInit = {}) =>
-    fetch(stack.apiUrl + path, { ...init, headers: { authorization: `Bearer ${key}`, ...init.headers } });
-  const created = async (res: Response, status: number): Promise<Record<string, string>> => {
-    if (res.status !== status) throw new Error(`expected ${status}, got ${res.status}: ${await res.text()}`);
-    return (await res.json()) as Record<string, string>;
-  };
-  return {
-    async submitImage(title: string, seed: number): Promise<string> {
-      const form = new FormData();
-      const metadata = { agent_slug: AGENT, channel_slug: CHANNEL, date: '20260315', title };
-      form.append('metadata', new Blob([JSON.stringify(metadata)], { type: 'application/json' }));
-      form.append('image', new Blob([new Uint8Array(makePng(320, 180, { seed }))], { type: 'image/png' }), 'f.png');
-      const headers = { 'idempotency-key': randomUUID() };
-      return (await created(await call('/v1/frame-submissions', { method: 'POST', headers, body: form }), 202))['id']!;
-    },
-    async submitVideo(clip: Buffer): Promise<string> {
-      const body = JSON.stringify({
-        agent_slug: AGENT,
-        channel_slug: CHANNEL,
-        media_type: 'video',
-        filename: 'clip.mp4',
-        content_type: 'video/mp4',
-        byte_size: clip.length,
-        date: '20260316',
-        metadata: { title: VIDEO_TITLE },
-      });
-      const headers = { 'content-type': 'application/json', 'idempotency-key': randomUUID() };
-      const upload = await created(await call('/v1/media-uploads', { method: 'POST', headers, body }), 201);
-      expect(upload['upload_protocol']).toBe('basic');
-      const form = new FormData();
-      form.append('file', new Blob([new Uint8Array(clip)], { type: 'video/mp4' }), 'clip.mp4');
-      const sent = await fetch(upload['upload_url']!, { method: 'POST', body: form });
-      if (sent.status !== 201) throw new Error(`upload failed: ${sent.status} ${await sent.text()}`);
-      return upload['submission_id']!;
-    },
-    async waitFor(id: string, status: string): Promise<Record<string, unknown>> {
-      const deadline = Date.now() + 60_000;
-      for (;;) {
-        const body = (await (await call(`/v1/frame-submissions/${id}`)).json()) as Record<string, unknown>;
-        if (body['status'] === status) return body;
-        if (body['status'] === 'failed' || Date.now() > deadline) {
-          throw new Error(`${id} did not reach ${status}: ${JSON.stringify(body)}`);
-        }
-        await new Promise((r) => setTimeout(r, 250));
-      }
-    },
-  };
-}
-
 describe('reviewer keyboard and video in chromium', () => {
   let dir: string;
   let stack: Stack;
   let browser: Browser;
   let page: Page;
-  let agent: ReturnType<typeof agentApi>;
+  let agent: ReturnType<typeof agentClient>;
   const ids: string[] = [];
   let videoId: string;
 
@@ -87,10 +35,10 @@ describe('reviewer keyboard and video in chromium', () => {
     stack = await startStack({ env: { WORKBENCH_DIST: workbenchDist() } });
     const created = await stack.cli(['reviewer', 'create', REVIEWER, '--password-stdin', '--role', 'admin'], PASSWORD);
     if (created.code !== 0) throw new Error(`reviewer create failed: ${created.stderr}`);
-    agent = agentApi(stack, await stack.createAgent(AGENT, [CHANNEL]));
+    agent = agentClient(stack, await stack.createAgent(AGENT, [CHANNEL]), AGENT, CHANNEL);
     // Submitted one after the other, so the queue's order (oldest first) is the order of the titles.
-    for (const [i, title] of TITLES.entries()) ids.push(await agent.submitImage(title, i + 1));
-    videoId = await agent.submitVideo(clip);
+    for (const [i, title] of TITLES.entries()) ids.push(await agent.submit(title, [], i + 1));
+    videoId = await agent.uploadVideo(clip, { title: VIDEO_TITLE });
     await Promise.all([...ids, videoId].map((id) => agent.waitFor(id, 'needs_review')));
 
     browser = await launchChromium();

@@ -128,7 +128,11 @@ export function agentClient(stack: Stack, key: string, agent: string, channel: s
       return ((await res.json()) as { id: string }).id;
     },
     /** A video upload session (the bytes go to the provider): the submission and its upload address. */
-    async submitVideo(title: string): Promise<{ id: string; uploadUrl: string }> {
+    async submitVideo(
+      title: string,
+      byteSize = 1000,
+      metadata: Record<string, string> = { title },
+    ): Promise<{ id: string; uploadUrl: string }> {
       const res = await fetch(`${stack.apiUrl}/v1/media-uploads`, {
         method: 'POST',
         headers: { ...headers, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
@@ -138,15 +142,24 @@ export function agentClient(stack: Stack, key: string, agent: string, channel: s
           media_type: 'video',
           filename: 'clip.mp4',
           content_type: 'video/mp4',
-          byte_size: 1000,
+          byte_size: byteSize,
           date: '20260316',
-          metadata: { title },
+          metadata,
         }),
       });
       if (res.status !== 201 && res.status !== 202)
         throw new Error(`media upload failed: ${res.status} ${await res.text()}`);
       const body = (await res.json()) as { submission_id: string; upload_url: string };
       return { id: body.submission_id, uploadUrl: body.upload_url };
+    },
+    /** A clip sent whole, as an agent sends it: the session, then its bytes by the basic upload. */
+    async uploadVideo(clip: Buffer, metadata: Record<string, string>): Promise<string> {
+      const { id, uploadUrl } = await this.submitVideo(metadata['title'] ?? 'clip', clip.length, metadata);
+      const form = new FormData();
+      form.append('file', new Blob([new Uint8Array(clip)], { type: 'video/mp4' }), 'clip.mp4');
+      const sent = await fetch(uploadUrl, { method: 'POST', body: form });
+      if (sent.status !== 201) throw new Error(`upload failed: ${sent.status} ${await sent.text()}`);
+      return id;
     },
     async get(id: string): Promise<AgentView> {
       const res = await fetch(`${stack.apiUrl}/v1/frame-submissions/${id}`, { headers });

@@ -4,7 +4,6 @@
 // revision (a second real clip), an internal note with a time-coded item puts a marker on the
 // timeline that seeks, and the compare view keeps the revision and the rejected version at the same
 // time through a seek and a frame step (docs/video.md, "The player").
-import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,32 +30,6 @@ describe('video player in chromium (real api + worker)', () => {
   let id: string;
   let revisionClip: Buffer;
 
-  /** The clip through the agent API's basic upload, as an agent sends it. */
-  const submitClip = async (clip: Buffer, metadata: Record<string, string> = { title: TITLE }): Promise<string> => {
-    const headers = { authorization: `Bearer ${key}` };
-    const res = await fetch(`${stack.apiUrl}/v1/media-uploads`, {
-      method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
-      body: JSON.stringify({
-        agent_slug: AGENT,
-        channel_slug: CHANNEL,
-        media_type: 'video',
-        filename: 'clip.mp4',
-        content_type: 'video/mp4',
-        byte_size: clip.length,
-        date: '20260316',
-        metadata,
-      }),
-    });
-    if (res.status !== 201) throw new Error(`media upload failed: ${res.status} ${await res.text()}`);
-    const upload = (await res.json()) as { submission_id: string; upload_url: string };
-    const form = new FormData();
-    form.append('file', new Blob([new Uint8Array(clip)], { type: 'video/mp4' }), 'clip.mp4');
-    const sent = await fetch(upload.upload_url, { method: 'POST', body: form });
-    if (sent.status !== 201) throw new Error(`upload failed: ${sent.status} ${await sent.text()}`);
-    return upload.submission_id;
-  };
-
   beforeAll(async () => {
     clipDir = await mkdtemp(join(tmpdir(), 'framedesk-player-'));
     const clip = await readFile(makeMeasuredClip(clipDir, 'clip.mp4', 'pattern', 6, '320x240'));
@@ -69,7 +42,7 @@ describe('video player in chromium (real api + worker)', () => {
     );
     if (created.code !== 0) throw new Error(`reviewer create failed: ${created.stderr}`);
     agent = agentClient(stack, key, AGENT, CHANNEL);
-    id = await submitClip(clip);
+    id = await agent.uploadVideo(clip, { title: TITLE });
     await agent.waitFor(id, 'needs_review');
     browser = await launchChromium();
     page = await (await browser.newContext({ viewport: { width: 1280, height: 1000 } })).newPage();
@@ -158,7 +131,7 @@ describe('video player in chromium (real api + worker)', () => {
 
     beforeAll(async () => {
       await agent.waitFor(id, 'rejected');
-      revision = await submitClip(revisionClip, { title: REVISION_TITLE, revision_of: id });
+      revision = await agent.uploadVideo(revisionClip, { title: REVISION_TITLE, revision_of: id });
       await agent.waitFor(revision, 'needs_review');
       await page.goto(`${stack.apiUrl}/?channel=${CHANNEL}&selected=${revision}`);
       await page.getByRole('heading', { name: REVISION_TITLE, exact: true }).waitFor();
