@@ -83,6 +83,7 @@ describe('local video provider: black, frozen and silent stretches measured and 
       frozen_share: 0,
       silent_share: 0,
       has_audio: true,
+      frame_rate: 10, // the clip's rate, from ffprobe: the workbench steps by it
     });
     // The looped still: frozen.
     await policyAdmin(h.db).clear('news', 'test');

@@ -78,13 +78,13 @@ describe('video player in chromium (real api + worker)', () => {
     await expect.poll(async () => (await look())[1]).not.toBe(early);
     await page.mouse.move(track.x + track.width / 2, track.y - 200);
 
-    // `.` steps one frame (25 fps assumed): from 00:00.00 to 00:00.01.
+    // `.` steps one frame of the clip's 10 fps (ffprobe's rate, recorded by the worker): 00:00.00 to 00:00.01.
     const time = page.getByTestId('player-time');
     await timeline.focus();
     await expect.poll(() => time.textContent()).toBe('00:00.00');
     await page.keyboard.press('.');
     await expect.poll(() => time.textContent()).toBe('00:00.01');
-    await expect.poll(() => video.evaluate((v: HTMLVideoElement) => v.currentTime)).toBeCloseTo(0.04, 3);
+    await expect.poll(() => video.evaluate((v: HTMLVideoElement) => v.currentTime)).toBeCloseTo(0.1, 3);
 
     // A time range, a region drawn on the frame, a label.
     const items = page.getByRole('region', { name: 'Time-coded items', exact: true });
@@ -101,7 +101,7 @@ describe('video player in chromium (real api + worker)', () => {
     await page.getByTestId('region-box').first().waitFor();
     await items.getByText('With the region drawn on the frame.').waitFor();
     await items.getByRole('button', { name: 'Add item' }).click();
-    await items.getByText(/00:01\.05–00:02\.13 Logo flickers \(region\)/).waitFor();
+    await items.getByText(/00:01\.02–00:02\.05 Logo flickers \(region\)/).waitFor();
 
     expect(await axeViolations(page)).toEqual([]);
 
@@ -180,9 +180,9 @@ describe('video player in chromium (real api + worker)', () => {
       // A frame step on the timeline steps both.
       await pair.getByRole('slider', { name: /Timeline/ }).focus();
       await page.keyboard.press('.');
-      await expect.poll(async () => (await both()).map((t) => Math.round(t * 1000))).toEqual([1240, 1240]);
+      await expect.poll(async () => (await both()).map((t) => Math.round(t * 1000))).toEqual([1300, 1300]);
       const shown = pair.getByTestId('player-time');
-      await expect.poll(() => shown.allTextContents()).toEqual(['00:01.06', '00:01.06']);
+      await expect.poll(() => shown.allTextContents()).toEqual(['00:01.03', '00:01.03']);
       // The other player drives the first too: a click plays both, K pauses both on one frame, `,` steps both.
       await previous.click();
       await page.keyboard.press('K');
@@ -193,7 +193,7 @@ describe('video player in chromium (real api + worker)', () => {
       await expect.poll(inStep).toEqual(expect.any(Number));
       const paused = (await inStep()) as number;
       await page.keyboard.press(',');
-      await expect.poll(inStep).toBe(Math.round(((Math.round((paused / 1000) * 25) - 1) / 25) * 1000));
+      await expect.poll(inStep).toBe(Math.round(((Math.round((paused / 1000) * 10) - 1) / 10) * 1000));
       expect(await axeViolations(page)).toEqual([]);
     });
   });

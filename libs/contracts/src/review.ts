@@ -216,6 +216,8 @@ export interface ReviewVideoMeasurement {
   readonly silent_seconds?: number;
   readonly silent_share?: number;
   readonly has_audio: boolean;
+  /** Frames per second, when the worker read them: the player steps and shows time by this frame. */
+  readonly frame_rate?: number;
   readonly stretches: {
     readonly black: ReviewStretch[];
     readonly frozen: ReviewStretch[];

@@ -114,6 +114,8 @@ export interface MeasuredSignals {
   readonly has_audio: boolean;
   readonly silent_seconds?: number;
   readonly silent_share?: number;
+  /** Frames per second as ffprobe read them (absent when it gave none): the workbench steps by it. */
+  readonly frame_rate?: number;
   readonly stretches: {
     readonly black: readonly Stretch[];
     readonly frozen: readonly Stretch[];
@@ -123,9 +125,10 @@ export interface MeasuredSignals {
 
 /**
  * The measurement as the submission's `signals` (docs/policies.md): the scalar values a rule
- * reads, and the stretches the workbench draws on the timeline. `silent_*` only with audio.
+ * reads, and the stretches the workbench draws on the timeline. `silent_*` only with audio;
+ * `frame_rate` (ffprobe's) only when known.
  */
-export function videoSignals(m: VideoMeasurement): MeasuredSignals {
+export function videoSignals(m: VideoMeasurement, frameRate: number | null = null): MeasuredSignals {
   return {
     black_seconds: m.black.seconds,
     black_share: m.black.share,
@@ -133,6 +136,7 @@ export function videoSignals(m: VideoMeasurement): MeasuredSignals {
     frozen_share: m.frozen.share,
     has_audio: m.hasAudio,
     ...(m.silent ? { silent_seconds: m.silent.seconds, silent_share: m.silent.share } : {}),
+    ...(frameRate ? { frame_rate: frameRate } : {}),
     stretches: {
       black: m.black.stretches,
       frozen: m.frozen.stretches,

@@ -9,6 +9,7 @@ import {
   InvalidVideoError,
   posterPreview,
   posterTime,
+  parseFrameRate,
   probeVideo,
   sniffVideoContainer,
   VideoToolUnavailableError,
@@ -30,6 +31,14 @@ describe('video tools (ffprobe/ffmpeg)', () => {
     expect(probe.height).toBe(240);
     expect(probe.durationSeconds).toBeCloseTo(2, 1);
     expect(probe.codec).toBe('h264');
+    expect(probe.frameRate).toBe(10); // makeClip's rate
+  });
+
+  it('reads the frame rate ffprobe gives (an NTSC 30000/1001 kept to 3 decimals), and none from nonsense', async () => {
+    const ntsc = makeClip(dir, 'ntsc.mp4', 1, '160x120', { rate: '30000/1001' });
+    expect((await probeVideo(ntsc)).frameRate).toBe(29.97);
+    expect(parseFrameRate('25/1')).toBe(25);
+    for (const nonsense of ['0/0', '1/0', '90000000/1', 'abc', undefined]) expect(parseFrameRate(nonsense)).toBeNull();
   });
 
   it('refuses a text file renamed to .mp4 as an invalid video', async () => {

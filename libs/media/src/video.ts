@@ -17,6 +17,20 @@ export interface VideoProbe {
   readonly formatName: string;
   /** Whether the file has an audio stream (`silencedetect` is run only then). */
   readonly hasAudio: boolean;
+  /**
+   * Frames per second of the video stream (its average, e.g. 29.97 for 30000/1001), or null when
+   * ffprobe gives none that makes sense: the workbench steps by this frame.
+   */
+  readonly frameRate: number | null;
+}
+
+/** A frame rate as ffprobe writes it ("30000/1001", "25/1"; "0/0" when unknown), or null. */
+export function parseFrameRate(value: unknown): number | null {
+  const match = /^(\d+)\/(\d+)$/.exec(String(value ?? ''));
+  if (!match) return null;
+  const rate = Number(match[1]) / Number(match[2]);
+  // Past 1,000 fps is no camera's or renderer's: a broken header, not a rate to step by.
+  return Number.isFinite(rate) && rate > 0 && rate <= 1000 ? Math.round(rate * 1000) / 1000 : null;
 }
 
 /**
@@ -129,7 +143,7 @@ export async function videoToolVersion(tool: VideoTool, path: string = tool, tim
   return first || `${tool} (version unknown)`;
 }
 
-/** Duration and dimensions of the first video stream, via `ffprobe -print_format json`. */
+/** Duration, dimensions and frame rate of the first video stream, via `ffprobe -print_format json`. */
 export async function probeVideo(path: string, options: VideoToolOptions = {}): Promise<VideoProbe> {
   const out = await run(
     'ffprobe',
@@ -160,6 +174,7 @@ export async function probeVideo(path: string, options: VideoToolOptions = {}): 
     codec: String(video['codec_name'] ?? 'unknown'),
     formatName: String(parsed.format?.['format_name'] ?? 'unknown'),
     hasAudio: parsed.streams?.some((s) => s['codec_type'] === 'audio') ?? false,
+    frameRate: parseFrameRate(video['avg_frame_rate']) ?? parseFrameRate(video['r_frame_rate']),
   };
 }
 

@@ -28,6 +28,7 @@ export const POLICY_VARIABLES = {
     silent_seconds: 'double',
     silent_share: 'double',
     has_audio: 'bool',
+    frame_rate: 'double',
   },
   agent: {
     decisions: 'int',

@@ -20,6 +20,8 @@ export interface VideoSignals {
   readonly silent_seconds?: number;
   readonly silent_share?: number;
   readonly has_audio?: boolean;
+  /** Frames per second (ffprobe's average), absent when unknown. */
+  readonly frame_rate?: number;
   readonly stretches?: {
     readonly black?: readonly SignalStretch[];
     readonly frozen?: readonly SignalStretch[];

@@ -47,7 +47,7 @@ async function measuredAndSprited(
 ): Promise<{ signals: MeasuredSignals | null; sprite: VideoSprite | null; data: Record<string, string> }> {
   const { measurement, sprite } = await measureAndSprite(path, probe, tools);
   return {
-    signals: measurement.ok ? videoSignals(measurement.value) : null,
+    signals: measurement.ok ? videoSignals(measurement.value, probe.frameRate) : null,
     sprite: sprite.ok ? sprite.value : null,
     data: {
       ...(measurement.ok ? {} : { measure_error: reasonOf(measurement.error) }),

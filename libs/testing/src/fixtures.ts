@@ -85,7 +85,8 @@ export function makeNoisePng(width: number, height: number): Buffer {
 /** How makeClip draws: ffmpeg's `testsrc` (plain) or `testsrc2` (busier, compresses worse), rate, bitrate. */
 export interface ClipOptions {
   readonly pattern?: 'testsrc' | 'testsrc2';
-  readonly rate?: number;
+  /** Frames per second: a number, or a ratio as ffmpeg writes it ("30000/1001"). */
+  readonly rate?: number | string;
   /** ffmpeg's `-b:v`, e.g. '2M' for a clip well over a small-video limit. */
   readonly bitrate?: string;
 }

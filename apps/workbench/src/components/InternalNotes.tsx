@@ -6,6 +6,7 @@ import type { Region, SubmissionDetail } from '../api/types';
 import { Button, TextField } from '../ui';
 import { RelativeTime } from './QueueMeta';
 import { describeMoment, MomentForm } from './video/MomentForm';
+import { frameRateOf } from './video/timecode';
 import './feedback.css';
 
 /** On a video, a note may carry time-coded items: taken from the player as the rejection's are. */
@@ -40,6 +41,7 @@ export function InternalNotes({
     },
   });
   const notes = submission.internal_notes;
+  const fps = frameRateOf(submission.measurement);
   return (
     <section className="internal-notes" aria-labelledby="internal-notes-heading">
       <h3 id="internal-notes-heading">Internal notes</h3>
@@ -54,7 +56,7 @@ export function InternalNotes({
               {n.moments && n.moments.length > 0 && (
                 <ul className="note-moments" aria-label="Time-coded items of this note">
                   {n.moments.map((m, i) => (
-                    <li key={i}>{describeMoment(m)}</li>
+                    <li key={i}>{describeMoment(m, fps)}</li>
                   ))}
                 </ul>
               )}
@@ -78,6 +80,7 @@ export function InternalNotes({
             onClearRegion={video.onClearRegion}
             moments={moments}
             onChange={setMoments}
+            fps={fps}
           />
         )}
         <Button type="submit" size="sm" isDisabled={!body.trim() || add.isPending}>

@@ -22,6 +22,7 @@ import { RegionList } from './Regions';
 import { promotedRevision, VersionStack } from './VersionStack';
 import { MediaView } from './MediaView';
 import { MomentForm } from './video/MomentForm';
+import { frameRateOf } from './video/timecode';
 import { SimilarFrames, withoutDuplicateOf } from './SimilarFrames';
 import { WhyHere } from './WhyHere';
 
@@ -153,6 +154,7 @@ export function SubmissionDetailView({
               onClearRegion={() => setRegions([])}
               moments={moments}
               onChange={setMoments}
+              fps={frameRateOf(s.measurement)}
             />
           )}
           <WhyHere submission={s} />

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import type { ReviewMoment } from '@framedesk/contracts';
 import type { Region } from '../../api/types';
 import { Button, TextField } from '../../ui';
-import { formatTimecode, roundTime } from './timecode';
+import { DEFAULT_FPS, formatTimecode, roundTime } from './timecode';
 
 export interface MomentFormProps {
   /** The player's current time, in seconds. */
@@ -14,6 +14,8 @@ export interface MomentFormProps {
   readonly onChange: (moments: ReviewMoment[]) => void;
   /** The form's heading and name: the rejection's items by default, or an internal note's. */
   readonly title?: string;
+  /** The video's frame rate, for the items' times (frameRateOf). */
+  readonly fps?: number;
 }
 
 /** At most this many items per rejection (the API's cap, docs/video.md). */
@@ -35,8 +37,8 @@ export function draftMoment(start: string, end: string, label: string, region: R
 }
 
 /** "00:01.05–00:02.13 Logo flickers (region)": an item as one line. */
-export const describeMoment = (m: ReviewMoment) =>
-  `${'at' in m ? formatTimecode(m.at) : `${formatTimecode(m.start)}–${formatTimecode(m.end)}`} ${m.label}${m.region ? ' (region)' : ''}`;
+export const describeMoment = (m: ReviewMoment, fps = DEFAULT_FPS) =>
+  `${'at' in m ? formatTimecode(m.at, fps) : `${formatTimecode(m.start, fps)}–${formatTimecode(m.end, fps)}`} ${m.label}${m.region ? ' (region)' : ''}`;
 
 /**
  * Time-coded items for a video's rejection: mark in / mark out from the player (or type the
@@ -49,6 +51,7 @@ export function MomentForm({
   moments,
   onChange,
   title = 'Time-coded items',
+  fps = DEFAULT_FPS,
 }: MomentFormProps) {
   const [start, setStart] = useState('');
   const [end, setEnd] = useState('');
@@ -88,7 +91,7 @@ export function MomentForm({
         <ol className="moment-list">
           {moments.map((m, i) => (
             <li key={i}>
-              {describeMoment(m)}{' '}
+              {describeMoment(m, fps)}{' '}
               <Button
                 size="sm"
                 variant="ghost"

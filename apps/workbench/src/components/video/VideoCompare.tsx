@@ -1,6 +1,7 @@
 import { useMemo } from 'react';
 import type { ReviewMoment, ReviewVideoMeasurement } from '@framedesk/contracts';
 import { createPlayerLink } from './player-link';
+import { frameRateOf } from './timecode';
 import type { MomentLaneSpec } from './TimelineLanes';
 import VideoPlayer from './VideoPlayer';
 
@@ -60,6 +61,8 @@ export default function VideoCompare({ current, previous }: VideoCompareProps) {
           name={previous.name}
           poster={previous.poster}
           durationMs={previous.durationMs}
+          // Stepped with the revision on its timeline: the same frames, the same time shown.
+          frameRate={frameRateOf(current.measurement)}
           link={link}
           timeline={false}
         />

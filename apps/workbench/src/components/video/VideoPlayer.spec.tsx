@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { isTyping } from './player-keys';
 import { createPlayerLink } from './player-link';
 import { cueAt, parseSpriteVtt } from './sprite-vtt';
-import { formatTimecode, stepFrames } from './timecode';
+import { formatTimecode, frameRateOf, stepFrames } from './timecode';
 import VideoPlayer from './VideoPlayer';
 
 const VTT = [
@@ -48,6 +48,14 @@ describe('timecode', () => {
     expect(formatTimecode(3600 + 0.04)).toBe('01:00:00.01');
   });
 
+  it("numbers a measured rate's frames: 30 fps, and 29.97 by its whole rate (non-drop-frame)", () => {
+    expect(formatTimecode(3.5, 30)).toBe('00:03.15');
+    expect(formatTimecode(10, 29.97)).toBe('00:10.00');
+    expect(stepFrames(1, 1, 10, 30)).toBeCloseTo(1 + 1 / 30, 6);
+    expect(frameRateOf({ frame_rate: 29.97 })).toBe(29.97);
+    expect(frameRateOf(null)).toBe(25);
+  });
+
   it('steps one frame, snapped, and stays inside the video', () => {
     expect(stepFrames(1, 1, 10)).toBeCloseTo(1.04, 6);
     expect(stepFrames(1.01, -1, 10)).toBeCloseTo(0.96, 6);
@@ -86,6 +94,25 @@ describe('VideoPlayer', () => {
     } finally {
       window.removeEventListener('keydown', queueKeys);
     }
+  });
+
+  it('steps by the frame rate the worker measured (a 30 fps video), not the 25 fps default', () => {
+    const measurement = {
+      black_seconds: 0,
+      black_share: 0,
+      frozen_seconds: 0,
+      frozen_share: 0,
+      has_audio: false,
+      frame_rate: 30,
+      stretches: { black: [], frozen: [] },
+    };
+    renderPlayer({ measurement });
+    const [video] = screen.getAllByLabelText(/^Video: /) as HTMLVideoElement[];
+    const timeline = screen.getByRole('slider', { name: /Timeline/ });
+    timeline.focus();
+    for (let i = 0; i < 15; i++) fireEvent.keyDown(timeline, { key: '.' });
+    expect(video!.currentTime).toBeCloseTo(0.5, 6);
+    expect(screen.getByTestId('player-time').textContent).toBe('00:00.15');
   });
 
   it('leaves keys typed in a field alone', () => {

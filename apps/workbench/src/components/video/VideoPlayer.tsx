@@ -6,7 +6,7 @@ import { isTyping, PLAYER_KEYS } from './player-keys';
 import type { PlayerLink } from './player-link';
 import { usePlayerControls } from './use-player-controls';
 import { cueAt, parseSpriteVtt, type SpriteCue } from './sprite-vtt';
-import { formatTimecode } from './timecode';
+import { formatTimecode, frameRateOf } from './timecode';
 import { MomentLane, type MomentLaneSpec, pct, StretchLane } from './TimelineLanes';
 import './video.css';
 
@@ -20,6 +20,8 @@ export interface VideoPlayerProps {
   readonly sprite?: string | undefined;
   readonly spriteVtt?: string | undefined;
   readonly measurement?: ReviewVideoMeasurement | null | undefined;
+  /** Frames per second to step and show time by; default the measurement's (frameRateOf). */
+  readonly frameRate?: number | undefined;
   /** Time-coded items drawn under the timeline, a lane each (the decision's, the notes', …). */
   readonly lanes?: readonly MomentLaneSpec[] | undefined;
   /** Players in step with this one (the compare view): what one does, the others do. */
@@ -68,6 +70,7 @@ export default function VideoPlayer(props: VideoPlayerProps) {
   useEffect(() => onTime?.(time), [time, onTime]);
 
   const controls = usePlayerControls(video, setTime, props.link);
+  const fps = props.frameRate ?? frameRateOf(props.measurement);
 
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
     if (e.ctrlKey || e.metaKey || e.altKey || isTyping(e.target)) return;
@@ -76,7 +79,7 @@ export default function VideoPlayer(props: VideoPlayerProps) {
     // The queue's own j/k (next/previous frame) wait while the player has focus.
     e.preventDefault();
     e.stopPropagation();
-    action(controls);
+    action(controls, fps);
   };
 
   const timeAt = (e: PointerEvent) => {
@@ -117,9 +120,9 @@ export default function VideoPlayer(props: VideoPlayerProps) {
           {playing ? '❚❚' : '▶'}
         </button>
         <output className="player-time" aria-label="Current time" data-testid="player-time">
-          {formatTimecode(time)}
+          {formatTimecode(time, fps)}
         </output>
-        <span className="player-duration">/ {formatTimecode(duration)}</span>
+        <span className="player-duration">/ {formatTimecode(duration, fps)}</span>
         {props.onRegions && (
           <button
             type="button"
@@ -145,7 +148,7 @@ export default function VideoPlayer(props: VideoPlayerProps) {
             aria-valuemin={0}
             aria-valuemax={Math.round(span * 1000) / 1000}
             aria-valuenow={Math.round(time * 1000) / 1000}
-            aria-valuetext={formatTimecode(time)}
+            aria-valuetext={formatTimecode(time, fps)}
             onPointerDown={(e) => {
               dragging.current = true;
               e.currentTarget.setPointerCapture?.(e.pointerId);
@@ -174,7 +177,7 @@ export default function VideoPlayer(props: VideoPlayerProps) {
                     }}
                   />
                 )}
-                <span className="timeline-preview-time">{formatTimecode(hover)}</span>
+                <span className="timeline-preview-time">{formatTimecode(hover, fps)}</span>
               </div>
             )}
           </div>

@@ -15,8 +15,8 @@ export interface PlayerControls {
 export const JUMP_BACK_SECONDS = 1;
 const MAX_RATE = 4;
 
-/** The player's keys; a key not listed is not the player's. */
-export const PLAYER_KEYS: Record<string, (c: PlayerControls) => void> = {
+/** The player's keys (`fps`: the video's frame rate, for ,/.); a key not listed is not the player's. */
+export const PLAYER_KEYS: Record<string, (c: PlayerControls, fps: number) => void> = {
   j: (c) => {
     c.pause();
     c.seek(Math.max(0, c.time() - JUMP_BACK_SECONDS));
@@ -24,15 +24,15 @@ export const PLAYER_KEYS: Record<string, (c: PlayerControls) => void> = {
   k: (c) => c.pause(),
   // L plays; pressed again while playing, it doubles the speed (up to 4×).
   l: (c) => c.play(c.playing() ? Math.min(MAX_RATE, c.rate() * 2) : 1),
-  ',': (c) => {
+  ',': (c, fps) => {
     c.pause();
-    c.seek(stepFrames(c.time(), -1, c.duration()));
+    c.seek(stepFrames(c.time(), -1, c.duration(), fps));
   },
   arrowleft: (c) => c.seek(Math.max(0, c.time() - JUMP_BACK_SECONDS)),
   arrowright: (c) => c.seek(Math.min(c.duration() || Infinity, c.time() + JUMP_BACK_SECONDS)),
-  '.': (c) => {
+  '.': (c, fps) => {
     c.pause();
-    c.seek(stepFrames(c.time(), 1, c.duration()));
+    c.seek(stepFrames(c.time(), 1, c.duration(), fps));
   },
 };
 
