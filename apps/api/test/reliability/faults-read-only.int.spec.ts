@@ -51,17 +51,35 @@ describe('fault: the primary demoted under a running API (25006)', () => {
     for (let attempt = 0; attempt < 5; attempt++) {
       refused = await submitFrame(stack.apiUrl, key, { agent: 'bot', channel: 'news', idempotencyKey: randomUUID() });
       expect(refused.status).toBe(503);
+      expect(refused.retryAfter).toMatch(/^\d+$/);
     }
     expect(stack.apiOutput()).toMatch(/25006|read-only transaction/);
     // Ready means writes are taken: /readyz says the database is unavailable, then ready again.
     await expect.poll(() => readyz(), { timeout: 10_000 }).toEqual({ status: 503, postgres: 'unavailable' });
     await demote(false);
-    const accepted = await submitFrame(stack.apiUrl, key, {
-      agent: 'bot',
-      channel: 'news',
-      idempotencyKey: randomUUID(),
-    });
-    expect(accepted.status).toBe(202);
+    // The sessions are cut again as the demotion ends. pg_terminate_backend only signals: a request
+    // that takes an idle connection before its backend has gone is refused too (57P01, a 503). The
+    // clean clone of 5b08968, under npm test's load, expected 202 at once and got a 503 here. The
+    // API accepts again by itself; every answer until then is a 503 with Retry-After, never a 500.
+    const meanwhile: string[] = [];
+    await expect
+      .poll(
+        async () => {
+          const answer = await submitFrame(stack.apiUrl, key, {
+            agent: 'bot',
+            channel: 'news',
+            idempotencyKey: randomUUID(),
+          });
+          if (answer.status !== 202)
+            meanwhile.push(
+              `${answer.status} Retry-After: ${answer.retryAfter ?? 'none'} (${String(answer.body?.['code'])})`,
+            );
+          return answer.status;
+        },
+        { timeout: 10_000, interval: 200 },
+      )
+      .toBe(202);
+    expect(meanwhile.filter((answer) => !/^503 Retry-After: \d+ /.test(answer))).toEqual([]);
     await expect.poll(() => readyz(), { timeout: 10_000 }).toEqual({ status: 200, postgres: 'ok' });
   }, 120_000);
 });

@@ -145,6 +145,8 @@ export interface ApiAnswer {
   readonly error?: string;
   /** `Idempotent-Replayed: true` was set. */
   readonly replayed?: boolean;
+  /** The `Retry-After` header, when set. */
+  readonly retryAfter?: string | null;
 }
 
 export interface FrameInput {
@@ -192,6 +194,7 @@ export async function call(url: string, init: RequestInit = {}): Promise<ApiAnsw
       body,
       contentType,
       replayed: response.headers.get('idempotent-replayed') === 'true',
+      retryAfter: response.headers.get('retry-after'),
     };
   } catch (error) {
     return { status: 0, body: null, contentType: '', error: String((error as Error).cause ?? error) };
