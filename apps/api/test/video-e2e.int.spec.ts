@@ -121,13 +121,7 @@ describe('video end to end (api + worker processes, cloudflare provider against 
   beforeAll(async () => {
     fake = await startFakeCloudflare();
     stack = await startStack({
-      env: {
-        VIDEO_PROVIDER: 'cloudflare',
-        CLOUDFLARE_API_BASE: fake.apiBase,
-        CLOUDFLARE_ACCOUNT_ID: fake.accountId,
-        CLOUDFLARE_API_TOKEN: fake.apiToken,
-        CLOUDFLARE_WEBHOOK_SECRET: secret,
-      },
+      env: fake.settings(secret),
     });
     key = await stack.createAgent('bot', ['news']);
   }, 120_000);

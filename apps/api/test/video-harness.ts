@@ -117,14 +117,7 @@ export async function startCloudflareVideoHarness(
   let harness: VideoHarness;
   try {
     harness = await startVideoHarness({
-      env: {
-        VIDEO_PROVIDER: 'cloudflare',
-        CLOUDFLARE_API_BASE: fake.apiBase,
-        CLOUDFLARE_ACCOUNT_ID: fake.accountId,
-        CLOUDFLARE_API_TOKEN: fake.apiToken,
-        CLOUDFLARE_WEBHOOK_SECRET: secret,
-        ...env,
-      },
+      env: { ...fake.settings(secret), ...env },
     });
   } catch (error) {
     await fake.close();

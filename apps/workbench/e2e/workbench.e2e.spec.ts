@@ -66,11 +66,7 @@ describe('reviewer workbench in chromium', () => {
       env: {
         WORKBENCH_DIST: dist,
         LOGIN_ATTEMPTS_PER_15_MINUTES: '5',
-        VIDEO_PROVIDER: 'cloudflare',
-        CLOUDFLARE_API_BASE: fake.apiBase,
-        CLOUDFLARE_ACCOUNT_ID: fake.accountId,
-        CLOUDFLARE_API_TOKEN: fake.apiToken,
-        CLOUDFLARE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+        ...fake.settings(WEBHOOK_SECRET),
       },
     });
     for (const email of [ALICE, BOB]) {

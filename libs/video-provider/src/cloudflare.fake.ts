@@ -23,6 +23,8 @@ export interface FakeCloudflare {
   readonly apiToken: string;
   readonly requests: FakeCloudflareRequest[];
   readonly videos: Map<string, CloudflareVideo>;
+  /** The settings that point Framedesk's `cloudflare` provider here, its webhooks signed with `webhookSecret`. */
+  settings(webhookSecret: string): Record<string, string>;
   /** Sets a video's state as Stream would report it. */
   setVideo(uid: string, change: Partial<CloudflareVideo>): void;
   /**
@@ -216,6 +218,13 @@ export async function startFakeCloudflare(
     apiToken: stream.apiToken,
     requests: stream.requests,
     videos: stream.videos,
+    settings: (webhookSecret) => ({
+      VIDEO_PROVIDER: 'cloudflare',
+      CLOUDFLARE_API_BASE: `${stream.origin}/client/v4`,
+      CLOUDFLARE_ACCOUNT_ID: stream.accountId,
+      CLOUDFLARE_API_TOKEN: stream.apiToken,
+      CLOUDFLARE_WEBHOOK_SECRET: webhookSecret,
+    }),
     setVideo(uid, change) {
       const video = stream.videos.get(uid);
       if (!video) throw new Error(`fake Cloudflare has no video ${uid}`);
