@@ -136,18 +136,17 @@ function failedTests(report) {
     const name = relative(root, file.name ?? '');
     for (const test of file.assertionResults ?? []) {
       if (test.status !== 'failed') continue;
-      const message = (test.failureMessages ?? []).join('\n').split('\n').slice(0, 6);
-      lines.push(`\nFAILED ${name} > ${test.fullName}\n  ${message.join('\n  ')}`);
+      lines.push(`\nFAILED ${name} > ${test.fullName}\n  ${firstLines((test.failureMessages ?? []).join('\n'))}`);
     }
     // A file that failed before running any test (an import error, a failed beforeAll).
     if ((file.assertionResults ?? []).length === 0 && file.status === 'failed') {
-      lines.push(
-        `\nFAILED ${name}\n  ${String(file.message ?? '')
-          .split('\n')
-          .slice(0, 6)
-          .join('\n  ')}`,
-      );
+      lines.push(`\nFAILED ${name}\n  ${firstLines(String(file.message ?? ''))}`);
     }
   }
   return lines;
+}
+
+/** The first six lines of an error, indented under its FAILED line. */
+function firstLines(text) {
+  return text.split('\n').slice(0, 6).join('\n  ');
 }

@@ -211,16 +211,17 @@ export async function startFakeCloudflare(
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   stream.origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const apiBase = `${stream.origin}/client/v4`;
 
   return {
-    apiBase: `${stream.origin}/client/v4`,
+    apiBase,
     accountId: stream.accountId,
     apiToken: stream.apiToken,
     requests: stream.requests,
     videos: stream.videos,
     settings: (webhookSecret) => ({
       VIDEO_PROVIDER: 'cloudflare',
-      CLOUDFLARE_API_BASE: `${stream.origin}/client/v4`,
+      CLOUDFLARE_API_BASE: apiBase,
       CLOUDFLARE_ACCOUNT_ID: stream.accountId,
       CLOUDFLARE_API_TOKEN: stream.apiToken,
       CLOUDFLARE_WEBHOOK_SECRET: webhookSecret,
